@@ -1,0 +1,27 @@
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Logger } from '../../core/log.ts';
+import type { AppState } from '../context.ts';
+
+const INCOMING = /^[A-Za-z0-9._-]{8,64}$/;
+
+/** Gives every request an id (kept from a proxy's X-Request-Id when sane), a child logger and an access log line. */
+export function requestId(log: Logger): Middleware<AppState> {
+  return async (ctx, next) => {
+    const incoming = ctx.get('x-request-id');
+    const id = INCOMING.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = id;
+    ctx.state.log = log.child({ requestId: id });
+    ctx.set('X-Request-Id', id);
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      // Only the path: query strings can carry emails and tokens (reset links).
+      ctx.state.log.info(
+        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) },
+        'request',
+      );
+    }
+  };
+}

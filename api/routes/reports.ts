@@ -1,0 +1,49 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { DEFAULT_SEVERITY, REPORT_LIMITS, SEVERITIES } from '../../core/domain/problemReport.ts';
+import { PHONE_MESSAGE, PHONE_PATTERN } from '../../core/domain/phone.ts';
+import { insertProblemReport } from '../../core/db/problemReports.ts';
+import { problemReportMail } from '../../core/emails.ts';
+import { sendJob } from '../../core/queue.ts';
+import { input, validate } from '../middleware/validate.ts';
+import { limitByIp } from '../middleware/rateLimit.ts';
+import type { AppState } from '../context.ts';
+import type { Services } from '../services.ts';
+
+const required = (field: string) => ({ error: `${field} is required.` });
+
+export const ReportBody = z.object({
+  title: z.string(required('Issue Title')).trim().min(1, required('Issue Title').error).max(REPORT_LIMITS.title, 'The title is too long.'),
+  description: z
+    .string(required('Description'))
+    .trim()
+    .min(1, required('Description').error)
+    .max(REPORT_LIMITS.description, 'The description is too long.'),
+  severity: z.enum(SEVERITIES, { error: 'Severity is low, medium or high.' }).default(DEFAULT_SEVERITY),
+  phoneNumber: z.string({ error: PHONE_MESSAGE }).trim().regex(PHONE_PATTERN, PHONE_MESSAGE),
+  pageUrl: z.string().trim().max(REPORT_LIMITS.pageUrl).optional(),
+});
+type ReportBody = z.infer<typeof ReportBody>;
+
+export function reportRoutes(services: Services): Router<AppState> {
+  const router = new Router<AppState>();
+  router.post('/report-problem', limitByIp(services.limiters.reports), validate(ReportBody), async (ctx) => {
+    const body = input<ReportBody>(ctx);
+    const report = await services.db.transaction(async (trx) => {
+      const row = await insertProblemReport(trx, {
+        userId: null,
+        title: body.title,
+        description: body.description,
+        severity: body.severity,
+        phoneNumber: body.phoneNumber,
+        pageUrl: body.pageUrl || null,
+        ip: ctx.ip || null,
+      });
+      await sendJob(services.boss, 'email-send', problemReportMail(row, services.config.supportEmail), { db: trx });
+      return row;
+    });
+    ctx.status = 201;
+    ctx.body = { id: report.id };
+  });
+  return router;
+}

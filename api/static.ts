@@ -1,0 +1,47 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Middleware } from 'koa';
+import serve from 'koa-static';
+import type { AppState } from './context.ts';
+
+export const SPA_DIR = path.resolve(import.meta.dirname, '../web/dist');
+
+/**
+ * Serves the built SPA: hashed files under /assets cached for a year, everything else
+ * revalidated, and index.html (never cached) for any other GET that wants HTML, so
+ * client-side routes survive a reload.
+ */
+export function spa(dir = SPA_DIR): Middleware<AppState> {
+  const files = serve(dir, {
+    index: false,
+    gzip: true,
+    brotli: true,
+    setHeaders(res, filePath) {
+      const relative = path.relative(dir, filePath);
+      res.setHeader(
+        'Cache-Control',
+        relative.startsWith(`assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
+      );
+    },
+  }) as unknown as Middleware<AppState>;
+  const indexFile = path.join(dir, 'index.html');
+  let index: Buffer | undefined;
+  return async (ctx, next) => {
+    await files(ctx, next);
+    if (ctx.body !== undefined || ctx.status !== 404) return;
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return;
+    if (!ctx.accepts('html')) return;
+    if (!existsSync(indexFile)) {
+      ctx.status = 503;
+      ctx.type = 'text/plain';
+      ctx.body = 'The web app is not built yet. Run `npm run build` (npm start does it for you).';
+      return;
+    }
+    index ??= await readFile(indexFile);
+    ctx.status = 200;
+    ctx.type = 'html';
+    ctx.set('Cache-Control', 'no-cache, no-store, must-revalidate');
+    ctx.body = index;
+  };
+}

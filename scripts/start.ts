@@ -1,0 +1,119 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import path from 'node:path';
+import { loadConfig } from '../core/config.ts';
+import { migrate } from '../core/db/migrate.ts';
+import { createLogger } from '../core/log.ts';
+import { createApp } from '../api/app.ts';
+import { openServices } from '../api/services.ts';
+import { SPA_DIR } from '../api/static.ts';
+import { createSandbox } from '../sandbox/index.ts';
+import { startEmbeddedPostgres, type RunningPostgres } from './lib/postgres.ts';
+
+/**
+ * `npm start`: the whole product on one machine. An embedded Postgres under DATA_DIR (unless
+ * DATABASE_URL is set), migrations, the web process with the sandbox mounted at /sandbox,
+ * and the worker as a child process, exactly as the Procfile would run it. Ctrl-C stops
+ * everything, Postgres included.
+ */
+const root = path.resolve(import.meta.dirname, '..');
+process.chdir(root);
+
+const bootstrap = loadConfig();
+const log = createLogger({ level: bootstrap.logLevel, name: 'start' });
+if (bootstrap.production) {
+  log.fatal('npm start is for development and demos; production runs the Procfile.');
+  process.exit(1);
+}
+const dataDir = path.resolve(bootstrap.dataDir);
+await mkdir(dataDir, { recursive: true });
+
+// A per-checkout secret, kept with the data, so encrypted rows survive restarts.
+const secretFile = path.join(dataDir, 'app-secret');
+if (!process.env.APP_SECRET) {
+  if (!existsSync(secretFile)) await writeFile(secretFile, randomBytes(32).toString('base64url'), { mode: 0o600 });
+  process.env.APP_SECRET = (await readFile(secretFile, 'utf8')).trim();
+}
+
+if (!process.argv.includes('--no-build') && !existsSync(path.join(SPA_DIR, 'index.html'))) {
+  log.info('building the web app (first run)…');
+  await run('npm', ['run', '--silent', 'build']);
+}
+
+let postgres: RunningPostgres | undefined;
+if (!process.env.DATABASE_URL) {
+  log.info({ dir: path.join(dataDir, 'postgres') }, 'starting embedded Postgres');
+  postgres = await startEmbeddedPostgres(path.join(dataDir, 'postgres'));
+  process.env.DATABASE_URL = postgres.url;
+}
+const config = loadConfig();
+const databaseUrl = process.env.DATABASE_URL as string;
+
+const applied = await migrate(databaseUrl, { log: (line) => log.info(line) });
+log.info({ applied: applied.length }, 'migrations up to date');
+
+const services = await openServices(config, databaseUrl, createLogger({ level: config.logLevel, name: 'web' }));
+const mounts = config.sandbox.enabled
+  ? [{ prefix: '/sandbox', middleware: createSandbox({ profile: config.sandbox.profile }) }]
+  : [];
+const server = createServer(createApp(services, { mounts }).callback());
+await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+const address = server.address();
+const port = address && typeof address === 'object' ? address.port : config.port;
+const url = `http://localhost:${port}`;
+
+// The worker reaches the sandbox over HTTP on this process's port.
+const worker = spawn(process.execPath, ['worker/main.ts'], {
+  stdio: 'inherit',
+  env: {
+    ...process.env,
+    PORT: String(port),
+    SANDBOX_URL: `http://127.0.0.1:${port}`,
+    DATABASE_URL: databaseUrl,
+  },
+});
+worker.on('exit', (code, signal) => {
+  if (!stopping) {
+    log.error({ code, signal }, 'worker exited; stopping');
+    void shutdown('worker-exit', 1);
+  }
+});
+
+console.log(`\n  Legend Cloud is running at ${url}\n  Sandbox inbox: ${url}/sandbox/mail\n  Ctrl-C stops everything.\n`);
+
+let stopping = false;
+async function shutdown(reason: string, exitCode = 0) {
+  if (stopping) return;
+  stopping = true;
+  log.info({ reason }, 'stopping');
+  await stopChild(worker);
+  server.close();
+  server.closeAllConnections();
+  await services.close().catch((error: unknown) => log.error({ err: error }, 'closing services'));
+  await postgres?.stop();
+  process.exit(exitCode);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 25_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+function run(command: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: 'inherit' });
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed`))));
+  });
+}
