@@ -27,7 +27,8 @@ type ReportBody = z.infer<typeof ReportBody>;
 
 export function reportRoutes(services: Services): Router<AppState> {
   const router = new Router<AppState>();
-  router.post('/report-problem', limitByIp(services.limiters.reports), validate(ReportBody), async (ctx) => {
+  // Validate first: only well-formed reports spend the caller's budget; bad ones store nothing anyway.
+  router.post('/report-problem', validate(ReportBody), limitByIp(services.limiters.reports), async (ctx) => {
     const body = input<ReportBody>(ctx);
     const report = await services.db.transaction(async (trx) => {
       const row = await insertProblemReport(trx, {

@@ -1,0 +1,55 @@
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { migrate } from '../../core/db/migrate.ts';
+import { ensureQueues, BOSS_SCHEMA } from '../../core/queue.ts';
+import { PgBoss } from 'pg-boss';
+import { startEmbeddedPostgres, withDatabase, type RunningPostgres } from '../../scripts/lib/postgres.ts';
+
+export const TEMPLATE_DB = 'legend_test_template';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    postgresUrl: string;
+    templateDb: string;
+  }
+}
+
+/**
+ * One Postgres for the whole integration run (embedded unless DATABASE_URL is set) and a
+ * template database with every migration and the pg-boss schema applied. Each test file
+ * clones the template into a database of its own, so files run in parallel without cross-talk.
+ */
+export default async function setup(project: TestProject) {
+  let running: RunningPostgres | undefined;
+  let dir: string | undefined;
+  let serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) {
+    await import('node:fs/promises').then((fs) => fs.mkdir('.test-data', { recursive: true }));
+    dir = await mkdtemp(path.resolve('.test-data', 'pg-'));
+    // mkdtemp makes it 0700; the postgres system user must be able to enter it.
+    await chmod(dir, 0o755);
+    running = await startEmbeddedPostgres(path.join(dir, 'cluster'));
+    serverUrl = running.url;
+  }
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DB} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${TEMPLATE_DB}`);
+  await admin.end();
+  const templateUrl = withDatabase(serverUrl, TEMPLATE_DB);
+  await migrate(templateUrl);
+  const boss = new PgBoss({ connectionString: templateUrl, schema: BOSS_SCHEMA, supervise: false, schedule: false });
+  await boss.start();
+  await ensureQueues(boss);
+  await boss.stop({ graceful: false });
+
+  project.provide('postgresUrl', serverUrl);
+  project.provide('templateDb', TEMPLATE_DB);
+
+  return async () => {
+    await running?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,100 @@
+import { createServer, type Server } from 'node:http';
+import { afterAll } from 'vitest';
+import { loadConfig, type Config } from '../../core/config.ts';
+import { createLogger } from '../../core/log.ts';
+import { createApp } from '../../api/app.ts';
+import { openServices, type Services } from '../../api/services.ts';
+import { createSandbox } from '../../sandbox/index.ts';
+import { startWorker, type RunningWorker } from '../../worker/worker.ts';
+import { freshDatabase } from './db.ts';
+
+export type TestStack = {
+  url: string;
+  databaseUrl: string;
+  config: Config;
+  services: Services;
+  /** Present when started with `{ worker: true }`. */
+  worker: RunningWorker | undefined;
+  /** fetch against the stack with JSON in and out, Origin set like a browser's. */
+  api: (path: string, init?: { method?: string; body?: unknown; headers?: Record<string, string> }) => Promise<{
+    status: number;
+    body: any;
+    headers: Headers;
+  }>;
+  mailTo: (to: string) => Promise<Array<{ to: string; subject: string; text: string; html: string; sentAt: string }>>;
+};
+
+/**
+ * The real web process (with the sandbox mounted) on a free port over a fresh database of
+ * this file's own, and optionally the real worker. Closed after the file's tests.
+ */
+export async function startTestStack(options: { worker?: boolean; env?: Record<string, string> } = {}): Promise<TestStack> {
+  const databaseUrl = await freshDatabase();
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = address && typeof address === 'object' ? address.port : 0;
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    APP_SECRET: 'test-secret-test-secret-test-secret-000',
+    ...options.env,
+  });
+  const log = createLogger({ level: config.logLevel, name: 'test' });
+  const services = await openServices(config, databaseUrl, log);
+  const app = createApp(services, { mounts: [{ prefix: '/sandbox', middleware: createSandbox({ profile: 'fast' }) }] });
+  server.on('request', app.callback());
+  const worker = options.worker ? await startWorker(config, databaseUrl, log, { pollingIntervalSeconds: 0.5 }) : undefined;
+  const url = `http://127.0.0.1:${port}`;
+
+  afterAll(async () => {
+    await worker?.stop();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await services.close();
+  });
+
+  return {
+    url,
+    databaseUrl,
+    config,
+    services,
+    worker,
+    async api(path, init = {}) {
+      const response = await fetch(`${url}${path}`, {
+        method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+        headers: {
+          ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+          origin: url,
+          ...init.headers,
+        },
+        body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
+      });
+      const text = await response.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // not JSON: keep the text
+      }
+      return { status: response.status, body, headers: response.headers };
+    },
+    async mailTo(to) {
+      const response = await fetch(`${url}/sandbox/mail?to=${encodeURIComponent(to)}`);
+      return (await response.json()) as never;
+    },
+  };
+}
+
+/** Polls `check` until it returns a truthy value; fails with `what` after `timeoutMs`. */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
