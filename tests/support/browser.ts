@@ -1,0 +1,73 @@
+import { mkdir } from 'node:fs/promises';
+import { afterAll, afterEach, beforeAll, inject, type TestContext } from 'vitest';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const baseUrl = () => inject('baseUrl');
+export const hasBrowser = () => inject('chromiumPath') !== '';
+
+export const DESKTOP = { width: 1280, height: 800 };
+export const MOBILE = { width: 360, height: 740 };
+
+/**
+ * One Chromium per test file; each `newPage()` gets a fresh context (no shared cookies or
+ * storage). Page errors and console errors are collected and fail the test that caused them.
+ */
+export function useBrowser() {
+  let browser: Browser | undefined;
+  const contexts: BrowserContext[] = [];
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    if (!hasBrowser()) return;
+    browser = await chromium.launch({
+      executablePath: inject('chromiumPath'),
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--disable-dev-shm-usage',
+      ],
+    });
+  });
+
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((c) => c.close()));
+    const found = problems.splice(0);
+    if (found.length > 0) throw new Error(`the page reported errors:\n${found.join('\n')}`);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  return {
+    async newPage(viewport = DESKTOP, options: { allowConsoleErrors?: RegExp } = {}): Promise<Page> {
+      if (!browser) throw new Error('no browser');
+      const context = await browser.newContext({ viewport, baseURL: baseUrl() });
+      contexts.push(context);
+      const page = await context.newPage();
+      page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+      page.on('console', (message) => {
+        if (message.type() !== 'error') return;
+        const text = message.text();
+        // 4xx answers the page expects (e.g. a 401 session check) are logged by Chromium as errors.
+        if (/Failed to load resource: the server responded with a status of 4\d\d/.test(text)) return;
+        if (options.allowConsoleErrors?.test(text)) return;
+        problems.push(`console: ${text}`);
+      });
+      return page;
+    },
+  };
+}
+
+/** Saves a screenshot under screenshots/ for people to look at (not compared). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await mkdir('screenshots', { recursive: true });
+  await page.screenshot({ path: `screenshots/${name}.png`, fullPage: true });
+}
+
+export type { Page, TestContext };

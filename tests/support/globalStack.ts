@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { freePort } from '../../scripts/lib/postgres.ts';
+import { findChromium } from './browserPath.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    baseUrl: string;
+    chromiumPath: string;
+  }
+}
+
+/**
+ * Boots the real product as `npm start` does (embedded Postgres, migrations, web with the
+ * sandbox, worker) on a free port with a fresh data dir, for the browser tests. Without a
+ * Chromium it says so loudly and the browser tests skip; under CI=true that is a failure.
+ */
+export default async function setup(project: TestProject) {
+  const chromium = findChromium();
+  if (!chromium) {
+    const message =
+      'NO CHROMIUM FOUND (set CHROME_PATH or `apt-get install -y chromium`): the browser tests cannot run.';
+    if (process.env.CI === 'true') throw new Error(`${message} CI requires them.`);
+    console.warn(`\n${'!'.repeat(80)}\n${message} They are SKIPPED.\n${'!'.repeat(80)}\n`);
+    project.provide('chromiumPath', '');
+    project.provide('baseUrl', '');
+    return;
+  }
+
+  await mkdir('.test-data', { recursive: true });
+  const dataDir = await mkdtemp(path.resolve('.test-data', 'e2e-'));
+  await chmod(dataDir, 0o755);
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, ['scripts/start.ts', '--no-build'], {
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', NODE_ENV: 'test' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const baseUrl = `http://localhost:${port}`;
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`the stack exited early (code ${code})`))),
+  );
+  await Promise.race([waitUntilReady(baseUrl), exited]);
+
+  project.provide('chromiumPath', chromium);
+  project.provide('baseUrl', baseUrl);
+
+  return async () => {
+    child.removeAllListeners('exit');
+    await new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGINT');
+    });
+    await rm(dataDir, { recursive: true, force: true });
+  };
+}
+
+async function waitUntilReady(baseUrl: string): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(`${baseUrl}/readyz`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`the stack at ${baseUrl} did not become ready`);
+}

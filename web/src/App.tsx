@@ -1,0 +1,29 @@
+import { Suspense, lazy } from 'react';
+import { Route, Switch } from 'wouter';
+import { SWRConfig } from 'swr';
+import { swrFetcher } from './api/fetcher.ts';
+import { Layout } from './components/Layout.tsx';
+import { ROUTES } from './routes.tsx';
+
+const NotFound = lazy(() => import('./pages/NotFound.tsx'));
+
+export function App() {
+  return (
+    <SWRConfig value={{ fetcher: swrFetcher }}>
+      <Layout>
+        <Suspense fallback={<p className="container page loading">Loading…</p>}>
+          <Switch>
+            {ROUTES.map(({ path, component: Component, comingSoon }) => (
+              <Route key={path} path={path}>
+                {comingSoon ? <Component feature={comingSoon} /> : <Component />}
+              </Route>
+            ))}
+            <Route>
+              <NotFound />
+            </Route>
+          </Switch>
+        </Suspense>
+      </Layout>
+    </SWRConfig>
+  );
+}

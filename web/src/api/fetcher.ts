@@ -1,0 +1,60 @@
+/** The one way the SPA talks to the API. Errors carry the server's `message` for the UI to show. */
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+  }
+}
+
+/** Shown when the request never reached the server (offline, DNS, server down). */
+export const NETWORK_MESSAGE = 'Server not reachable';
+
+type Options = { method?: string; body?: unknown; signal?: AbortSignal };
+
+export async function api<T>(path: string, options: Options = {}): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(`/api${path}`, {
+      method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),
+      credentials: 'include',
+      headers: {
+        accept: 'application/json',
+        ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: options.signal,
+    });
+  } catch (error) {
+    if ((error as Error).name === 'AbortError') throw error;
+    throw new ApiError(0, NETWORK_MESSAGE);
+  }
+  const text = await response.text();
+  let data: unknown = undefined;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = undefined;
+    }
+  }
+  if (!response.ok) {
+    const body = (data ?? {}) as { message?: unknown; error?: unknown };
+    const message =
+      typeof body.message === 'string' ? body.message : typeof body.error === 'string' ? body.error : '';
+    throw new ApiError(response.status, message);
+  }
+  return data as T;
+}
+
+/** swr's fetcher: the key is the API path. */
+export const swrFetcher = <T,>(path: string) => api<T>(path);
+
+/** The message to show for a failed call: the server's, else the error's own, else `fallback`. */
+export function errorMessage(error: unknown, fallback: string): string {
+  if (error instanceof ApiError && error.message) return error.message;
+  if (error instanceof Error && error.message && !(error instanceof ApiError)) return error.message;
+  return fallback;
+}

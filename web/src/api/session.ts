@@ -1,0 +1,29 @@
+import useSWR from 'swr';
+import { ApiError, swrFetcher } from './fetcher.ts';
+
+/** What `GET /api/auth/login` (the session check, spec §7) answers for a logged-in user. */
+export type SessionUser = { email: string; name: string; hasPlan: boolean };
+
+export type Session =
+  | { status: 'loading'; user: undefined }
+  | { status: 'anonymous'; user: undefined }
+  | { status: 'user'; user: SessionUser };
+
+export const SESSION_KEY = '/auth/login';
+
+/**
+ * The server's answer on who is logged in and whether they have a plan. 401 (or an API
+ * that does not know sessions yet) means anonymous; other failures are logged only (spec §8).
+ */
+export function useSession(): Session {
+  const { data, error, isLoading } = useSWR<SessionUser>(SESSION_KEY, swrFetcher, {
+    shouldRetryOnError: false,
+    revalidateOnFocus: true,
+  });
+  if (isLoading) return { status: 'loading', user: undefined };
+  if (error || !data?.email) {
+    if (error && !(error instanceof ApiError && error.status < 500)) console.warn('session check failed', error);
+    return { status: 'anonymous', user: undefined };
+  }
+  return { status: 'user', user: data };
+}
