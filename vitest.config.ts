@@ -11,7 +11,14 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['core/**/*.test.ts', 'api/**/*.test.ts', 'worker/**/*.test.ts', 'web/src/**/*.test.ts', 'scripts/**/*.test.ts', 'sandbox/**/*.test.ts'],
+          include: [
+            'core/**/*.test.ts',
+            'api/**/*.test.ts',
+            'worker/**/*.test.ts',
+            'web/src/**/*.test.ts',
+            'scripts/**/*.test.ts',
+            'sandbox/**/*.test.ts',
+          ],
           environment: 'node',
         },
       },

@@ -18,5 +18,7 @@ export const unauthorized = (message = 'Please log in to continue.') => new Http
 export const forbidden = (message = 'You are not allowed to do that.') => new HttpError(403, message);
 export const notFound = (message = 'Not found.') => new HttpError(404, message);
 export const conflict = (message: string) => new HttpError(409, message);
-export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many attempts. Please try again later.') =>
-  new HttpError(429, message, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+export const tooManyRequests = (
+  retryAfterSeconds: number,
+  message = 'Too many attempts. Please try again later.',
+) => new HttpError(429, message, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });

@@ -12,7 +12,9 @@ import { openServices } from './services.ts';
 const config = loadConfig();
 const log = createLogger({ level: config.logLevel, name: 'web' });
 if (config.sandbox.enabled) {
-  log.warn('provider credentials are missing; outside services are expected at SANDBOX_URL (npm start runs them)');
+  log.warn(
+    'provider credentials are missing; outside services are expected at SANDBOX_URL (npm start runs them)',
+  );
 }
 const services = await openServices(config, requireDatabaseUrl(config), log);
 const server = createServer(createApp(services).callback());

@@ -76,7 +76,11 @@ export async function ensureQueues(boss: PgBoss): Promise<void> {
     const { options } = QUEUES[name];
     const dlq = deadLetterQueue(name);
     if (!existing.has(dlq)) {
-      await boss.createQueue(dlq, { retryLimit: 0, retentionSeconds: 30 * 24 * 3600, deleteAfterSeconds: 30 * 24 * 3600 });
+      await boss.createQueue(dlq, {
+        retryLimit: 0,
+        retentionSeconds: 30 * 24 * 3600,
+        deleteAfterSeconds: 30 * 24 * 3600,
+      });
     }
     if (!existing.has(name)) {
       await boss.createQueue(name, { ...options, deadLetter: dlq });

@@ -39,7 +39,13 @@ export function mailCatcher(): Router {
     }
     const sentAt = new Date().toISOString();
     for (const to of addresses(parsed.data.to)) {
-      inbox.unshift({ to, subject: parsed.data.subject, text: parsed.data.text, html: parsed.data.html, sentAt });
+      inbox.unshift({
+        to,
+        subject: parsed.data.subject,
+        text: parsed.data.text,
+        html: parsed.data.html,
+        sentAt,
+      });
     }
     inbox.splice(KEEP);
     ctx.status = 202;

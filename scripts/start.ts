@@ -34,7 +34,8 @@ await mkdir(dataDir, { recursive: true });
 // A per-checkout secret, kept with the data, so encrypted rows survive restarts.
 const secretFile = path.join(dataDir, 'app-secret');
 if (!process.env.APP_SECRET) {
-  if (!existsSync(secretFile)) await writeFile(secretFile, randomBytes(32).toString('base64url'), { mode: 0o600 });
+  if (!existsSync(secretFile))
+    await writeFile(secretFile, randomBytes(32).toString('base64url'), { mode: 0o600 });
   process.env.APP_SECRET = (await readFile(secretFile, 'utf8')).trim();
 }
 
@@ -55,7 +56,11 @@ const databaseUrl = process.env.DATABASE_URL as string;
 const applied = await migrate(databaseUrl, { log: (line) => log.info(line) });
 log.info({ applied: applied.length }, 'migrations up to date');
 
-const services = await openServices(config, databaseUrl, createLogger({ level: config.logLevel, name: 'web' }));
+const services = await openServices(
+  config,
+  databaseUrl,
+  createLogger({ level: config.logLevel, name: 'web' }),
+);
 const mounts = config.sandbox.enabled
   ? [{ prefix: '/sandbox', middleware: createSandbox({ profile: config.sandbox.profile }) }]
   : [];
@@ -82,7 +87,9 @@ worker.on('exit', (code, signal) => {
   }
 });
 
-console.log(`\n  Legend Cloud is running at ${url}\n  Sandbox inbox: ${url}/sandbox/mail\n  Ctrl-C stops everything.\n`);
+console.log(
+  `\n  Legend Cloud is running at ${url}\n  Sandbox inbox: ${url}/sandbox/mail\n  Ctrl-C stops everything.\n`,
+);
 
 let stopping = false;
 async function shutdown(reason: string, exitCode = 0) {
@@ -114,6 +121,8 @@ function stopChild(child: ChildProcess): Promise<void> {
 function run(command: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: 'inherit' });
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed`)),
+    );
   });
 }

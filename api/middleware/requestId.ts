@@ -19,7 +19,12 @@ export function requestId(log: Logger): Middleware<AppState> {
     } finally {
       // Only the path: query strings can carry emails and tokens (reset links).
       ctx.state.log.info(
-        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) },
+        {
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round(performance.now() - started),
+        },
         'request',
       );
     }

@@ -8,7 +8,10 @@ import type { AppState } from '../context.ts';
  * scripts and styles from our origin only. `formActions` lists the extra origins a page may
  * post a form to (PayU's hosted checkout).
  */
-export function securityHeaders(options: { production: boolean; formActions?: string[] }): Middleware<AppState> {
+export function securityHeaders(options: {
+  production: boolean;
+  formActions?: string[];
+}): Middleware<AppState> {
   return helmet({
     contentSecurityPolicy: {
       useDefaults: false,

@@ -15,12 +15,20 @@ export function healthRoutes(services: Services): Router<AppState> {
     ctx.set('Cache-Control', 'no-store');
     const checks = { database: false, queue: false };
     await Promise.all([
-      services.db.oneFirst(sql.unsafe`SELECT 1`).then(() => (checks.database = true), () => {}),
-      services.boss.getQueues().then(() => (checks.queue = true), () => {}),
+      services.db.oneFirst(sql.unsafe`SELECT 1`).then(
+        () => (checks.database = true),
+        () => {},
+      ),
+      services.boss.getQueues().then(
+        () => (checks.queue = true),
+        () => {},
+      ),
     ]);
     const ok = checks.database && checks.queue;
     ctx.status = ok ? 200 : 503;
-    ctx.body = ok ? { ok, checks } : { ok, checks, message: 'Not ready: the database or the queue does not answer.' };
+    ctx.body = ok
+      ? { ok, checks }
+      : { ok, checks, message: 'Not ready: the database or the queue does not answer.' };
   });
   return router;
 }

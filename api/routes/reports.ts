@@ -13,7 +13,11 @@ import type { Services } from '../services.ts';
 const required = (field: string) => ({ error: `${field} is required.` });
 
 export const ReportBody = z.object({
-  title: z.string(required('Issue Title')).trim().min(1, required('Issue Title').error).max(REPORT_LIMITS.title, 'The title is too long.'),
+  title: z
+    .string(required('Issue Title'))
+    .trim()
+    .min(1, required('Issue Title').error)
+    .max(REPORT_LIMITS.title, 'The title is too long.'),
   description: z
     .string(required('Description'))
     .trim()
@@ -40,7 +44,9 @@ export function reportRoutes(services: Services): Router<AppState> {
         pageUrl: body.pageUrl || null,
         ip: ctx.ip || null,
       });
-      await sendJob(services.boss, 'email-send', problemReportMail(row, services.config.supportEmail), { db: trx });
+      await sendJob(services.boss, 'email-send', problemReportMail(row, services.config.supportEmail), {
+        db: trx,
+      });
       return row;
     });
     ctx.status = 201;

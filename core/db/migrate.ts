@@ -73,7 +73,10 @@ export async function migrate(
       try {
         await client.query('BEGIN');
         await client.query(m.sql);
-        await client.query('INSERT INTO schema_migrations (name, checksum) VALUES ($1, $2)', [m.name, m.checksum]);
+        await client.query('INSERT INTO schema_migrations (name, checksum) VALUES ($1, $2)', [
+          m.name,
+          m.checksum,
+        ]);
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');

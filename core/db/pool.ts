@@ -39,7 +39,10 @@ const typeParsers = [
   { name: 'int8', parse: (value: string) => Number.parseInt(value, 10) },
 ];
 
-export async function createDbPool(url: string, options: { maximumPoolSize?: number } = {}): Promise<DatabasePool> {
+export async function createDbPool(
+  url: string,
+  options: { maximumPoolSize?: number } = {},
+): Promise<DatabasePool> {
   return createPool(url, {
     interceptors: [resultParser],
     typeParsers,

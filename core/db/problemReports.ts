@@ -40,5 +40,7 @@ export async function findProblemReport(db: Db, id: string): Promise<ProblemRepo
 }
 
 export async function countProblemReports(db: Db): Promise<number> {
-  return db.oneFirst(sql.type(z.object({ count: z.number() }))`SELECT count(*)::int AS count FROM problem_reports`);
+  return db.oneFirst(
+    sql.type(z.object({ count: z.number() }))`SELECT count(*)::int AS count FROM problem_reports`,
+  );
 }

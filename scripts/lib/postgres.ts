@@ -87,7 +87,12 @@ export async function startEmbeddedPostgres(
         stdio: ['ignore', 'ignore', 'pipe'],
       });
     } catch (error) {
-      throw new Error(`initialising Postgres in ${absolute} failed: ${String((error as { stderr?: Buffer }).stderr ?? error)}`);
+      throw new Error(
+        `initialising Postgres in ${absolute} failed: ${String((error as { stderr?: Buffer }).stderr ?? error)}`,
+        {
+          cause: error,
+        },
+      );
     }
   } else {
     await stopLeftover(absolute);
@@ -97,7 +102,22 @@ export async function startEmbeddedPostgres(
   const { postgres } = await binaries();
   const child = spawn(
     postgres,
-    ['-D', absolute, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+    [
+      '-D',
+      absolute,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'max_connections=300',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+    ],
     { ...postgresUser(), detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let exited = false;

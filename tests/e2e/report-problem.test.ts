@@ -20,7 +20,9 @@ describe.skipIf(!hasBrowser())('report a problem', () => {
     await page.getByLabel('Description').fill('Input lag in games');
     await page.getByLabel('Phone Number').fill('5123456789');
     await page.getByRole('button', { name: 'Submit Report' }).click();
-    await expect(page.getByText('Enter a valid 10-digit phone number starting with 6-9.').isVisible()).resolves.toBe(true);
+    await expect(
+      page.getByText('Enter a valid 10-digit phone number starting with 6-9.').isVisible(),
+    ).resolves.toBe(true);
     expect(requests).toEqual([]);
   });
 
@@ -64,7 +66,12 @@ describe.skipIf(!hasBrowser())('the shell', () => {
     await page.goto('/no/such/page');
     await page.getByRole('heading', { name: 'Page not found' }).waitFor();
     const nav = page.getByRole('navigation', { name: 'Main' });
-    await expect(nav.getByRole('link').allTextContents()).resolves.toEqual(['Services', 'Plans', 'Blogs', 'Register / Login']);
+    await expect(nav.getByRole('link').allTextContents()).resolves.toEqual([
+      'Services',
+      'Plans',
+      'Blogs',
+      'Register / Login',
+    ]);
   });
 
   it('opens and closes the mobile menu', async () => {

@@ -3,7 +3,12 @@ import { countProblemReports, findProblemReport } from '../../core/db/problemRep
 import { startTestStack, waitFor } from '../support/stack.ts';
 
 const stack = await startTestStack({ worker: true });
-const good = { title: 'Screen freezes', description: 'The VM froze after 10 minutes.', phoneNumber: '9876543210', pageUrl: '/dashboard' };
+const good = {
+  title: 'Screen freezes',
+  description: 'The VM froze after 10 minutes.',
+  phoneNumber: '9876543210',
+  pageUrl: '/dashboard',
+};
 
 describe('POST /api/report-problem', () => {
   it('stores a valid report, answers its id and emails support through the worker', async () => {
@@ -11,7 +16,12 @@ describe('POST /api/report-problem', () => {
     expect(response.status).toBe(201);
     const id = response.body.id as string;
     const row = await findProblemReport(stack.services.db, id);
-    expect(row).toMatchObject({ title: 'Screen freezes', severity: 'high', phone_number: '9876543210', page_url: '/dashboard' });
+    expect(row).toMatchObject({
+      title: 'Screen freezes',
+      severity: 'high',
+      phone_number: '9876543210',
+      page_url: '/dashboard',
+    });
 
     const mail = await waitFor('the support mail', async () =>
       (await stack.mailTo(stack.config.supportEmail)).find((m) => m.text.includes(id)),
@@ -26,7 +36,13 @@ describe('POST /api/report-problem', () => {
     });
     expect(response.status).toBe(201);
     const row = await findProblemReport(stack.services.db, response.body.id);
-    expect(row).toMatchObject({ title: 'Audio', description: 'crackles', severity: 'low', phone_number: '6000000000', page_url: null });
+    expect(row).toMatchObject({
+      title: 'Audio',
+      description: 'crackles',
+      severity: 'low',
+      phone_number: '6000000000',
+      page_url: null,
+    });
   });
 
   it.each([
@@ -55,18 +71,26 @@ describe('POST /api/report-problem', () => {
     const array = await stack.api('/api/report-problem', { body: '[1,2]' });
     expect(array.status).toBe(400);
 
-    const huge = await stack.api('/api/report-problem', { body: { ...good, description: 'x'.repeat(100_000) } });
+    const huge = await stack.api('/api/report-problem', {
+      body: { ...good, description: 'x'.repeat(100_000) },
+    });
     expect(huge.status).toBe(413);
     expect(huge.body.message).toBe('That request is too large.');
 
-    const text = await stack.api('/api/report-problem', { body: 'hello', headers: { 'content-type': 'text/plain' } });
+    const text = await stack.api('/api/report-problem', {
+      body: 'hello',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(text.status).toBeGreaterThanOrEqual(400);
     expect(text.status).toBeLessThan(500);
     expect(await countProblemReports(stack.services.db)).toBe(before);
   });
 
   it('refuses a report posted from another site', async () => {
-    const response = await stack.api('/api/report-problem', { body: good, headers: { origin: 'https://evil.example' } });
+    const response = await stack.api('/api/report-problem', {
+      body: good,
+      headers: { origin: 'https://evil.example' },
+    });
     expect(response.status).toBe(403);
   });
 

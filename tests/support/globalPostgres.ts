@@ -40,7 +40,12 @@ export default async function setup(project: TestProject) {
   await admin.end();
   const templateUrl = withDatabase(serverUrl, TEMPLATE_DB);
   await migrate(templateUrl);
-  const boss = new PgBoss({ connectionString: templateUrl, schema: BOSS_SCHEMA, supervise: false, schedule: false });
+  const boss = new PgBoss({
+    connectionString: templateUrl,
+    schema: BOSS_SCHEMA,
+    supervise: false,
+    schedule: false,
+  });
   await boss.start();
   await ensureQueues(boss);
   await boss.stop({ graceful: false });

@@ -34,7 +34,13 @@ export default async function setup(project: TestProject) {
   await chmod(dataDir, 0o755);
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, ['scripts/start.ts', '--no-build'], {
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', NODE_ENV: 'test' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+      NODE_ENV: 'test',
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const baseUrl = `http://localhost:${port}`;

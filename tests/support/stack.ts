@@ -16,19 +16,26 @@ export type TestStack = {
   /** Present when started with `{ worker: true }`. */
   worker: RunningWorker | undefined;
   /** fetch against the stack with JSON in and out, Origin set like a browser's. */
-  api: (path: string, init?: { method?: string; body?: unknown; headers?: Record<string, string> }) => Promise<{
+  api: (
+    path: string,
+    init?: { method?: string; body?: unknown; headers?: Record<string, string> },
+  ) => Promise<{
     status: number;
     body: any;
     headers: Headers;
   }>;
-  mailTo: (to: string) => Promise<Array<{ to: string; subject: string; text: string; html: string; sentAt: string }>>;
+  mailTo: (
+    to: string,
+  ) => Promise<Array<{ to: string; subject: string; text: string; html: string; sentAt: string }>>;
 };
 
 /**
  * The real web process (with the sandbox mounted) on a free port over a fresh database of
  * this file's own, and optionally the real worker. Closed after the file's tests.
  */
-export async function startTestStack(options: { worker?: boolean; env?: Record<string, string> } = {}): Promise<TestStack> {
+export async function startTestStack(
+  options: { worker?: boolean; env?: Record<string, string> } = {},
+): Promise<TestStack> {
   const databaseUrl = await freshDatabase();
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -44,9 +51,13 @@ export async function startTestStack(options: { worker?: boolean; env?: Record<s
   });
   const log = createLogger({ level: config.logLevel, name: 'test' });
   const services = await openServices(config, databaseUrl, log);
-  const app = createApp(services, { mounts: [{ prefix: '/sandbox', middleware: createSandbox({ profile: 'fast' }) }] });
+  const app = createApp(services, {
+    mounts: [{ prefix: '/sandbox', middleware: createSandbox({ profile: 'fast' }) }],
+  });
   server.on('request', app.callback());
-  const worker = options.worker ? await startWorker(config, databaseUrl, log, { pollingIntervalSeconds: 0.5 }) : undefined;
+  const worker = options.worker
+    ? await startWorker(config, databaseUrl, log, { pollingIntervalSeconds: 0.5 })
+    : undefined;
   const url = `http://127.0.0.1:${port}`;
 
   afterAll(async () => {
@@ -70,7 +81,12 @@ export async function startTestStack(options: { worker?: boolean; env?: Record<s
           origin: url,
           ...init.headers,
         },
-        body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
+        body:
+          init.body === undefined
+            ? undefined
+            : typeof init.body === 'string'
+              ? init.body
+              : JSON.stringify(init.body),
       });
       const text = await response.text();
       let body: unknown = text;
@@ -89,7 +105,11 @@ export async function startTestStack(options: { worker?: boolean; env?: Record<s
 }
 
 /** Polls `check` until it returns a truthy value; fails with `what` after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | null | false>,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -6,13 +6,18 @@ import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
  */
 export type RouteDef = {
   path: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- pages take different props
   component: LazyExoticComponent<ComponentType<any>>;
   /** For not-yet-built routes: the feature name shown on the coming-soon page. */
   comingSoon?: string;
 };
 
 const ComingSoon = lazy(() => import('./pages/ComingSoon.tsx'));
-const soon = (path: string, feature: string): RouteDef => ({ path, component: ComingSoon, comingSoon: feature });
+const soon = (path: string, feature: string): RouteDef => ({
+  path,
+  component: ComingSoon,
+  comingSoon: feature,
+});
 
 export const ROUTES: RouteDef[] = [
   soon('/', 'Legend Cloud'),

@@ -50,7 +50,7 @@ export async function api<T>(path: string, options: Options = {}): Promise<T> {
 }
 
 /** swr's fetcher: the key is the API path. */
-export const swrFetcher = <T,>(path: string) => api<T>(path);
+export const swrFetcher = <T>(path: string) => api<T>(path);
 
 /** The message to show for a failed call: the server's, else the error's own, else `fallback`. */
 export function errorMessage(error: unknown, fallback: string): string {

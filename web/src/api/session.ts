@@ -22,7 +22,8 @@ export function useSession(): Session {
   });
   if (isLoading) return { status: 'loading', user: undefined };
   if (error || !data?.email) {
-    if (error && !(error instanceof ApiError && error.status < 500)) console.warn('session check failed', error);
+    if (error && !(error instanceof ApiError && error.status < 500))
+      console.warn('session check failed', error);
     return { status: 'anonymous', user: undefined };
   }
   return { status: 'user', user: data };

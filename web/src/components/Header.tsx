@@ -68,7 +68,9 @@ export function Header({ profileMenu }: { profileMenu?: React.ReactNode }) {
                   </Link>
                 </li>
               ))}
-              {session.status === 'user' && <li className="profile-slot">{profileMenu ?? <ProfileLink />}</li>}
+              {session.status === 'user' && (
+                <li className="profile-slot">{profileMenu ?? <ProfileLink />}</li>
+              )}
             </ul>
           </nav>
         </div>

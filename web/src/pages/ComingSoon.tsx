@@ -6,8 +6,8 @@ export default function ComingSoon({ feature }: { feature: string }) {
   return (
     <Page title={feature} lead="This part of Legend Cloud is coming soon.">
       <p>
-        We are still building it. Meanwhile you can <Link href="/report-problem">report a problem</Link> or go back to
-        the <Link href="/">home page</Link>.
+        We are still building it. Meanwhile you can <Link href="/report-problem">report a problem</Link> or go
+        back to the <Link href="/">home page</Link>.
       </p>
     </Page>
   );

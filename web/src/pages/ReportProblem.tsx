@@ -55,7 +55,10 @@ export default function ReportProblem() {
       setForm(EMPTY);
       setStatus({ kind: 'success', text: REPORT_MESSAGES.success });
     } catch (error) {
-      setStatus({ kind: 'error', text: REPORT_MESSAGES.failurePrefix + errorMessage(error, 'Could not send the report.') });
+      setStatus({
+        kind: 'error',
+        text: REPORT_MESSAGES.failurePrefix + errorMessage(error, 'Could not send the report.'),
+      });
     } finally {
       setBusy(false);
     }
