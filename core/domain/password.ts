@@ -1,0 +1,59 @@
+/** The password policy (spec §2 Register, §5, §9). */
+
+export const PASSWORD_MIN_LENGTH = 10;
+/** Not in the spec: a ceiling so nobody can make the server hash a megabyte. */
+export const PASSWORD_MAX_LENGTH = 128;
+export const PASSWORD_SPECIAL_CHARACTERS = '@$!%*?&';
+
+export const PASSWORD_MESSAGE = 'Enter a valid Password';
+export const PASSWORD_TOO_LONG_MESSAGE = `Password must be at most ${PASSWORD_MAX_LENGTH} characters.`;
+
+export const PASSWORD_RULE_IDS = ['length', 'uppercase', 'lowercase', 'number', 'special'] as const;
+export type PasswordRuleId = (typeof PASSWORD_RULE_IDS)[number];
+
+export interface PasswordRule {
+  id: PasswordRuleId;
+  /** The checklist line, exactly as the spec words it. */
+  label: string;
+  test: (password: string) => boolean;
+}
+
+// Lengths count characters as people see them (code points), not UTF-16 units.
+function length(password: string): number {
+  return [...password].length;
+}
+
+/** The live checklist of the register form, in the spec's order. */
+export const PASSWORD_RULES: readonly PasswordRule[] = [
+  { id: 'length', label: 'Minimum 10 Characters', test: (p) => length(p) >= PASSWORD_MIN_LENGTH },
+  { id: 'uppercase', label: 'At least Uppercase letter (A–Z)', test: (p) => /[A-Z]/.test(p) },
+  { id: 'lowercase', label: 'At least Lowercase letter (a–z)', test: (p) => /[a-z]/.test(p) },
+  { id: 'number', label: 'Minimum one Number (0–9)', test: (p) => /[0-9]/.test(p) },
+  { id: 'special', label: 'At least one Special Character (@$!%*?&)', test: (p) => /[@$!%*?&]/.test(p) },
+];
+
+export interface PasswordCheck {
+  id: PasswordRuleId;
+  label: string;
+  passed: boolean;
+}
+
+/** Each checklist line with whether the password meets it (the max length is not a line). */
+export function passwordChecklist(password: string): PasswordCheck[] {
+  return PASSWORD_RULES.map((rule) => ({ id: rule.id, label: rule.label, passed: rule.test(password) }));
+}
+
+/**
+ * Every checklist rule holds and the password is not absurdly long. Characters outside the
+ * checklist's sets (spaces, #, non-Latin letters) are allowed: the spec asks for one of each
+ * kind, not for nothing else.
+ */
+export function isValidPassword(password: string): boolean {
+  return length(password) <= PASSWORD_MAX_LENGTH && PASSWORD_RULES.every((rule) => rule.test(password));
+}
+
+/** The message to show for a password, or null when it is acceptable. */
+export function passwordProblem(password: string): string | null {
+  if (length(password) > PASSWORD_MAX_LENGTH) return PASSWORD_TOO_LONG_MESSAGE;
+  return isValidPassword(password) ? null : PASSWORD_MESSAGE;
+}

@@ -1,0 +1,55 @@
+/**
+ * The trial: one hour of a LEGEND-family plan for a small price (spec §2 Trial page, §4
+ * Trial start, §9). One length everywhere, blog copy included (architecture deviation 4).
+ */
+import { getPlan, findPlan, type Plan, type PlanId } from './plans.ts';
+
+export const TRIAL_HOURS = 1;
+export const TRIAL_LABEL = '1 hour';
+
+/** The `plan` the select-vm payload carries for a trial (spec §7). */
+export const TRIAL_PLAN_NAME = 'Trial';
+
+export interface TrialOffer {
+  /** The plan whose machine the trial runs on. */
+  plan: Plan;
+  hours: typeof TRIAL_HOURS;
+  pricePaise: number;
+  instanceType: string;
+  storageGb: number;
+}
+
+function offer(id: PlanId, priceRupees: number): TrialOffer {
+  const plan = getPlan(id);
+  return {
+    plan,
+    hours: TRIAL_HOURS,
+    pricePaise: priceRupees * 100,
+    instanceType: plan.instanceType,
+    storageGb: plan.storageGb,
+  };
+}
+
+/** The three trials of the /trial carousel, in carousel order. */
+export const TRIAL_OFFERS: readonly TrialOffer[] = [
+  offer('legend', 40),
+  offer('pro-legend', 45),
+  offer('ultra-legend', 50),
+];
+
+/** The trial of a plan (id or name, leniently as findPlan), or undefined for a plan without one. */
+export function findTrialOffer(idOrName: string): TrialOffer | undefined {
+  const plan = findPlan(idOrName);
+  return plan && TRIAL_OFFERS.find((candidate) => candidate.plan.id === plan.id);
+}
+
+export function isTrialPlanName(plan: string): boolean {
+  return plan.trim().toLowerCase() === TRIAL_PLAN_NAME.toLowerCase();
+}
+
+export const TRIAL_MESSAGES = {
+  loginRequired: 'Please login first',
+  saveFailed: 'Failed to save plan.',
+  saveError: 'Error saving trial plan',
+  startNow: 'Start Now',
+} as const;

@@ -1,0 +1,89 @@
+/** Hours used and left, the VM's display state and the hour alerts (spec §2 Dashboard, §4, §9). */
+import { SECOND_MS, toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
+
+const SECONDS_PER_HOUR = 3600;
+
+/** The plan's hours in seconds. */
+export function planSeconds(durationHours: number): number {
+  return Math.round(durationHours * SECONDS_PER_HOUR);
+}
+
+/** Seconds of the plan still to use: duration minus time used, never below 0 (spec §9). */
+export function remainingSeconds(durationHours: number, usedSeconds: number): number {
+  return Math.max(0, planSeconds(durationHours) - Math.floor(usedSeconds));
+}
+
+export interface UsageClock {
+  /** Usage counted up to `lastStateChange`. */
+  usageSeconds: number;
+  isRunning: boolean;
+  lastStateChange: Instant | null | undefined;
+}
+
+/**
+ * The usage the dashboard shows, ticking every second while the VM runs (spec §4): stored
+ * seconds plus whole seconds since the last state change. Only valid if `usageSeconds` is the
+ * usage counted up to that change; a store that accrues usage in between must move the anchor.
+ * A clock behind the anchor adds nothing rather than going backwards.
+ */
+export function liveUsageSeconds(clock: UsageClock, now: Instant): number {
+  const stored = Math.max(0, Math.floor(clock.usageSeconds));
+  const since = toEpochMsOrNull(clock.lastStateChange);
+  if (!clock.isRunning || since === null) return stored;
+  return stored + Math.max(0, Math.floor((toEpochMs(now) - since) / SECOND_MS));
+}
+
+/** Running if the running flag says so, else the last state recorded, else stopped (spec §4). */
+export function vmDisplayState(vm: {
+  isRunning: boolean | null | undefined;
+  lastState: string | null | undefined;
+}): string {
+  if (vm.isRunning) return 'running';
+  const last = vm.lastState?.trim().toLowerCase();
+  return last ? last : 'stopped';
+}
+
+/**
+ * Seconds as the dashboard shows them: hours (unpadded, may exceed 24), then minutes and
+ * seconds padded to two digits, e.g. "12h 05m 09s", "0h 00m 00s", "90h 00m 00s".
+ * Fractions are dropped and negatives show as zero.
+ */
+export function formatHms(seconds: number): string {
+  const total = Number.isFinite(seconds) ? Math.max(0, Math.floor(seconds)) : 0;
+  const hours = Math.floor(total / SECONDS_PER_HOUR);
+  const minutes = Math.floor((total % SECONDS_PER_HOUR) / 60);
+  const secs = total % 60;
+  return `${hours}h ${String(minutes).padStart(2, '0')}m ${String(secs).padStart(2, '0')}s`;
+}
+
+/** Share of the plan's hours used, 0–100 for display (a plan with no hours counts as fully used). */
+export function usagePercent(durationHours: number, usedSeconds: number): number {
+  const plan = planSeconds(durationHours);
+  if (plan <= 0) return 100;
+  return Math.min(100, Math.max(0, (usedSeconds / plan) * 100));
+}
+
+/** Emails go out at these shares of the plan's hours (issue 5). */
+export const HOUR_ALERT_PERCENTS = [80, 100] as const;
+export type HourAlertPercent = (typeof HOUR_ALERT_PERCENTS)[number];
+
+/** The hour alerts reached so far, e.g. [] then [80] then [80, 100]; the caller remembers which it sent. */
+export function hourAlertsReached(durationHours: number, usedSeconds: number): HourAlertPercent[] {
+  const plan = planSeconds(durationHours);
+  // Compared in whole numbers so 80% of 45 h is exactly 129,600 s, not a float near it.
+  return HOUR_ALERT_PERCENTS.filter((percent) => usedSeconds * 100 >= plan * percent);
+}
+
+/** The plan's hours are used up: the VM must stop and START is refused (architecture deviation 5). */
+export function isOutOfHours(durationHours: number, usedSeconds: number): boolean {
+  return remainingSeconds(durationHours, usedSeconds) === 0;
+}
+
+export const USAGE_MESSAGES = {
+  outOfHours: 'You have used all the hours of your plan. Renew your plan to start your VM again.',
+  stoppedHint: 'After every shut-down, start your VM',
+  startFailed: 'Could not start VM. Try again.',
+  stoppedTitle: 'Your VM is stopped',
+  stoppedBody: 'Start your instance to see usage charts.',
+  loading: 'Loading your usage…',
+} as const;
