@@ -36,4 +36,13 @@ button, .button { font: inherit; padding: .6rem 1.2rem; border-radius: 6px; bord
 .danger { background: #9b1c1c; color: #fff; border-color: #9b1c1c; }
 label { display: block; margin: .5rem 0; }
 input { font: inherit; padding: .4rem; }
+.payu-checkout { border: 1px solid #ccd; border-radius: 8px; padding: 1rem; max-width: 36rem; }
+.payu-summary { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1rem; margin: 0 0 1rem; }
+.payu-summary dt { font-weight: 600; }
+.payu-summary dd { margin: 0; word-break: break-word; }
+.payu-amount { font-size: 1.4rem; font-weight: 700; }
+.payu-actions { display: flex; flex-wrap: wrap; gap: .75rem; }
+.payu-actions form { margin: 0; }
+.payu-muted { color: #556; font-size: .9rem; }
+.payu-error { border: 1px solid #9b1c1c; background: #fdecec; border-radius: 8px; padding: .75rem 1rem; }
 `;
