@@ -1,16 +1,21 @@
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import { mailCatcher } from './mail.ts';
+import { createSandboxGoogle } from './google/index.ts';
+import { createSandboxPayU, SANDBOX_PAYU_KEY, SANDBOX_PAYU_SALT } from './payu/index.ts';
 import { STYLES } from './html.ts';
+import { createSandboxEc2, type SandboxEc2 } from './ec2/index.ts';
+
+export { SANDBOX_PAYU_KEY, SANDBOX_PAYU_SALT } from './payu/index.ts';
 
 /**
  * Local stand-ins for the outside world, speaking the real services' wire protocols.
  * It imports nothing of ours: it plays the other side. Mounted under /sandbox by
  * `npm start` and the test harness, never by the production web process.
  */
-export type SandboxOptions = { profile: 'fast' | 'aws' };
+export type SandboxOptions = { profile: 'fast' | 'aws'; ec2?: SandboxEc2 };
 
-export function createSandbox(_options: SandboxOptions): Middleware {
+export function createSandbox(options: SandboxOptions): Middleware {
   const app = new Koa();
   const router = new Router({ prefix: '/sandbox' });
   router.get('/sandbox.css', (ctx) => {
@@ -19,6 +24,15 @@ export function createSandbox(_options: SandboxOptions): Middleware {
   });
   const mail = mailCatcher();
   router.use(mail.routes(), mail.allowedMethods());
+  router.use('/google', createSandboxGoogle().router.routes());
+  const ec2 = options.ec2 ?? createSandboxEc2({ profile: options.profile });
+  router.use('/ec2', ec2.router.routes(), ec2.router.allowedMethods());
+  const payu = createSandboxPayU({
+    key: SANDBOX_PAYU_KEY,
+    salt: SANDBOX_PAYU_SALT,
+    merchantName: 'Legend Cloud',
+  });
+  router.use('/payu', payu.routes(), payu.allowedMethods());
   router.get('/', (ctx) => {
     ctx.redirect('/sandbox/mail');
   });

@@ -1,0 +1,308 @@
+import {
+  CreateTagsCommand,
+  DescribeInstancesCommand,
+  EC2Client,
+  GetPasswordDataCommand,
+  RunInstancesCommand,
+  StartInstancesCommand,
+  StopInstancesCommand,
+  TerminateInstancesCommand,
+  type _InstanceType,
+  type Filter,
+  type Instance,
+  type InstanceStateChange,
+} from '@aws-sdk/client-ec2';
+
+/**
+ * EC2 through the real `@aws-sdk/client-ec2`, against AWS or the sandbox (same wire
+ * protocol; only the endpoint and keys differ). Small typed helpers for what the jobs do;
+ * the raw client stays available for anything else.
+ */
+
+export type Ec2ClientOptions = {
+  region: string;
+  /** The sandbox, e.g. `${sandboxUrl}/sandbox/ec2/`; unset for AWS. */
+  endpoint?: string | undefined;
+  /** Unset: the SDK's default chain (environment, instance role, …). */
+  credentials?:
+    { accessKeyId: string; secretAccessKey: string; sessionToken?: string | undefined } | undefined;
+  /** Attempts per call including the SDK's own retries of 5xx and throttling. */
+  maxAttempts?: number | undefined;
+  /** A job must never hang on a socket. */
+  requestTimeoutMs?: number | undefined;
+};
+
+export const EC2_STATES = [
+  'pending',
+  'running',
+  'shutting-down',
+  'terminated',
+  'stopping',
+  'stopped',
+] as const;
+export type Ec2State = (typeof EC2_STATES)[number];
+
+const STATE_BY_CODE: Record<number, Ec2State> = {
+  0: 'pending',
+  16: 'running',
+  32: 'shutting-down',
+  48: 'terminated',
+  64: 'stopping',
+  80: 'stopped',
+};
+
+export type Ec2Instance = {
+  instanceId: string;
+  state: Ec2State;
+  instanceType: string;
+  imageId: string | null;
+  /** Changes on every start; null while stopped or not yet known. */
+  publicIp: string | null;
+  privateIp: string | null;
+  subnetId: string | null;
+  availabilityZone: string | null;
+  /** The last launch or start. */
+  launchTime: Date | null;
+  clientToken: string | null;
+  tags: Record<string, string>;
+};
+
+export type Ec2StateChange = { instanceId: string; previous: Ec2State; current: Ec2State };
+
+export type LaunchInput = {
+  /** Idempotency key: our VM id, so a retried or replayed job never launches twice. */
+  clientToken: string;
+  instanceType: string;
+  imageId: string;
+  keyName: string;
+  securityGroupIds: string[];
+  subnetId: string;
+  volumeSizeGb: number;
+  tags: Record<string, string>;
+  /** Windows AMIs boot from /dev/sda1. */
+  rootDeviceName?: string | undefined;
+};
+
+export type DescribeQuery =
+  | { instanceIds: string[] }
+  | {
+      /** Every key must match one of its values. */
+      tags?: Record<string, string | string[]> | undefined;
+      tagKeys?: string[] | undefined;
+      states?: Ec2State[] | undefined;
+      instanceTypes?: string[] | undefined;
+    };
+
+export type Ec2 = {
+  client: EC2Client;
+  launchInstance(input: LaunchInput): Promise<Ec2Instance>;
+  /** Every page. Ids that AWS does not know (yet) are simply absent, never an error. */
+  describeInstances(query: DescribeQuery): Promise<Ec2Instance[]>;
+  startInstance(instanceId: string): Promise<Ec2StateChange>;
+  stopInstance(instanceId: string, options?: { force?: boolean }): Promise<Ec2StateChange>;
+  terminateInstance(instanceId: string): Promise<Ec2StateChange>;
+  /** `passwordData` is '' until Windows' first boot has produced one. */
+  getPasswordData(instanceId: string): Promise<{ passwordData: string; timestamp: Date | null }>;
+  tagInstances(instanceIds: string[], tags: Record<string, string>): Promise<void>;
+  destroy(): void;
+};
+
+/** Ids per DescribeInstances call when asking by id (through a filter: see describeInstances). */
+const IDS_PER_CALL = 200;
+const PAGE_SIZE = 1000;
+
+export function createEc2Client(options: Ec2ClientOptions): Ec2 {
+  const timeout = options.requestTimeoutMs ?? 30_000;
+  const client = new EC2Client({
+    region: options.region,
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+    maxAttempts: options.maxAttempts ?? 3,
+    requestHandler: { requestTimeout: timeout, connectionTimeout: Math.min(timeout, 10_000) },
+  });
+
+  async function describePages(filters: Filter[]): Promise<Ec2Instance[]> {
+    const found: Ec2Instance[] = [];
+    let nextToken: string | undefined;
+    do {
+      const page = await client.send(
+        new DescribeInstancesCommand({ Filters: filters, MaxResults: PAGE_SIZE, NextToken: nextToken }),
+      );
+      for (const reservation of page.Reservations ?? []) {
+        for (const instance of reservation.Instances ?? []) found.push(toInstance(instance));
+      }
+      nextToken = page.NextToken || undefined;
+    } while (nextToken);
+    return found;
+  }
+
+  async function changeOne(
+    result: InstanceStateChange[] | undefined,
+    instanceId: string,
+  ): Promise<Ec2StateChange> {
+    const change = result?.find((c) => c.InstanceId === instanceId) ?? result?.[0];
+    if (!change) throw new Error(`EC2 answered no state change for ${instanceId}`);
+    return {
+      instanceId,
+      previous: toState(change.PreviousState?.Code, change.PreviousState?.Name),
+      current: toState(change.CurrentState?.Code, change.CurrentState?.Name),
+    };
+  }
+
+  return {
+    client,
+
+    async launchInstance(input) {
+      const tagList = Object.entries(input.tags).map(([Key, Value]) => ({ Key, Value }));
+      const output = await client.send(
+        new RunInstancesCommand({
+          ClientToken: input.clientToken,
+          ImageId: input.imageId,
+          // The SDK's union lags new instance types; EC2 validates the name itself.
+          InstanceType: input.instanceType as _InstanceType,
+          KeyName: input.keyName,
+          MinCount: 1,
+          MaxCount: 1,
+          SecurityGroupIds: input.securityGroupIds,
+          SubnetId: input.subnetId,
+          BlockDeviceMappings: [
+            {
+              DeviceName: input.rootDeviceName ?? '/dev/sda1',
+              Ebs: { VolumeSize: input.volumeSizeGb, VolumeType: 'gp3', DeleteOnTermination: true },
+            },
+          ],
+          TagSpecifications: [
+            { ResourceType: 'instance', Tags: tagList },
+            { ResourceType: 'volume', Tags: tagList },
+          ],
+          MetadataOptions: { HttpTokens: 'required', HttpEndpoint: 'enabled' },
+        }),
+      );
+      const instance = output.Instances?.[0];
+      if (!instance) throw new Error('RunInstances answered no instance');
+      return toInstance(instance);
+    },
+
+    async describeInstances(query) {
+      if ('instanceIds' in query) {
+        // By filter rather than InstanceIds: one unknown id (EC2 is eventually consistent
+        // right after a launch) would otherwise fail the whole batch with NotFound.
+        const ids = [...new Set(query.instanceIds)];
+        const found: Ec2Instance[] = [];
+        for (let i = 0; i < ids.length; i += IDS_PER_CALL) {
+          found.push(
+            ...(await describePages([{ Name: 'instance-id', Values: ids.slice(i, i + IDS_PER_CALL) }])),
+          );
+        }
+        return found;
+      }
+      const filters: Filter[] = [];
+      for (const [key, value] of Object.entries(query.tags ?? {})) {
+        filters.push({ Name: `tag:${key}`, Values: Array.isArray(value) ? value : [value] });
+      }
+      if (query.tagKeys?.length) filters.push({ Name: 'tag-key', Values: query.tagKeys });
+      if (query.states?.length) filters.push({ Name: 'instance-state-name', Values: query.states });
+      if (query.instanceTypes?.length) filters.push({ Name: 'instance-type', Values: query.instanceTypes });
+      return describePages(filters);
+    },
+
+    async startInstance(instanceId) {
+      const output = await client.send(new StartInstancesCommand({ InstanceIds: [instanceId] }));
+      return changeOne(output.StartingInstances, instanceId);
+    },
+
+    async stopInstance(instanceId, stopOptions = {}) {
+      const output = await client.send(
+        new StopInstancesCommand({ InstanceIds: [instanceId], Force: stopOptions.force }),
+      );
+      return changeOne(output.StoppingInstances, instanceId);
+    },
+
+    async terminateInstance(instanceId) {
+      const output = await client.send(new TerminateInstancesCommand({ InstanceIds: [instanceId] }));
+      return changeOne(output.TerminatingInstances, instanceId);
+    },
+
+    async getPasswordData(instanceId) {
+      const output = await client.send(new GetPasswordDataCommand({ InstanceId: instanceId }));
+      return { passwordData: (output.PasswordData ?? '').trim(), timestamp: output.Timestamp ?? null };
+    },
+
+    async tagInstances(instanceIds, tags) {
+      if (instanceIds.length === 0) return;
+      await client.send(
+        new CreateTagsCommand({
+          Resources: instanceIds,
+          Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
+        }),
+      );
+    },
+
+    destroy() {
+      client.destroy();
+    },
+  };
+}
+
+function toState(code: number | undefined, name: string | undefined): Ec2State {
+  if ((EC2_STATES as readonly string[]).includes(name ?? '')) return name as Ec2State;
+  // Only the low byte of the code is meaningful; the high byte is internal to AWS.
+  return STATE_BY_CODE[(code ?? 0) & 0xff] ?? 'pending';
+}
+
+export function toInstance(instance: Instance): Ec2Instance {
+  if (!instance.InstanceId) throw new Error('EC2 answered an instance without an id');
+  return {
+    instanceId: instance.InstanceId,
+    state: toState(instance.State?.Code, instance.State?.Name),
+    instanceType: instance.InstanceType ?? '',
+    imageId: instance.ImageId ?? null,
+    publicIp: instance.PublicIpAddress || null,
+    privateIp: instance.PrivateIpAddress || null,
+    subnetId: instance.SubnetId || null,
+    availabilityZone: instance.Placement?.AvailabilityZone || null,
+    launchTime: instance.LaunchTime ?? null,
+    clientToken: instance.ClientToken || null,
+    tags: Object.fromEntries(
+      (instance.Tags ?? []).filter((t) => t.Key !== undefined).map((t) => [t.Key as string, t.Value ?? '']),
+    ),
+  };
+}
+
+export type Ec2ErrorClass = 'capacity' | 'throttled' | 'not-found' | 'incorrect-state' | 'limit' | 'other';
+
+const CLASSES: Record<string, Ec2ErrorClass> = {
+  // No machine of that type in that zone right now: retry later or another subnet/AZ.
+  InsufficientInstanceCapacity: 'capacity',
+  InsufficientCapacity: 'capacity',
+  InsufficientHostCapacity: 'capacity',
+  InsufficientReservedInstanceCapacity: 'capacity',
+  // The zone does not offer the type at all: another subnet/AZ is the answer too.
+  Unsupported: 'capacity',
+  RequestLimitExceeded: 'throttled',
+  EC2ThrottledException: 'throttled',
+  Throttling: 'throttled',
+  ThrottlingException: 'throttled',
+  RequestThrottled: 'throttled',
+  // Also what a just-launched instance answers for a while (eventual consistency).
+  'InvalidInstanceID.NotFound': 'not-found',
+  IncorrectInstanceState: 'incorrect-state',
+  IncorrectState: 'incorrect-state',
+  // Account quotas: waiting does not help until the quota is raised or machines are freed.
+  VcpuLimitExceeded: 'limit',
+  InstanceLimitExceeded: 'limit',
+};
+
+/** What a job should do about an EC2 failure, from the error code the SDK puts in `name`. */
+export function classifyEc2Error(error: unknown): Ec2ErrorClass {
+  if (typeof error !== 'object' || error === null) return 'other';
+  const name = (error as { name?: unknown }).name;
+  return typeof name === 'string' ? (CLASSES[name] ?? 'other') : 'other';
+}
+
+/** The request id of a failed call (from the `x-amzn-requestid` header), for logs and AWS support. */
+export function ec2RequestId(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const metadata = (error as { $metadata?: { requestId?: unknown } }).$metadata;
+  return typeof metadata?.requestId === 'string' ? metadata.requestId : undefined;
+}

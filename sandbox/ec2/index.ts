@@ -1,0 +1,303 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { koaBody } from 'koa-body';
+import { z } from 'zod';
+import { createEngine, type ControlInput, type Engine } from './engine.ts';
+import { Ec2Error } from './errors.ts';
+import { createSaver, loadState, type Saver } from './persistence.ts';
+import {
+  bool,
+  filters,
+  int,
+  parseParams,
+  required,
+  scalarList,
+  str,
+  structList,
+  tags,
+  type Params,
+} from './query.ts';
+import { reservationsXml, instanceXml, stateChangeXml } from './render.ts';
+import type { ProfileName } from './timing.ts';
+import { errorDocument, items, leaf, responseDocument } from './xml.ts';
+
+/**
+ * A stand-in for the EC2 API that the real `@aws-sdk/client-ec2` talks to: the EC2 Query
+ * protocol at `POST /` (mounted at /sandbox/ec2), XML answers and EC2's error format.
+ * Signatures are not checked, but a request without an Authorization header is refused as
+ * AWS would. Tests and the demo steer it through `/_control`, `/_state` and `/_reset`.
+ */
+
+export type SandboxEc2Options = {
+  profile?: ProfileName;
+  /** Milliseconds since the epoch; tests pass a clock they move by hand. */
+  now?: () => number;
+  /** In [0, 1): samples transition durations and picks addresses. */
+  random?: () => number;
+  /** Key pair name → PEM (public, or private whose public half is used). */
+  keyPairs?: Record<string, string>;
+  /** The key pair generated on first need, its private key available from `defaultPrivateKeyPem()`. */
+  defaultKeyName?: string;
+  /** Instances of a type that may hold hardware at once; others get `defaultCapacity`. */
+  capacity?: Record<string, number>;
+  defaultCapacity?: number;
+  /** The account's On-Demand vCPU quota; null for none. */
+  vcpuLimit?: number | null;
+  region?: string;
+  ownerId?: string;
+  /** How long terminated instances stay visible (AWS: about an hour). */
+  terminatedVisibleMs?: number;
+  defaultSubnetId?: string;
+  /** Keep the world in this JSON file across restarts. */
+  stateFile?: string;
+  saveDebounceMs?: number;
+  warn?: (message: string) => void;
+};
+
+export type SandboxEc2 = {
+  /** Routes without a prefix: mount at /sandbox/ec2. */
+  router: Router;
+  control(input: ControlInput): void;
+  state(): ReturnType<Engine['snapshot']>;
+  reset(): void;
+  defaultKeyName: string;
+  defaultPrivateKeyPem(): string;
+  /** Writes pending state to the state file now. */
+  flush(): Promise<void>;
+};
+
+export type { ControlInput, Fault } from './engine.ts';
+
+const Range = z
+  .tuple([z.number().int().min(0), z.number().int().min(0)])
+  .refine(([min, max]) => min <= max, 'min above max');
+
+export const ControlSchema = z.strictObject({
+  faults: z
+    .array(
+      z.strictObject({
+        action: z.string().min(1),
+        code: z.string().min(1),
+        message: z.string().optional(),
+        status: z.number().int().min(400).max(599).optional(),
+        times: z.number().int().min(1).optional(),
+        subnetId: z.string().optional(),
+        instanceType: z.string().optional(),
+        instanceId: z.string().optional(),
+      }),
+    )
+    .optional(),
+  clearFaults: z.boolean().optional(),
+  capacity: z.record(z.string(), z.number().int().min(0).nullable()).optional(),
+  defaultCapacity: z.number().int().min(0).optional(),
+  vcpuLimit: z.number().int().min(0).nullable().optional(),
+  profile: z.enum(['fast', 'aws']).optional(),
+  timings: z
+    .strictObject({ launch: Range, password: Range, start: Range, stop: Range, terminate: Range })
+    .partial()
+    .optional(),
+  advanceMs: z.number().int().min(0).optional(),
+  eventualConsistencyMs: z.number().int().min(0).optional(),
+  keyPairs: z.record(z.string(), z.string()).optional(),
+});
+
+const MAX_BODY = 1024 * 1024;
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY) throw new Ec2Error('InvalidParameterValue', 'The request body is too large.');
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
+  const region = options.region ?? 'ap-south-1';
+  const ownerId = options.ownerId ?? '123456789012';
+  const warn = options.warn ?? ((message: string) => console.warn(message));
+  let saver: Saver | null = null;
+  const engine = createEngine({
+    profile: options.profile ?? 'fast',
+    now: options.now ?? Date.now,
+    random: options.random ?? Math.random,
+    region,
+    ownerId,
+    keyPairs: options.keyPairs ?? {},
+    defaultKeyName: options.defaultKeyName ?? 'legend-sandbox',
+    capacity: options.capacity ?? {},
+    defaultCapacity: options.defaultCapacity ?? 50,
+    vcpuLimit: options.vcpuLimit ?? null,
+    terminatedVisibleMs: options.terminatedVisibleMs ?? 60 * 60 * 1000,
+    defaultSubnetId: options.defaultSubnetId ?? 'subnet-0sandbox0000000001',
+    onChange: () => saver?.schedule(),
+  });
+  if (options.stateFile) {
+    const saved = loadState(options.stateFile, warn);
+    if (saved) engine.restore(saved);
+    const file = options.stateFile;
+    saver = createSaver(file, () => engine.serialize(), options.saveDebounceMs ?? 250, warn);
+  }
+
+  function handle(action: string, params: Params): string {
+    switch (action) {
+      case 'RunInstances': {
+        const instanceTags = structList(params, 'TagSpecification')
+          .filter((spec) => spec.get('ResourceType') === 'instance')
+          .flatMap((spec) => tags(spec));
+        const root = structList(params, 'BlockDeviceMapping')[0];
+        const volumeSize = root ? int(root, 'Ebs.VolumeSize') : undefined;
+        const request = {
+          imageId: required(params, 'ImageId'),
+          instanceType: str(params, 'InstanceType') ?? 'm1.small',
+          minCount: int(params, 'MinCount') ?? 1,
+          maxCount: int(params, 'MaxCount') ?? 1,
+          keyName: str(params, 'KeyName') ?? null,
+          subnetId: str(params, 'SubnetId') ?? null,
+          securityGroupIds: scalarList(params, 'SecurityGroupId'),
+          clientToken: str(params, 'ClientToken') ?? null,
+          instanceTags,
+          volumeSizeGb: volumeSize ?? null,
+          rootDeviceName: root?.get('DeviceName') ?? null,
+        };
+        engine.checkFaults(action, { subnetId: request.subnetId, instanceType: request.instanceType });
+        dryRun(params);
+        const result = engine.runInstances(request);
+        return (
+          leaf('reservationId', result.reservationId) +
+          leaf('ownerId', ownerId) +
+          items(
+            'instancesSet',
+            result.views.map((v) => instanceXml(engine, region, v)),
+          )
+        );
+      }
+      case 'DescribeInstances': {
+        const instanceIds = scalarList(params, 'InstanceId');
+        engine.checkFaults(action, { instanceIds });
+        dryRun(params);
+        const result = engine.describeInstances({
+          instanceIds,
+          filters: filters(params),
+          maxResults: int(params, 'MaxResults') ?? null,
+          nextToken: str(params, 'NextToken') || null,
+        });
+        return (
+          items('reservationSet', reservationsXml(engine, region, ownerId, result.views)) +
+          leaf('nextToken', result.nextToken)
+        );
+      }
+      case 'StartInstances':
+      case 'StopInstances':
+      case 'TerminateInstances': {
+        const instanceIds = scalarList(params, 'InstanceId');
+        if (instanceIds.length === 0)
+          throw new Ec2Error('MissingParameter', 'The request must contain the parameter InstanceId');
+        engine.checkFaults(action, { instanceIds });
+        dryRun(params);
+        const changes =
+          action === 'StartInstances'
+            ? engine.startInstances(instanceIds)
+            : action === 'StopInstances'
+              ? engine.stopInstances(instanceIds)
+              : engine.terminateInstances(instanceIds);
+        return items('instancesSet', changes.map(stateChangeXml));
+      }
+      case 'GetPasswordData': {
+        const instanceId = required(params, 'InstanceId');
+        engine.checkFaults(action, { instanceIds: [instanceId] });
+        dryRun(params);
+        const result = engine.getPasswordData(instanceId);
+        return (
+          leaf('instanceId', result.instanceId) +
+          leaf('timestamp', new Date(result.timestamp).toISOString()) +
+          leaf('passwordData', result.passwordData)
+        );
+      }
+      case 'CreateTags': {
+        const resourceIds = scalarList(params, 'ResourceId');
+        if (resourceIds.length === 0)
+          throw new Ec2Error('MissingParameter', 'The request must contain the parameter ResourceId');
+        engine.checkFaults(action, { instanceIds: resourceIds.filter((id) => id.startsWith('i-')) });
+        dryRun(params);
+        engine.createTags(resourceIds, tags(params));
+        return leaf('return', true);
+      }
+      default:
+        engine.checkFaults(action, {});
+        throw new Ec2Error('UnsupportedOperation', `The sandbox does not simulate the action ${action}.`);
+    }
+  }
+
+  function dryRun(params: Params): void {
+    if (bool(params, 'DryRun'))
+      throw new Ec2Error('DryRunOperation', 'Request would have succeeded, but DryRun flag is set.');
+  }
+
+  async function query(ctx: Context): Promise<void> {
+    const requestId = randomUUID();
+    ctx.set('x-amzn-requestid', requestId);
+    ctx.set('Cache-Control', 'no-cache, no-store');
+    ctx.type = 'text/xml;charset=UTF-8';
+    try {
+      const body = ctx.method === 'POST' ? await readBody(ctx.req) : ctx.querystring;
+      if (!ctx.get('authorization')) {
+        throw new Ec2Error('AuthFailure', 'AWS was not able to validate the provided access credentials');
+      }
+      const params = parseParams(body);
+      const action = params.get('Action') ?? '';
+      if (!action) throw new Ec2Error('MissingAction', 'The request must contain the parameter Action');
+      ctx.status = 200;
+      ctx.body = responseDocument(action, requestId, handle(action, params));
+    } catch (error) {
+      if (!(error instanceof Ec2Error)) throw error;
+      ctx.status = error.status;
+      ctx.body = errorDocument(error.code, error.message, requestId);
+    }
+  }
+
+  const router = new Router();
+  router.post('/', query);
+  router.get('/', query);
+  router.get('/_state', (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = engine.snapshot();
+  });
+  router.post('/_control', koaBody({ jsonLimit: '1mb', urlencoded: false, text: false }), (ctx) => {
+    const parsed = ControlSchema.safeParse(ctx.request.body);
+    if (!parsed.success) {
+      ctx.status = 400;
+      ctx.body = { message: 'not a sandbox EC2 control request', issues: parsed.error.issues };
+      return;
+    }
+    try {
+      engine.control(parsed.data);
+    } catch (error) {
+      ctx.status = 400;
+      ctx.body = { message: (error as Error).message };
+      return;
+    }
+    ctx.body = engine.snapshot();
+  });
+  router.post('/_reset', (ctx) => {
+    engine.reset();
+    ctx.status = 204;
+  });
+
+  return {
+    router,
+    control: (input) => engine.control(ControlSchema.parse(input)),
+    state: () => engine.snapshot(),
+    reset: () => engine.reset(),
+    defaultKeyName: options.defaultKeyName ?? 'legend-sandbox',
+    defaultPrivateKeyPem: () => engine.defaultPrivateKeyPem(),
+    flush: async () => {
+      await saver?.flush();
+    },
+  };
+}
