@@ -1,7 +1,6 @@
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import { mailCatcher } from './mail.ts';
-import { createSandboxGoogle } from './google/index.ts';
 import { createSandboxPayU, SANDBOX_PAYU_KEY, SANDBOX_PAYU_SALT } from './payu/index.ts';
 import { STYLES } from './html.ts';
 import { createSandboxEc2, type SandboxEc2 } from './ec2/index.ts';
@@ -24,7 +23,6 @@ export function createSandbox(options: SandboxOptions): Middleware {
   });
   const mail = mailCatcher();
   router.use(mail.routes(), mail.allowedMethods());
-  router.use('/google', createSandboxGoogle().router.routes());
   const ec2 = options.ec2 ?? createSandboxEc2({ profile: options.profile });
   router.use('/ec2', ec2.router.routes(), ec2.router.allowedMethods());
   const payu = createSandboxPayU({
