@@ -39,7 +39,11 @@ export async function benchApi(): Promise<void> {
       fetch(`${base}/api/report-problem`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', origin: base },
-        body: JSON.stringify({ title: 'Bench', description: 'A benchmark report', phoneNumber: '9876543210' }),
+        body: JSON.stringify({
+          title: 'Bench',
+          description: 'A benchmark report',
+          phoneNumber: '9876543210',
+        }),
       }).then((r) => r.arrayBuffer());
 
     for (let i = 0; i < 50; i++) await report(); // warm-up: JIT, pools, prepared paths
@@ -55,8 +59,12 @@ export async function benchApi(): Promise<void> {
     };
     const ready = await timings(300, () => fetch(`${base}/readyz`).then((r) => r.arrayBuffer()));
     const reports = await timings(300, report);
-    console.log(`GET /readyz              median ${fmtMs(median(ready))}  p95 ${fmtMs(percentile(ready, 95))}  (n=300)`);
-    console.log(`POST /api/report-problem median ${fmtMs(median(reports))}  p95 ${fmtMs(percentile(reports, 95))}  (n=300)`);
+    console.log(
+      `GET /readyz              median ${fmtMs(median(ready))}  p95 ${fmtMs(percentile(ready, 95))}  (n=300)`,
+    );
+    console.log(
+      `POST /api/report-problem median ${fmtMs(median(reports))}  p95 ${fmtMs(percentile(reports, 95))}  (n=300)`,
+    );
 
     const concurrent = 20;
     const total = 600;
@@ -68,7 +76,9 @@ export async function benchApi(): Promise<void> {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    console.log(`POST /api/report-problem ${concurrent} at a time: ${(total / seconds).toFixed(0)} req/s (${total} requests)`);
+    console.log(
+      `POST /api/report-problem ${concurrent} at a time: ${(total / seconds).toFixed(0)} req/s (${total} requests)`,
+    );
 
     server.closeAllConnections();
     server.close();
