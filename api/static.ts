@@ -18,6 +18,8 @@ export function spa(dir = SPA_DIR): Middleware<AppState> {
     gzip: true,
     brotli: true,
     setHeaders(res, filePath) {
+      // The same URL is served as .br, .gz or plain by Accept-Encoding: caches must key on it.
+      res.setHeader('Vary', 'Accept-Encoding');
       const relative = path.relative(dir, filePath);
       res.setHeader(
         'Cache-Control',

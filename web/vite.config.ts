@@ -1,10 +1,46 @@
-import { defineConfig } from 'vite';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+
+/**
+ * Writes .br and .gz beside every text asset at build time. The web process serves them
+ * (koa-static picks the best the browser accepts), so no CPU is spent compressing per request
+ * and the app is small on the wire with or without a compressing proxy in front.
+ */
+function precompress(): Plugin {
+  let outDir = '';
+  return {
+    name: 'legend-precompress',
+    apply: 'build',
+    configResolved(config) {
+      outDir = path.resolve(config.root, config.build.outDir);
+    },
+    async closeBundle() {
+      const files = (await readdir(outDir, { recursive: true })) as string[];
+      await Promise.all(
+        files
+          .filter((f) => /\.(js|css|html|svg|json|txt)$/.test(f))
+          .map(async (file) => {
+            const full = path.join(outDir, file);
+            const content = await readFile(full);
+            if (content.length < 1024) return;
+            await writeFile(`${full}.gz`, gzipSync(content, { level: 9 }));
+            await writeFile(
+              `${full}.br`,
+              brotliCompressSync(content, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+            );
+          }),
+      );
+    },
+  };
+}
 
 // The SPA builds to web/dist, which the web process serves (hashed files under /assets).
 export default defineConfig({
   root: import.meta.dirname,
-  plugins: [react()],
+  plugins: [react(), precompress()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -95,7 +95,12 @@ describe.skipIf(!hasBrowser())('the shell', () => {
     const body = await html.text();
     const asset = /\/assets\/[^"]+\.js/.exec(body)?.[0];
     expect(asset).toBeDefined();
-    const js = await fetch(`${baseUrl()}${asset}`);
+    const js = await fetch(`${baseUrl()}${asset}`, { headers: { 'accept-encoding': 'br, gzip' } });
     expect(js.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    // Precompressed at build time and chosen by Accept-Encoding.
+    expect(js.headers.get('content-encoding')).toBe('br');
+    expect(js.headers.get('vary')).toContain('Accept-Encoding');
+    const gz = await fetch(`${baseUrl()}${asset}`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(gz.headers.get('content-encoding')).toBe('gzip');
   });
 });
