@@ -1,0 +1,56 @@
+import { randomInt } from 'node:crypto';
+import { decrypt, hashCode } from '../../core/crypto.ts';
+import type { Db } from '../../core/db/pool.ts';
+import { useRecoveryCode } from '../../core/db/twoFactor.ts';
+import { claimTotpStep, type User } from '../../core/db/users.ts';
+import { checkTotp } from '../../core/totp.ts';
+import { RECOVERY_CODE_COUNT } from '../../core/db/twoFactor.ts';
+
+/** The second factor: TOTP codes from an authenticator app, or single-use recovery codes. */
+
+/** Key purposes for core/crypto.ts: the encrypted TOTP secret and the recovery-code pepper. */
+export const TOTP_SECRET_PURPOSE = 'totp-secret';
+const RECOVERY_PURPOSE = 'recovery-code';
+
+// No 0/o, 1/l/i: read off paper and typed on a phone.
+const ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
+
+/** Ten fresh recovery codes (`xxxxx-xxxxx`, about 49 bits each), shown to the user once. */
+export function newRecoveryCodes(): string[] {
+  return Array.from({ length: RECOVERY_CODE_COUNT }, () => {
+    let raw = '';
+    for (let i = 0; i < 10; i++) raw += ALPHABET[randomInt(ALPHABET.length)];
+    return `${raw.slice(0, 5)}-${raw.slice(5)}`;
+  });
+}
+
+/** Case, spaces and dashes do not matter when a recovery code is typed back. */
+export function normaliseRecoveryCode(code: string): string {
+  return code.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
+export function hashRecoveryCode(appSecret: string, userId: string, code: string): string {
+  return hashCode(appSecret, RECOVERY_PURPOSE, `${userId}\n${normaliseRecoveryCode(code)}`);
+}
+
+/**
+ * Whether `code` is a good second factor for `user` right now: a TOTP code not used before,
+ * or an unused recovery code (which is then used up).
+ */
+export async function checkSecondFactor(
+  db: Db,
+  appSecret: string,
+  user: User,
+  code: string,
+): Promise<boolean> {
+  if (!user.totp_enabled_at || !user.totp_secret_encrypted) return false;
+  const trimmed = code.trim().replace(/\s+/g, '');
+  if (/^\d{6}$/.test(trimmed)) {
+    const secret = decrypt(appSecret, TOTP_SECRET_PURPOSE, user.totp_secret_encrypted);
+    const step = await checkTotp(secret, trimmed, user.totp_last_step);
+    return step !== null && (await claimTotpStep(db, user.id, step));
+  }
+  const normalised = normaliseRecoveryCode(trimmed);
+  if (normalised.length !== 10) return false;
+  return useRecoveryCode(db, user.id, hashRecoveryCode(appSecret, user.id, normalised));
+}

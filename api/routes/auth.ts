@@ -1,0 +1,437 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { hashCode, hashToken, randomDigits, randomToken, safeEqual } from '../../core/crypto.ts';
+import {
+  checkCode,
+  consumeCodes,
+  insertCode,
+  CODE_TTL_MINUTES,
+  type CodePurpose,
+} from '../../core/db/codes.ts';
+import {
+  deletePendingRegistration,
+  deleteStalePendingRegistrations,
+  findPendingRegistration,
+  upsertPendingRegistration,
+} from '../../core/db/pendingRegistrations.ts';
+import {
+  consumePasswordResetToken,
+  consumeUserResetTokens,
+  insertPasswordResetToken,
+  RESET_TTL_MINUTES,
+} from '../../core/db/passwordResets.ts';
+import { revokeUserSessions } from '../../core/db/sessions.ts';
+import {
+  consumeChallenge,
+  consumeUserChallenges,
+  failChallenge,
+  findLiveChallenge,
+} from '../../core/db/twoFactor.ts';
+import {
+  findUserByEmail,
+  findUserByGoogleSub,
+  findUserById,
+  insertUser,
+  linkGoogleAccount,
+  updatePasswordHash,
+  type User,
+} from '../../core/db/users.ts';
+import {
+  ACCOUNT_MESSAGES as M,
+  EMAIL_MAX_LENGTH,
+  EMAIL_PATTERN,
+  NAME_MAX_LENGTH,
+  OTP_PATTERN,
+} from '../../core/domain/account.ts';
+import { PASSWORD_MAX_LENGTH, passwordProblem } from '../../core/domain/password.ts';
+import { PHONE_MESSAGE, PHONE_PATTERN } from '../../core/domain/phone.ts';
+import {
+  loginCodeMail,
+  passwordChangedMail,
+  passwordResetMail,
+  registrationCodeMail,
+} from '../../core/emails/accounts.ts';
+import { hashPassword, passwordNeedsRehash, verifyPassword } from '../../core/passwords.ts';
+import { GoogleTokenError } from '../../core/providers/googleSignIn.ts';
+import { sendJob } from '../../core/queue.ts';
+import {
+  clearCookie,
+  GOOGLE_NONCE_COOKIE,
+  readCookie,
+  SESSION_COOKIE,
+  TWO_FACTOR_COOKIE,
+  writeCookie,
+} from '../auth/cookies.ts';
+import { completeLogin, endSession, startSession, type LoginOutcome } from '../auth/sessions.ts';
+import { checkSecondFactor } from '../auth/twoFactor.ts';
+import { badRequest, conflict, HttpError, unauthorized } from '../errors.ts';
+import { input, validate } from '../middleware/validate.ts';
+import { sessionBody } from '../presenters/user.ts';
+import type { AppContext, AppState } from '../context.ts';
+import type { Services } from '../services.ts';
+
+/**
+ * `/api/auth/*` (spec §7): register → emailed code → account; login by password, by emailed
+ * code or by Google; reset by link; the second factor; the session check and logout.
+ * No answer tells whether an email has an account, except register's 409 (the spec's).
+ */
+
+// --- schemas -------------------------------------------------------------------------------
+
+const requiredString = (message: string) => z.string({ error: message }).trim().min(1, message);
+
+export const Email = requiredString(M.emailRequired)
+  .max(EMAIL_MAX_LENGTH, M.emailInvalid)
+  .toLowerCase()
+  .regex(EMAIL_PATTERN, M.emailInvalid);
+
+const Otp = requiredString(M.otpRequired).regex(OTP_PATTERN, M.otpInvalid);
+
+const NewPassword = z
+  .string({ error: M.resetEmpty })
+  .min(1, M.resetEmpty)
+  .superRefine((value, ctx) => {
+    const problem = passwordProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+export const RegisterBody = z.object({
+  name: requiredString(M.nameRequired).max(
+    NAME_MAX_LENGTH,
+    `Name must be at most ${NAME_MAX_LENGTH} characters.`,
+  ),
+  email: Email,
+  phone: requiredString(M.phoneRequired).regex(PHONE_PATTERN, PHONE_MESSAGE),
+  password: z
+    .string({ error: 'Password is required.' })
+    .min(1, 'Password is required.')
+    .superRefine((value, ctx) => {
+      const problem = passwordProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+});
+type RegisterBody = z.infer<typeof RegisterBody>;
+
+/** The spec's payload (name, email, phone, password, otp); only email and otp are used (deviation 3). */
+export const VerifyOtpBody = z.object({ email: Email, otp: Otp });
+type VerifyOtpBody = z.infer<typeof VerifyOtpBody>;
+
+export const EmailBody = z.object({ email: Email });
+type EmailBody = z.infer<typeof EmailBody>;
+
+export const LoginBody = z.object({
+  email: requiredString(M.loginRequired).max(EMAIL_MAX_LENGTH, M.loginFailed).toLowerCase(),
+  password: z
+    .string({ error: M.loginRequired })
+    .min(1, M.loginRequired)
+    .max(PASSWORD_MAX_LENGTH * 4, M.loginFailed),
+});
+type LoginBody = z.infer<typeof LoginBody>;
+
+export const ForgotBody = z.object({
+  email: Email,
+  method: z.enum(['link', 'otp'], { error: 'Choose Reset via Link or Login via OTP.' }),
+});
+type ForgotBody = z.infer<typeof ForgotBody>;
+
+export const ResetBody = z.object({
+  email: requiredString(M.resetMissing).max(EMAIL_MAX_LENGTH, M.resetMissing).toLowerCase(),
+  token: requiredString(M.resetMissing).max(200, M.resetMissing),
+  newPassword: NewPassword,
+});
+type ResetBody = z.infer<typeof ResetBody>;
+
+export const TwoFactorBody = z.object({
+  code: requiredString('Please enter the code.').max(40, 'That code is not right.'),
+});
+type TwoFactorBody = z.infer<typeof TwoFactorBody>;
+
+export const GoogleBody = z.object({
+  credential: requiredString('Google sign-in failed. Please try again.').max(
+    8000,
+    'Google sign-in failed. Please try again.',
+  ),
+});
+type GoogleBody = z.infer<typeof GoogleBody>;
+
+// --- messages the server owns --------------------------------------------------------------
+
+const WRONG_LOGIN = 'Invalid email or password.';
+const WRONG_CODE = 'Invalid OTP. Please check the code and try again.';
+const DEAD_CODE = 'This OTP has expired or was tried too many times. Please request a new one.';
+const NO_PENDING = 'Your sign-up has expired. Please register again.';
+const BAD_RESET = 'This reset link is invalid or has expired. Please ask for a new one.';
+const TWO_FACTOR_EXPIRED = 'Your sign-in has expired. Please log in again.';
+const TWO_FACTOR_WRONG = 'That code is not right. Please try again.';
+const GOOGLE_FAILED = 'Google sign-in failed. Please try again.';
+
+// --- routes --------------------------------------------------------------------------------
+
+export function authRoutes(services: Services): Router<AppState> {
+  const router = new Router<AppState>();
+  const { db, boss, config, limiters } = services;
+  const secret = config.appSecret;
+  const cookies = { production: config.production };
+
+  const codeHash = (purpose: CodePurpose, email: string, code: string) =>
+    hashCode(secret, `otp-${purpose}`, `${email}\n${code}`);
+
+  /** Answers a finished first factor: the session user, or the request for a second factor. */
+  async function answerLogin(ctx: AppContext, outcome: LoginOutcome) {
+    if (outcome.kind === 'two-factor') {
+      ctx.body = { twoFactorRequired: true, message: M.twoFactorPrompt };
+      return;
+    }
+    ctx.body = await sessionBody(db, ctx.state.user!);
+  }
+
+  // Session check (spec §7 `GET /auth/login`): 401 when nobody is logged in.
+  router.get('/auth/login', async (ctx) => {
+    if (!ctx.state.user) throw unauthorized();
+    ctx.body = await sessionBody(db, ctx.state.user);
+  });
+
+  router.post('/auth/register', validate(RegisterBody), async (ctx) => {
+    const body = input<RegisterBody>(ctx);
+    await limiters.codeSendIp.consume(ctx.ip);
+    if (await findUserByEmail(db, body.email)) throw conflict(M.userExists);
+    await limiters.codeSendHour.consume(`register:${body.email}`);
+    // Hash before the transaction: slonik may retry it, and argon2 is deliberately slow.
+    const passwordHash = await hashPassword(body.password);
+    const code = randomDigits(6);
+    await db.transaction(async (trx) => {
+      await deleteStalePendingRegistrations(trx);
+      await upsertPendingRegistration(trx, {
+        email: body.email,
+        name: body.name,
+        phone: body.phone,
+        passwordHash,
+      });
+      await insertCode(trx, body.email, 'register', codeHash('register', body.email, code));
+      await sendJob(
+        boss,
+        'email-send',
+        registrationCodeMail(secret, body.email, body.name, code, CODE_TTL_MINUTES),
+        { db: trx },
+      );
+    });
+    ctx.body = { message: M.codeSent };
+  });
+
+  router.post('/auth/verify-otp', validate(VerifyOtpBody), async (ctx) => {
+    const { email, otp } = input<VerifyOtpBody>(ctx);
+    await limiters.codeCheckIp.consume(ctx.ip);
+    await limiters.codeCheckEmail.consume(`register:${email}`);
+    const result = await checkCode(db, email, 'register', codeHash('register', email, otp));
+    if (result === 'wrong') throw badRequest(WRONG_CODE);
+    if (result === 'none') throw badRequest(DEAD_CODE);
+    const pending = await findPendingRegistration(db, email);
+    if (!pending) throw badRequest(NO_PENDING);
+    await db.transaction(async (trx) => {
+      // Someone may have finished this sign-up (or signed in with Google) meanwhile.
+      if (await findUserByEmail(trx, email)) throw conflict(M.userExists);
+      const user = await insertUser(trx, {
+        email,
+        name: pending.name,
+        phone: pending.phone,
+        passwordHash: pending.password_hash,
+        googleSub: null,
+      });
+      await deletePendingRegistration(trx, email);
+      await startSession(ctx, services, user, trx);
+    });
+    ctx.body = await sessionBody(db, ctx.state.user!);
+  });
+
+  router.post('/auth/resend-otp', validate(EmailBody), async (ctx) => {
+    const { email } = input<EmailBody>(ctx);
+    await limiters.codeSendIp.consume(ctx.ip);
+    const pending = await findPendingRegistration(db, email);
+    if (!pending) throw badRequest(NO_PENDING);
+    await limiters.codeSendMinute.consume(`register:${email}`);
+    await limiters.codeSendHour.consume(`register:${email}`);
+    const code = randomDigits(6);
+    await db.transaction(async (trx) => {
+      await insertCode(trx, email, 'register', codeHash('register', email, code));
+      await sendJob(
+        boss,
+        'email-send',
+        registrationCodeMail(secret, email, pending.name, code, CODE_TTL_MINUTES),
+        { db: trx },
+      );
+    });
+    ctx.body = { message: M.resendSuccess };
+  });
+
+  router.post('/auth/login', validate(LoginBody), async (ctx) => {
+    const { email, password } = input<LoginBody>(ctx);
+    await limiters.loginIp.consume(ctx.ip);
+    await limiters.loginEmail.consume(email);
+    const user = await findUserByEmail(db, email);
+    // Always runs argon2 (a dummy hash without a user), so timing does not reveal accounts.
+    const ok = await verifyPassword(user?.password_hash, password);
+    if (!user || !ok) throw unauthorized(WRONG_LOGIN);
+    if (user.password_hash && passwordNeedsRehash(user.password_hash)) {
+      await updatePasswordHash(db, user.id, await hashPassword(password));
+    }
+    await answerLogin(ctx, await completeLogin(ctx, services, user, 'password'));
+  });
+
+  router.post('/auth/logout', async (ctx) => {
+    await endSession(ctx, services);
+    clearCookie(ctx, TWO_FACTOR_COOKIE, cookies);
+    ctx.body = { message: 'Logged out.' };
+  });
+
+  // Always the same answer, whether or not the email has an account (no enumeration). The
+  // limits apply to every email alike, so a 429 tells nothing either.
+  router.post('/auth/forgot-password', validate(ForgotBody), async (ctx) => {
+    const { email, method } = input<ForgotBody>(ctx);
+    await limiters.codeSendIp.consume(ctx.ip);
+    await limiters.codeSendMinute.consume(`${method}:${email}`);
+    await limiters.codeSendHour.consume(`${method}:${email}`);
+    const user = await findUserByEmail(db, email);
+    if (user) {
+      if (method === 'link') {
+        const token = randomToken();
+        const url = `${config.publicUrl}/reset-password?token=${encodeURIComponent(token)}&email=${encodeURIComponent(email)}`;
+        await db.transaction(async (trx) => {
+          await insertPasswordResetToken(trx, user.id, hashToken(token));
+          await sendJob(boss, 'email-send', passwordResetMail(secret, email, url, RESET_TTL_MINUTES), {
+            db: trx,
+          });
+        });
+      } else {
+        const code = randomDigits(6);
+        await db.transaction(async (trx) => {
+          await insertCode(trx, email, 'login', codeHash('login', email, code));
+          await sendJob(boss, 'email-send', loginCodeMail(secret, email, code, CODE_TTL_MINUTES), {
+            db: trx,
+          });
+        });
+      }
+    }
+    ctx.body = { message: method === 'link' ? M.resetLinkSent : M.loginCodeSent };
+  });
+
+  router.post('/auth/forgot-password/verify-otp', validate(VerifyOtpBody), async (ctx) => {
+    const { email, otp } = input<VerifyOtpBody>(ctx);
+    await limiters.codeCheckIp.consume(ctx.ip);
+    await limiters.codeCheckEmail.consume(`login:${email}`);
+    const result = await checkCode(db, email, 'login', codeHash('login', email, otp));
+    const user = result === 'ok' ? await findUserByEmail(db, email) : null;
+    if (!user) throw badRequest(M.forgotOtpFailed);
+    await answerLogin(ctx, await completeLogin(ctx, services, user, 'code'));
+  });
+
+  router.post('/auth/reset-password', validate(ResetBody), async (ctx) => {
+    const { email, token, newPassword } = input<ResetBody>(ctx);
+    await limiters.codeCheckIp.consume(ctx.ip);
+    const passwordHash = await hashPassword(newPassword);
+    const userId = await db.transaction(async (trx) => {
+      const id = await consumePasswordResetToken(trx, hashToken(token), email);
+      if (!id) return null;
+      await updatePasswordHash(trx, id, passwordHash);
+      // A reset is what someone does when they fear the password leaked: sign out everywhere.
+      await revokeUserSessions(trx, id);
+      await consumeUserResetTokens(trx, id);
+      await consumeCodes(trx, email);
+      await consumeUserChallenges(trx, id);
+      await sendJob(boss, 'email-send', passwordChangedMail(email, config.supportEmail), { db: trx });
+      return id;
+    });
+    if (!userId) throw badRequest(BAD_RESET);
+    clearCookie(ctx, SESSION_COOKIE, cookies);
+    ctx.state.user = undefined;
+    ctx.body = { message: M.resetDone };
+  });
+
+  // The second step of a login when two-factor is on: a TOTP code or a recovery code.
+  router.post('/auth/two-factor', validate(TwoFactorBody), async (ctx) => {
+    const { code } = input<TwoFactorBody>(ctx);
+    const token = readCookie(ctx, TWO_FACTOR_COOKIE, cookies);
+    const challenge = token ? await findLiveChallenge(db, hashToken(token)) : null;
+    if (!challenge) {
+      clearCookie(ctx, TWO_FACTOR_COOKIE, cookies);
+      throw new HttpError(401, TWO_FACTOR_EXPIRED);
+    }
+    await limiters.twoFactorUser.consume(challenge.user_id);
+    const user = await findUserById(db, challenge.user_id);
+    if (!user) throw new HttpError(401, TWO_FACTOR_EXPIRED);
+    if (!(await checkSecondFactor(db, secret, user, code))) {
+      await failChallenge(db, challenge.id);
+      throw badRequest(TWO_FACTOR_WRONG);
+    }
+    await db.transaction(async (trx) => {
+      if (!(await consumeChallenge(trx, challenge.id))) throw new HttpError(401, TWO_FACTOR_EXPIRED);
+      await startSession(ctx, services, user, trx);
+    });
+    ctx.body = await sessionBody(db, ctx.state.user!);
+  });
+
+  // --- Google sign-in ----------------------------------------------------------------------
+
+  /** How the SPA should offer Google: the real Identity Services, the sandbox, or not at all. */
+  router.get('/auth/google/config', (ctx) => {
+    const google = config.google;
+    ctx.body = {
+      mode: google.mode,
+      clientId: google.mode === 'off' ? null : google.clientId,
+      authorizeUrl: google.mode === 'sandbox' ? '/sandbox/google/authorize' : null,
+    };
+  });
+
+  /** A fresh nonce for the ID token to carry; the cookie binds it to this browser. */
+  router.post('/auth/google/nonce', async (ctx) => {
+    if (config.google.mode === 'off') throw badRequest('Google sign-in is not available.');
+    await limiters.loginIp.consume(ctx.ip);
+    const nonce = randomToken(24);
+    writeCookie(ctx, GOOGLE_NONCE_COOKIE, cookies, nonce);
+    ctx.body = { nonce };
+  });
+
+  router.post('/auth/google', validate(GoogleBody), async (ctx) => {
+    const { credential } = input<GoogleBody>(ctx);
+    if (config.google.mode === 'off') throw badRequest('Google sign-in is not available.');
+    await limiters.loginIp.consume(ctx.ip);
+    const expectedNonce = readCookie(ctx, GOOGLE_NONCE_COOKIE, cookies);
+    clearCookie(ctx, GOOGLE_NONCE_COOKIE, cookies);
+    let identity;
+    try {
+      identity = await services.googleVerifier(credential);
+    } catch (error) {
+      if (error instanceof GoogleTokenError) {
+        ctx.state.log.info({ reason: error.message }, 'google token refused');
+        throw unauthorized(GOOGLE_FAILED);
+      }
+      throw error;
+    }
+    // The token must have been asked for by this browser, now (no replay, no injection).
+    if (!expectedNonce || !identity.nonce || !safeEqual(identity.nonce, expectedNonce)) {
+      throw unauthorized(GOOGLE_FAILED);
+    }
+    const user = await db.transaction(async (trx): Promise<User> => {
+      const bySub = await findUserByGoogleSub(trx, identity.sub);
+      if (bySub) return bySub;
+      const byEmail = await findUserByEmail(trx, identity.email);
+      if (byEmail) {
+        if (byEmail.google_sub && byEmail.google_sub !== identity.sub) {
+          throw conflict('This email is linked to a different Google account.');
+        }
+        // Google vouches for the email, so the account with that email is this person's.
+        return linkGoogleAccount(trx, byEmail.id, identity.sub);
+      }
+      await deletePendingRegistration(trx, identity.email);
+      return insertUser(trx, {
+        email: identity.email,
+        name: identity.name,
+        phone: null,
+        passwordHash: null,
+        googleSub: identity.sub,
+      });
+    });
+    await answerLogin(ctx, await completeLogin(ctx, services, user, 'google'));
+  });
+
+  return router;
+}

@@ -1,0 +1,206 @@
+import Router from '@koa/router';
+import { koaBody, HttpMethodEnum } from 'koa-body';
+import type { Middleware } from 'koa';
+import { z } from 'zod';
+import { decrypt, encrypt } from '../../core/crypto.ts';
+import { releaseUserResources } from '../../core/accountDeletion.ts';
+import { consumeCodes } from '../../core/db/codes.ts';
+import { deletePendingRegistration } from '../../core/db/pendingRegistrations.ts';
+import { consumeUserResetTokens } from '../../core/db/passwordResets.ts';
+import { revokeUserSessions } from '../../core/db/sessions.ts';
+import {
+  consumeUserChallenges,
+  countUnusedRecoveryCodes,
+  deleteRecoveryCodes,
+  replaceRecoveryCodes,
+} from '../../core/db/twoFactor.ts';
+import {
+  anonymiseUser,
+  disableTotp,
+  enableTotp,
+  findUserById,
+  setPendingTotpSecret,
+  updateUserName,
+  type User,
+} from '../../core/db/users.ts';
+import { ACCOUNT_MESSAGES as M, NAME_MAX_LENGTH } from '../../core/domain/account.ts';
+import { twoFactorChangedMail } from '../../core/emails/accounts.ts';
+import { sendJob } from '../../core/queue.ts';
+import { checkTotp, newTotpSecret, totpQrCode, totpUri } from '../../core/totp.ts';
+import { clearCookie, SESSION_COOKIE } from '../auth/cookies.ts';
+import {
+  checkSecondFactor,
+  hashRecoveryCode,
+  newRecoveryCodes,
+  TOTP_SECRET_PURPOSE,
+} from '../auth/twoFactor.ts';
+import { badRequest, conflict, unauthorized } from '../errors.ts';
+import { assertSameUser, currentUser, requireUser } from '../middleware/auth.ts';
+import { input, validate } from '../middleware/validate.ts';
+import { profileBody } from '../presenters/user.ts';
+import type { AppContext, AppState } from '../context.ts';
+import type { Services } from '../services.ts';
+
+/**
+ * `/api/user/*` (spec §7): the profile, account deletion, and the two-factor settings. Every
+ * route needs a session; an email in the request must be the session user's (403 otherwise).
+ */
+
+const OptionalEmail = z.string({ error: 'Email must be text.' }).max(254).optional();
+
+export const ProfileQuery = z.object({ email: OptionalEmail });
+type ProfileQuery = z.infer<typeof ProfileQuery>;
+
+export const ProfileBody = z.object({
+  email: OptionalEmail,
+  name: z
+    .string({ error: M.nameEmpty })
+    .trim()
+    .min(1, M.nameEmpty)
+    .max(NAME_MAX_LENGTH, `Name must be at most ${NAME_MAX_LENGTH} characters.`),
+});
+type ProfileBody = z.infer<typeof ProfileBody>;
+
+export const DeleteBody = z.object({ email: OptionalEmail });
+type DeleteBody = z.infer<typeof DeleteBody>;
+
+export const CodeBody = z.object({
+  code: z
+    .string({ error: 'Please enter the code.' })
+    .trim()
+    .min(1, 'Please enter the code.')
+    .max(40, 'That code is not right.'),
+});
+type CodeBody = z.infer<typeof CodeBody>;
+
+const WRONG_CODE = 'That code is not right. Please try again.';
+
+/**
+ * The app parses bodies for POST, PUT and PATCH only; `DELETE /user` carries `{ email }`
+ * (spec §7), so this one route parses its own, with a small limit.
+ */
+const deleteBody = koaBody({
+  json: true,
+  urlencoded: false,
+  text: false,
+  multipart: false,
+  jsonLimit: '4kb',
+  jsonStrict: true,
+  parsedMethods: [HttpMethodEnum.DELETE],
+  onError: (error) => {
+    throw error;
+  },
+}) as unknown as Middleware<AppState>;
+
+export function userRoutes(services: Services): Router<AppState> {
+  const router = new Router<AppState>();
+  const { db, boss, config, limiters } = services;
+  const secret = config.appSecret;
+
+  async function sessionUserRow(ctx: AppContext): Promise<User> {
+    const user = await findUserById(db, currentUser(ctx).id);
+    if (!user) throw unauthorized();
+    return user;
+  }
+
+  router.get('/user/profile', requireUser(), validate(ProfileQuery, 'query'), async (ctx) => {
+    const { email } = input<ProfileQuery>(ctx);
+    assertSameUser(ctx, email);
+    ctx.body = profileBody(await sessionUserRow(ctx));
+  });
+
+  router.put('/user/profile', requireUser(), validate(ProfileBody), async (ctx) => {
+    const { email, name } = input<ProfileBody>(ctx);
+    const me = assertSameUser(ctx, email);
+    ctx.body = profileBody(await updateUserName(db, me.id, name));
+  });
+
+  // Spec §4 "Delete account": after the confirmation, sign out everywhere and forget the person,
+  // keeping the rows a business must keep (invoices, payments) attached to an anonymous user.
+  router.delete('/user', requireUser(), deleteBody, validate(DeleteBody), async (ctx) => {
+    const { email } = input<DeleteBody>(ctx);
+    const me = assertSameUser(ctx, email);
+    await db.transaction(async (trx) => {
+      await revokeUserSessions(trx, me.id);
+      await consumeUserResetTokens(trx, me.id);
+      await consumeUserChallenges(trx, me.id);
+      await consumeCodes(trx, me.email);
+      await deletePendingRegistration(trx, me.email);
+      await deleteRecoveryCodes(trx, me.id);
+      // The cloud-PC seam: stop and terminate the user's machines (core/accountDeletion.ts).
+      await releaseUserResources(trx, boss, me.id);
+      await anonymiseUser(trx, me.id);
+    });
+    clearCookie(ctx, SESSION_COOKIE, { production: config.production });
+    ctx.state.user = undefined;
+    ctx.body = { message: 'Your account has been deleted.' };
+  });
+
+  // --- two-factor settings ----------------------------------------------------------------
+
+  router.get('/user/two-factor', requireUser(), async (ctx) => {
+    const user = await sessionUserRow(ctx);
+    ctx.body = {
+      enabled: Boolean(user.totp_enabled_at),
+      recoveryCodesLeft: user.totp_enabled_at ? await countUnusedRecoveryCodes(db, user.id) : 0,
+    };
+  });
+
+  /** Starts enrolment: a new secret (stored encrypted, not active until confirmed) and its QR code. */
+  router.post('/user/two-factor/setup', requireUser(), async (ctx) => {
+    const user = await sessionUserRow(ctx);
+    if (user.totp_enabled_at) throw conflict('Two-factor sign-in is already on.');
+    const totpSecret = newTotpSecret();
+    await setPendingTotpSecret(db, user.id, encrypt(secret, TOTP_SECRET_PURPOSE, totpSecret));
+    const uri = totpUri(totpSecret, user.email);
+    ctx.body = { secret: totpSecret, otpauthUrl: uri, qrCode: await totpQrCode(uri) };
+  });
+
+  /** Confirms enrolment with a code from the app; answers the recovery codes, shown once. */
+  router.post('/user/two-factor/enable', requireUser(), validate(CodeBody), async (ctx) => {
+    const { code } = input<CodeBody>(ctx);
+    const user = await sessionUserRow(ctx);
+    await limiters.twoFactorUser.consume(user.id);
+    if (user.totp_enabled_at) throw conflict('Two-factor sign-in is already on.');
+    if (!user.totp_pending_secret_encrypted)
+      throw badRequest('Start the set-up again: no QR code is pending.');
+    const totpSecret = decrypt(secret, TOTP_SECRET_PURPOSE, user.totp_pending_secret_encrypted);
+    const step = await checkTotp(totpSecret, code.replace(/\s+/g, ''), null);
+    if (step === null) throw badRequest(WRONG_CODE);
+    const recoveryCodes = newRecoveryCodes();
+    await db.transaction(async (trx) => {
+      if (!(await enableTotp(trx, user.id, user.totp_pending_secret_encrypted!, step))) {
+        throw conflict('Two-factor sign-in is already on.');
+      }
+      await replaceRecoveryCodes(
+        trx,
+        user.id,
+        recoveryCodes.map((c) => hashRecoveryCode(secret, user.id, c)),
+      );
+      await sendJob(boss, 'email-send', twoFactorChangedMail(user.email, true, config.supportEmail), {
+        db: trx,
+      });
+    });
+    ctx.body = { recoveryCodes };
+  });
+
+  /** Turns two-factor off; needs a current code (or a recovery code), not just the session. */
+  router.post('/user/two-factor/disable', requireUser(), validate(CodeBody), async (ctx) => {
+    const { code } = input<CodeBody>(ctx);
+    const user = await sessionUserRow(ctx);
+    await limiters.twoFactorUser.consume(user.id);
+    if (!user.totp_enabled_at) throw badRequest('Two-factor sign-in is already off.');
+    if (!(await checkSecondFactor(db, secret, user, code))) throw badRequest(WRONG_CODE);
+    await db.transaction(async (trx) => {
+      await disableTotp(trx, user.id);
+      await deleteRecoveryCodes(trx, user.id);
+      await consumeUserChallenges(trx, user.id);
+      await sendJob(boss, 'email-send', twoFactorChangedMail(user.email, false, config.supportEmail), {
+        db: trx,
+      });
+    });
+    ctx.body = { message: 'Two-factor sign-in is off.' };
+  });
+
+  return router;
+}

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { User } from './users.ts';
+import { sql, type Db } from './pool.ts';
+
+/**
+ * Server-side sessions. The browser's cookie holds a random token; this table holds its
+ * SHA-256. A session is valid while not revoked, younger than SESSION_LIFETIME_DAYS and used
+ * within SESSION_IDLE_DAYS (each use slides the idle window).
+ */
+
+export const SESSION_LIFETIME_DAYS = 30;
+export const SESSION_IDLE_DAYS = 14;
+/** last_seen_at is written at most this often, so a busy user does not write on every request. */
+export const SESSION_TOUCH_MINUTES = 10;
+
+const SessionRow = User.extend({
+  session_id: z.uuid(),
+  session_created_at: z.date(),
+  last_seen_at: z.date(),
+  expires_at: z.date(),
+});
+
+export type SessionWithUser = {
+  session_id: string;
+  session_created_at: Date;
+  last_seen_at: Date;
+  expires_at: Date;
+  user: User;
+};
+
+export async function insertSession(
+  db: Db,
+  session: { userId: string; tokenHash: string; userAgent: string | null; ip: string | null },
+): Promise<{ id: string; expires_at: Date }> {
+  return db.one(sql.type(z.object({ id: z.uuid(), expires_at: z.date() }))`
+    INSERT INTO sessions (user_id, token_hash, expires_at, user_agent, ip)
+    VALUES (${session.userId}, ${session.tokenHash}, now() + make_interval(days => ${SESSION_LIFETIME_DAYS}),
+            ${session.userAgent}, ${session.ip})
+    RETURNING id, expires_at`);
+}
+
+/** The live session for a token hash, with its (not deleted) user. */
+export async function findLiveSession(db: Db, tokenHash: string): Promise<SessionWithUser | null> {
+  const row = await db.maybeOne(sql.type(SessionRow)`
+    SELECT s.id AS session_id, s.created_at AS session_created_at, s.last_seen_at, s.expires_at,
+      u.id, u.email, u.name, u.phone, u.password_hash, u.google_sub, u.email_verified_at,
+      u.totp_secret_encrypted, u.totp_pending_secret_encrypted, u.totp_enabled_at, u.totp_last_step,
+      u.created_at, u.deleted_at
+    FROM sessions s JOIN users u ON u.id = s.user_id
+    WHERE s.token_hash = ${tokenHash} AND s.revoked_at IS NULL AND s.expires_at > now()
+      AND s.last_seen_at > now() - make_interval(days => ${SESSION_IDLE_DAYS})
+      AND u.deleted_at IS NULL`);
+  if (!row) return null;
+  const { session_id, session_created_at, last_seen_at, expires_at, ...user } = row;
+  return { session_id, session_created_at, last_seen_at, expires_at, user };
+}
+
+/** Slides the idle window (only when the last write is older than SESSION_TOUCH_MINUTES). */
+export async function touchSession(db: Db, sessionId: string): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE sessions SET last_seen_at = now()
+    WHERE id = ${sessionId} AND last_seen_at < now() - make_interval(mins => ${SESSION_TOUCH_MINUTES})`);
+}
+
+export async function revokeSessionByTokenHash(db: Db, tokenHash: string): Promise<void> {
+  await db.query(
+    sql.unsafe`UPDATE sessions SET revoked_at = now() WHERE token_hash = ${tokenHash} AND revoked_at IS NULL`,
+  );
+}
+
+/** Signs a user out everywhere (password reset, account deletion). */
+export async function revokeUserSessions(db: Db, userId: string): Promise<number> {
+  const result = await db.query(sql.unsafe`
+    UPDATE sessions SET revoked_at = now() WHERE user_id = ${userId} AND revoked_at IS NULL`);
+  return result.rowCount;
+}
+
+export async function countLiveSessions(db: Db, userId: string): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ count: z.number() }))`
+    SELECT count(*)::int AS count FROM sessions
+    WHERE user_id = ${userId} AND revoked_at IS NULL AND expires_at > now()`);
+}

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { sql, type Db } from './pool.ts';
+
+/**
+ * Two-factor sign-in: the pending login between the first and the second factor, and the
+ * single-use recovery codes (HMAC-hashed, see core/crypto.ts `hashCode`).
+ */
+
+export const CHALLENGE_TTL_MINUTES = 5;
+export const MAX_CHALLENGE_ATTEMPTS = 5;
+export const RECOVERY_CODE_COUNT = 10;
+
+export type ChallengeMethod = 'password' | 'code' | 'google';
+
+const Challenge = z.object({
+  id: z.uuid(),
+  user_id: z.uuid(),
+  method: z.enum(['password', 'code', 'google']),
+  attempts: z.number(),
+});
+export type Challenge = z.infer<typeof Challenge>;
+
+export async function insertChallenge(
+  db: Db,
+  userId: string,
+  tokenHash: string,
+  method: ChallengeMethod,
+): Promise<void> {
+  await db.query(sql.unsafe`
+    INSERT INTO two_factor_challenges (user_id, token_hash, method, expires_at)
+    VALUES (${userId}, ${tokenHash}, ${method}, now() + make_interval(mins => ${CHALLENGE_TTL_MINUTES}))`);
+}
+
+/** The live challenge for a token hash: unconsumed, unexpired, attempts left. */
+export async function findLiveChallenge(db: Db, tokenHash: string): Promise<Challenge | null> {
+  return db.maybeOne(sql.type(Challenge)`
+    SELECT id, user_id, method, attempts FROM two_factor_challenges
+    WHERE token_hash = ${tokenHash} AND consumed_at IS NULL AND expires_at > now()
+      AND attempts < ${MAX_CHALLENGE_ATTEMPTS}`);
+}
+
+/** Spends one of the challenge's attempts (a wrong second factor). */
+export async function failChallenge(db: Db, id: string): Promise<void> {
+  await db.query(sql.unsafe`UPDATE two_factor_challenges SET attempts = attempts + 1 WHERE id = ${id}`);
+}
+
+/** Finishes a challenge; false when another request finished it first. */
+export async function consumeChallenge(db: Db, id: string): Promise<boolean> {
+  const result = await db.query(sql.unsafe`
+    UPDATE two_factor_challenges SET consumed_at = now() WHERE id = ${id} AND consumed_at IS NULL`);
+  return result.rowCount === 1;
+}
+
+/** Replaces the user's recovery codes with a new set of hashes. */
+export async function replaceRecoveryCodes(db: Db, userId: string, codeHashes: string[]): Promise<void> {
+  await db.query(sql.unsafe`DELETE FROM recovery_codes WHERE user_id = ${userId}`);
+  for (const hash of codeHashes) {
+    await db.query(sql.unsafe`INSERT INTO recovery_codes (user_id, code_hash) VALUES (${userId}, ${hash})`);
+  }
+}
+
+/** Uses a recovery code; true when it existed and was unused (then it is used up). */
+export async function useRecoveryCode(db: Db, userId: string, codeHash: string): Promise<boolean> {
+  const result = await db.query(sql.unsafe`
+    UPDATE recovery_codes SET used_at = now()
+    WHERE user_id = ${userId} AND code_hash = ${codeHash} AND used_at IS NULL`);
+  return result.rowCount === 1;
+}
+
+export async function countUnusedRecoveryCodes(db: Db, userId: string): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ count: z.number() }))`
+    SELECT count(*)::int AS count FROM recovery_codes WHERE user_id = ${userId} AND used_at IS NULL`);
+}
+
+export async function deleteRecoveryCodes(db: Db, userId: string): Promise<void> {
+  await db.query(sql.unsafe`DELETE FROM recovery_codes WHERE user_id = ${userId}`);
+}
+
+/** Ends every pending second-factor login of a user (deletion, disabling two-factor). */
+export async function consumeUserChallenges(db: Db, userId: string): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE two_factor_challenges SET consumed_at = now() WHERE user_id = ${userId} AND consumed_at IS NULL`);
+}

@@ -1,0 +1,115 @@
+import { escapeHtml } from '../emails.ts';
+import type { Payload } from '../queue.ts';
+import { sealMailSecrets } from './sealed.ts';
+
+/**
+ * The account mails: sign-up code, login code, reset link, and notices of security changes.
+ * Codes and links travel sealed (core/emails/sealed.ts): the job row holds only ciphertext.
+ */
+
+type Mail = Payload<'email-send'>;
+
+const SIGN_OFF = [
+  '',
+  'If this was not you, you can ignore this mail; nothing changes without the code.',
+  '',
+  '— Legend Cloud',
+];
+
+function html(lines: string[]): string {
+  // Placeholders survive escaping unchanged ({, }, . and letters are not escaped).
+  return lines
+    .filter((line) => line !== '')
+    .map((line) => `<p>${escapeHtml(line)}</p>`)
+    .join('\n');
+}
+
+function mail(kind: string, to: string, subject: string, lines: string[], sealed?: string): Mail {
+  return { kind, to, subject, text: lines.join('\n'), html: html(lines), ...(sealed ? { sealed } : {}) };
+}
+
+/** The 6-digit code that finishes a sign-up. */
+export function registrationCodeMail(
+  appSecret: string,
+  to: string,
+  name: string,
+  code: string,
+  minutes: number,
+): Mail {
+  return mail(
+    'register-code',
+    to,
+    'Your Legend Cloud verification code',
+    [
+      `Hi ${name},`,
+      '',
+      'Your verification code is {{sealed.code}}.',
+      `It expires in ${minutes} minutes.`,
+      ...SIGN_OFF,
+    ],
+    sealMailSecrets(appSecret, { code }),
+  );
+}
+
+/** The 6-digit code for "Login via OTP". */
+export function loginCodeMail(appSecret: string, to: string, code: string, minutes: number): Mail {
+  return mail(
+    'login-code',
+    to,
+    'Your Legend Cloud login code',
+    ['Hello,', '', 'Your login code is {{sealed.code}}.', `It expires in ${minutes} minutes.`, ...SIGN_OFF],
+    sealMailSecrets(appSecret, { code }),
+  );
+}
+
+/** The single-use reset link ("Reset via Link"). */
+export function passwordResetMail(appSecret: string, to: string, url: string, minutes: number): Mail {
+  return mail(
+    'password-reset',
+    to,
+    'Reset your Legend Cloud password',
+    [
+      'Hello,',
+      '',
+      'Open this link to set a new password:',
+      '{{sealed.url}}',
+      `The link works once and expires in ${minutes} minutes.`,
+      '',
+      'If you did not ask for it, ignore this mail: your password stays as it is.',
+      '',
+      '— Legend Cloud',
+    ],
+    sealMailSecrets(appSecret, { url }),
+  );
+}
+
+/** After a reset: every session was signed out; say so, in case it was not the owner. */
+export function passwordChangedMail(to: string, supportEmail: string): Mail {
+  return mail('password-changed', to, 'Your Legend Cloud password was changed', [
+    'Hello,',
+    '',
+    'The password of your Legend Cloud account was just changed and every device was signed out.',
+    `If this was not you, reply to ${supportEmail} at once.`,
+    '',
+    '— Legend Cloud',
+  ]);
+}
+
+/** Two-factor sign-in turned on or off. */
+export function twoFactorChangedMail(to: string, enabled: boolean, supportEmail: string): Mail {
+  return mail(
+    enabled ? 'two-factor-enabled' : 'two-factor-disabled',
+    to,
+    enabled ? 'Two-factor sign-in is on' : 'Two-factor sign-in is off',
+    [
+      'Hello,',
+      '',
+      enabled
+        ? 'Two-factor sign-in is now on for your Legend Cloud account. Keep your recovery codes somewhere safe.'
+        : 'Two-factor sign-in is now off for your Legend Cloud account.',
+      `If this was not you, reply to ${supportEmail} at once.`,
+      '',
+      '— Legend Cloud',
+    ],
+  );
+}

@@ -1,0 +1,207 @@
+import { generate } from 'otplib';
+import { describe, expect, it } from 'vitest';
+import { sql } from '../../core/db/pool.ts';
+import { countLiveSessions } from '../../core/db/sessions.ts';
+import { startTestStack } from '../support/stack.ts';
+import {
+  createUser,
+  GOOD_PASSWORD,
+  logIn,
+  mailedCode,
+  newClient,
+  waitForMail,
+  type Client,
+} from '../support/accounts.ts';
+
+const stack = await startTestStack({ worker: true, env: { TRUST_PROXY: 'true' } });
+const db = stack.services.db;
+
+/** A TOTP code for `secret`, `steps` 30-second steps from now (the server accepts one either side). */
+const totp = (secret: string, steps = 0) =>
+  generate({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
+
+/** A user with two-factor on; answers the secret and the recovery codes. */
+async function withTwoFactor() {
+  const user = await createUser(stack);
+  const client = newClient(stack);
+  await logIn(client, user.email);
+  const setup = await client.call('/api/user/two-factor/setup', { method: 'POST' });
+  expect(setup.status).toBe(200);
+  const secret = setup.body.secret as string;
+  const enabled = await client.call('/api/user/two-factor/enable', { body: { code: await totp(secret) } });
+  expect(enabled.status).toBe(200);
+  return { user, client, secret, recoveryCodes: enabled.body.recoveryCodes as string[] };
+}
+
+async function passwordStep(client: Client, email: string) {
+  const reply = await client.call('/api/auth/login', { body: { email, password: GOOD_PASSWORD } });
+  expect(reply.status).toBe(200);
+  expect(reply.body.twoFactorRequired).toBe(true);
+  expect(reply.body.email).toBeUndefined();
+  return reply;
+}
+
+describe('enrolment', () => {
+  it('shows a QR code and the secret, stores the secret encrypted, and turns on only with a good code', async () => {
+    const user = await createUser(stack);
+    const client = newClient(stack);
+    await logIn(client, user.email);
+    expect((await client.call('/api/user/two-factor')).body).toEqual({
+      enabled: false,
+      recoveryCodesLeft: 0,
+    });
+
+    const setup = await client.call('/api/user/two-factor/setup', { method: 'POST' });
+    expect(setup.body.qrCode).toMatch(/^data:image\/png;base64,/);
+    expect(setup.body.secret).toMatch(/^[A-Z2-7]{32}$/);
+    expect(setup.body.otpauthUrl).toContain('otpauth://totp/Legend%20Cloud:');
+    const stored = await db.oneFirst(
+      sql.unsafe`SELECT totp_pending_secret_encrypted FROM users WHERE id = ${user.id}`,
+    );
+    expect(stored).toMatch(/^v1\./);
+    expect(stored).not.toContain(setup.body.secret);
+
+    const wrong = await client.call('/api/user/two-factor/enable', { body: { code: '000000' } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.message).toBe('That code is not right. Please try again.');
+
+    const ok = await client.call('/api/user/two-factor/enable', {
+      body: { code: await totp(setup.body.secret) },
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body.recoveryCodes).toHaveLength(10);
+    expect(new Set(ok.body.recoveryCodes).size).toBe(10);
+    for (const code of ok.body.recoveryCodes) expect(code).toMatch(/^[a-z2-9]{5}-[a-z2-9]{5}$/);
+    const hashes = await db.anyFirst(
+      sql.unsafe`SELECT code_hash FROM recovery_codes WHERE user_id = ${user.id}`,
+    );
+    expect(hashes).toHaveLength(10);
+    for (const hash of hashes) expect(ok.body.recoveryCodes).not.toContain(hash);
+    expect((await client.call('/api/user/two-factor')).body).toEqual({
+      enabled: true,
+      recoveryCodesLeft: 10,
+    });
+    await waitForMail(stack, user.email, 'Two-factor sign-in is on');
+
+    const twice = await client.call('/api/user/two-factor/setup', { method: 'POST' });
+    expect(twice.status).toBe(409);
+  });
+
+  it('needs a session', async () => {
+    const anonymous = newClient(stack);
+    expect((await anonymous.call('/api/user/two-factor')).status).toBe(401);
+    expect((await anonymous.call('/api/user/two-factor/setup', { method: 'POST' })).status).toBe(401);
+    expect((await anonymous.call('/api/user/two-factor/enable', { body: { code: '123456' } })).status).toBe(
+      401,
+    );
+    expect((await anonymous.call('/api/user/two-factor/disable', { body: { code: '123456' } })).status).toBe(
+      401,
+    );
+  });
+
+  it('refuses enabling without a pending set-up', async () => {
+    const user = await createUser(stack);
+    const client = newClient(stack);
+    await logIn(client, user.email);
+    const reply = await client.call('/api/user/two-factor/enable', { body: { code: '123456' } });
+    expect(reply.status).toBe(400);
+  });
+});
+
+describe('logging in with two-factor on', () => {
+  it('password login asks for the code; a TOTP code finishes it, and the same code cannot be used again', async () => {
+    const { user, secret } = await withTwoFactor();
+    const client = newClient(stack);
+    await passwordStep(client, user.email);
+    expect(client.cookies.has('legend_session')).toBe(false);
+    expect((await client.call('/api/auth/login')).status).toBe(401);
+
+    const code = await totp(secret, 1);
+    const done = await client.call('/api/auth/two-factor', { body: { code } });
+    expect(done.status).toBe(200);
+    expect(done.body.email).toBe(user.email);
+    expect((await client.call('/api/auth/login')).status).toBe(200);
+
+    const replay = newClient(stack);
+    await passwordStep(replay, user.email);
+    const again = await replay.call('/api/auth/two-factor', { body: { code } });
+    expect(again.status).toBe(400);
+  });
+
+  it('accepts a recovery code once', async () => {
+    const { user, recoveryCodes } = await withTwoFactor();
+    const recovery = recoveryCodes[0]!;
+    const client = newClient(stack);
+    await passwordStep(client, user.email);
+    const done = await client.call('/api/auth/two-factor', { body: { code: ` ${recovery.toUpperCase()} ` } });
+    expect(done.status).toBe(200);
+
+    const second = newClient(stack);
+    await passwordStep(second, user.email);
+    expect((await second.call('/api/auth/two-factor', { body: { code: recovery } })).status).toBe(400);
+  });
+
+  it('asks on the code login path too', async () => {
+    const { user, secret } = await withTwoFactor();
+    const client = newClient(stack);
+    await client.call('/api/auth/forgot-password', { body: { email: user.email, method: 'otp' } });
+    const code = await mailedCode(stack, user.email, 'login code');
+    const first = await client.call('/api/auth/forgot-password/verify-otp', {
+      body: { email: user.email, otp: code },
+    });
+    expect(first.body.twoFactorRequired).toBe(true);
+    expect(client.cookies.has('legend_session')).toBe(false);
+    const done = await client.call('/api/auth/two-factor', { body: { code: await totp(secret, 1) } });
+    expect(done.status).toBe(200);
+  });
+
+  it('ends the challenge after five wrong codes', async () => {
+    const { user, secret } = await withTwoFactor();
+    const client = newClient(stack);
+    await passwordStep(client, user.email);
+    for (let i = 0; i < 5; i++) {
+      expect((await client.call('/api/auth/two-factor', { body: { code: '000000' } })).status).toBe(400);
+    }
+    const late = await client.call('/api/auth/two-factor', { body: { code: await totp(secret, 1) } });
+    expect(late.status).toBe(401);
+    expect(late.body.message).toBe('Your sign-in has expired. Please log in again.');
+  });
+
+  it('refuses the second step without a first, and after the challenge expired', async () => {
+    const none = await newClient(stack).call('/api/auth/two-factor', { body: { code: '123456' } });
+    expect(none.status).toBe(401);
+    const { user, secret } = await withTwoFactor();
+    const client = newClient(stack);
+    await passwordStep(client, user.email);
+    await db.query(
+      sql.unsafe`UPDATE two_factor_challenges SET expires_at = now() - interval '1 second' WHERE user_id = ${user.id}`,
+    );
+    expect(
+      (await client.call('/api/auth/two-factor', { body: { code: await totp(secret, 1) } })).status,
+    ).toBe(401);
+  });
+
+  it.each([[{}], [{ code: '' }], [{ code: 'x'.repeat(41) }]])('refuses %j with a 400', async (body) => {
+    const reply = await newClient(stack).call('/api/auth/two-factor', { body });
+    expect(reply.status).toBe(400);
+  });
+});
+
+describe('disabling', () => {
+  it('needs a current code; then login asks for the password only', async () => {
+    const { user, client, secret } = await withTwoFactor();
+    const without = await client.call('/api/user/two-factor/disable', { body: { code: '000000' } });
+    expect(without.status).toBe(400);
+    const off = await client.call('/api/user/two-factor/disable', { body: { code: await totp(secret, 1) } });
+    expect(off.status).toBe(200);
+    expect((await client.call('/api/user/two-factor')).body).toEqual({
+      enabled: false,
+      recoveryCodesLeft: 0,
+    });
+    const plain = await newClient(stack).call('/api/auth/login', {
+      body: { email: user.email, password: GOOD_PASSWORD },
+    });
+    expect(plain.body.email).toBe(user.email);
+    expect(await countLiveSessions(db, user.id)).toBe(2);
+  });
+});

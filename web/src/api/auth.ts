@@ -1,0 +1,49 @@
+import { mutate } from 'swr';
+import { clearAllStored, clearLogin, writeStored } from '../storage.ts';
+import { api } from './fetcher.ts';
+import { SESSION_KEY, type SessionUser } from './session.ts';
+
+/** The account calls of spec §7 the pages share, and what a login or logout changes in the SPA. */
+
+export type TwoFactorRequired = { twoFactorRequired: true; message: string };
+/** What every login path answers: the session user, or a request for the second factor. */
+export type LoginReply = SessionUser | TwoFactorRequired;
+
+export function needsTwoFactor(reply: LoginReply): reply is TwoFactorRequired {
+  return 'twoFactorRequired' in reply && reply.twoFactorRequired === true;
+}
+
+/**
+ * After any successful login: the spec's browser values (display caches only, spec §3) and
+ * the session everyone reads, without another round trip.
+ */
+export async function rememberLogin(user: SessionUser): Promise<void> {
+  writeStored({
+    isLoggedIn: true,
+    email: user.email,
+    name: user.name,
+    phone: user.phone ?? null,
+    hasPlan: user.hasPlan,
+  });
+  await mutate(SESSION_KEY, user, { revalidate: false });
+}
+
+/** After logout or deletion: forget the session here too (`everything` also clears all stored data). */
+export async function forgetLogin(options: { everything?: boolean } = {}): Promise<void> {
+  if (options.everything) clearAllStored();
+  else clearLogin();
+  await mutate(SESSION_KEY, null, { revalidate: false });
+}
+
+export async function logOut(): Promise<void> {
+  try {
+    await api('/auth/logout', { method: 'POST' });
+  } finally {
+    await forgetLogin();
+  }
+}
+
+/** The second step of a login with two-factor on. */
+export function sendSecondFactor(code: string): Promise<SessionUser> {
+  return api<SessionUser>('/auth/two-factor', { body: { code } });
+}

@@ -1,0 +1,205 @@
+import { useEffect, useRef, useState } from 'react';
+import useSWR from 'swr';
+import { api, errorMessage } from '../api/fetcher.ts';
+import type { LoginReply } from '../api/auth.ts';
+
+/**
+ * "Continue with Google" (login and register). With a real client id it renders Google
+ * Identity Services' own button, whose callback hands us an ID token. In sandbox mode the
+ * sandbox plays Google with a redirect: we go to its page with a random `state`, and it sends
+ * the browser back to /auth/google/callback with the token in the URL fragment (no popup, no
+ * inline script). Either way the token must carry a nonce the server issued to this browser.
+ */
+
+type GoogleConfig = {
+  mode: 'google' | 'sandbox' | 'off';
+  clientId: string | null;
+  authorizeUrl: string | null;
+};
+
+export const GOOGLE_STATE_KEY = 'googleSignInState';
+export const GOOGLE_CALLBACK_PATH = '/auth/google/callback';
+const GSI_SCRIPT = 'https://accounts.google.com/gsi/client';
+
+function randomState(): string {
+  const bytes = new Uint8Array(24);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+async function newNonce(): Promise<string> {
+  return (await api<{ nonce: string }>('/auth/google/nonce', { method: 'POST' })).nonce;
+}
+
+export function GoogleSignIn({
+  onReply,
+  onError,
+}: {
+  onReply: (reply: LoginReply) => void | Promise<void>;
+  onError: (message: string) => void;
+}) {
+  const { data: config } = useSWR<GoogleConfig>('/auth/google/config', {
+    revalidateOnFocus: false,
+    revalidateIfStale: false,
+  });
+  if (!config || config.mode === 'off' || !config.clientId) return null;
+  return (
+    <div className="google-sign-in">
+      <p className="divider">
+        <span>or</span>
+      </p>
+      {config.mode === 'sandbox' ? (
+        <SandboxGoogleButton config={config} onError={onError} />
+      ) : (
+        <GoogleIdentityButton clientId={config.clientId} onReply={onReply} onError={onError} />
+      )}
+    </div>
+  );
+}
+
+function SandboxGoogleButton({
+  config,
+  onError,
+}: {
+  config: GoogleConfig;
+  onError: (message: string) => void;
+}) {
+  const [busy, setBusy] = useState(false);
+  async function start() {
+    setBusy(true);
+    try {
+      const nonce = await newNonce();
+      const state = randomState();
+      sessionStorage.setItem(GOOGLE_STATE_KEY, state);
+      const params = new URLSearchParams({
+        client_id: config.clientId ?? '',
+        redirect_uri: `${window.location.origin}${GOOGLE_CALLBACK_PATH}`,
+        response_type: 'id_token',
+        scope: 'openid email profile',
+        state,
+        nonce,
+      });
+      window.location.assign(`${config.authorizeUrl}?${params.toString()}`);
+    } catch (error) {
+      onError(errorMessage(error, 'Google sign-in failed. Please try again.'));
+      setBusy(false);
+    }
+  }
+  return (
+    <button type="button" className="button google-button" onClick={start} disabled={busy}>
+      <GoogleMark />
+      Continue with Google
+    </button>
+  );
+}
+
+type Gsi = {
+  accounts: {
+    id: {
+      initialize(options: {
+        client_id: string;
+        callback: (response: { credential?: string }) => void;
+        nonce?: string;
+        ux_mode?: 'popup' | 'redirect';
+        context?: 'signin' | 'signup' | 'use';
+      }): void;
+      renderButton(parent: HTMLElement, options: Record<string, unknown>): void;
+    };
+  };
+};
+
+let gsiLoading: Promise<Gsi> | undefined;
+
+function loadGsi(): Promise<Gsi> {
+  gsiLoading ??= new Promise<Gsi>((resolve, reject) => {
+    const script = document.createElement('script');
+    script.src = GSI_SCRIPT;
+    script.async = true;
+    script.onload = () => {
+      const google = (window as unknown as { google?: Gsi }).google;
+      if (google) resolve(google);
+      else reject(new Error('Google sign-in did not load.'));
+    };
+    script.onerror = () => {
+      gsiLoading = undefined;
+      reject(new Error('Google sign-in could not be loaded.'));
+    };
+    document.head.append(script);
+  });
+  return gsiLoading;
+}
+
+function GoogleIdentityButton({
+  clientId,
+  onReply,
+  onError,
+}: {
+  clientId: string;
+  onReply: (reply: LoginReply) => void | Promise<void>;
+  onError: (message: string) => void;
+}) {
+  const holder = useRef<HTMLDivElement>(null);
+  // The latest handlers, so the button (rendered once) always calls the current ones.
+  const handlers = useRef({ onReply, onError });
+  handlers.current = { onReply, onError };
+
+  useEffect(() => {
+    let cancelled = false;
+    (async () => {
+      try {
+        const [google, nonce] = await Promise.all([loadGsi(), newNonce()]);
+        if (cancelled || !holder.current) return;
+        google.accounts.id.initialize({
+          client_id: clientId,
+          nonce,
+          ux_mode: 'popup',
+          callback: (response) => {
+            if (!response.credential) return;
+            api<LoginReply>('/auth/google', { body: { credential: response.credential } })
+              .then((reply) => handlers.current.onReply(reply))
+              .catch((error: unknown) =>
+                handlers.current.onError(errorMessage(error, 'Google sign-in failed. Please try again.')),
+              );
+          },
+        });
+        google.accounts.id.renderButton(holder.current, {
+          type: 'standard',
+          theme: 'filled_black',
+          text: 'continue_with',
+          shape: 'pill',
+          width: Math.min(holder.current.clientWidth || 320, 400),
+        });
+      } catch (error) {
+        if (!cancelled) handlers.current.onError(errorMessage(error, 'Google sign-in could not be loaded.'));
+      }
+    })();
+    return () => {
+      cancelled = true;
+    };
+  }, [clientId]);
+
+  return <div ref={holder} className="google-identity-button" />;
+}
+
+function GoogleMark() {
+  return (
+    <svg width="18" height="18" viewBox="0 0 48 48" aria-hidden="true" focusable="false">
+      <path
+        fill="#FFC107"
+        d="M43.6 20.5H42V20H24v8h11.3C33.7 32.7 29.2 36 24 36c-6.6 0-12-5.4-12-12s5.4-12 12-12c3.1 0 5.8 1.2 7.9 3.1l5.7-5.7C34 6.1 29.3 4 24 4 12.9 4 4 12.9 4 24s8.9 20 20 20 20-8.9 20-20c0-1.3-.1-2.4-.4-3.5z"
+      />
+      <path
+        fill="#FF3D00"
+        d="M6.3 14.7l6.6 4.8C14.7 15.1 19 12 24 12c3.1 0 5.8 1.2 7.9 3.1l5.7-5.7C34 6.1 29.3 4 24 4 16.3 4 9.7 8.3 6.3 14.7z"
+      />
+      <path
+        fill="#4CAF50"
+        d="M24 44c5.2 0 9.9-2 13.4-5.2l-6.2-5.2C29.2 35.1 26.7 36 24 36c-5.2 0-9.6-3.3-11.3-8l-6.5 5C9.5 39.6 16.2 44 24 44z"
+      />
+      <path
+        fill="#1976D2"
+        d="M43.6 20.5H42V20H24v8h11.3c-.8 2.2-2.2 4.2-4.1 5.6l6.2 5.2C37 39.2 44 34 44 24c0-1.3-.1-2.4-.4-3.5z"
+      />
+    </svg>
+  );
+}

@@ -1,0 +1,26 @@
+import { useEffect, type ReactNode } from 'react';
+import { useLocation } from 'wouter';
+import { useSession, type SessionUser } from '../api/session.ts';
+
+/**
+ * Guards a page: only a logged-in user sees `children`; anyone else is sent to /login. It
+ * asks the server (the session check), never the browser's stored values, which are only
+ * display caches. `children` may be a function of the user:
+ *
+ * ```tsx
+ * { path: '/dashboard', component: lazy(() => import('./pages/Dashboard.tsx')) }
+ * // in Dashboard.tsx:
+ * export default function Dashboard() {
+ *   return <RequireUser>{(user) => <DashboardView email={user.email} />}</RequireUser>;
+ * }
+ * ```
+ */
+export function RequireUser({ children }: { children: ReactNode | ((user: SessionUser) => ReactNode) }) {
+  const session = useSession();
+  const [, navigate] = useLocation();
+  useEffect(() => {
+    if (session.status === 'anonymous') navigate('/login', { replace: true });
+  }, [session.status, navigate]);
+  if (session.status !== 'user') return <p className="container page loading">Loading…</p>;
+  return <>{typeof children === 'function' ? children(session.user) : children}</>;
+}

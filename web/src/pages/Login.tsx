@@ -1,0 +1,114 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Link, useLocation } from 'wouter';
+import { needsTwoFactor, rememberLogin, type LoginReply } from '../api/auth.ts';
+import { api, errorMessage } from '../api/fetcher.ts';
+import { useSession, type SessionUser } from '../api/session.ts';
+import { GoogleSignIn } from '../components/GoogleSignIn.tsx';
+import { PasswordField } from '../components/PasswordField.tsx';
+import { StatusMessage, statusFrom, type Status } from '../components/StatusMessage.tsx';
+import { TwoFactorStep } from '../components/TwoFactorStep.tsx';
+import { usePageTitle } from '../components/pageTitle.ts';
+import { ACCOUNT_MESSAGES as M, normaliseEmail } from '../../../core/domain/account.ts';
+
+/** Spec §2 Login, §4 Login, §8 Login. */
+export default function Login() {
+  usePageTitle('Login');
+  const session = useSession();
+  const [, navigate] = useLocation();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [step, setStep] = useState<'password' | 'two-factor'>('password');
+  const [busy, setBusy] = useState(false);
+  const [status, setStatus] = useState<Status>(null);
+  const leaving = useRef(false);
+
+  // Spec: "Redirects to /dashboard if the session check returns an email" (not while we log in).
+  useEffect(() => {
+    if (session.status === 'user' && !leaving.current) navigate('/dashboard', { replace: true });
+  }, [session.status, navigate]);
+
+  async function finish(user: SessionUser) {
+    leaving.current = true;
+    await rememberLogin(user);
+    navigate('/');
+  }
+
+  async function handleReply(reply: LoginReply) {
+    if (needsTwoFactor(reply)) {
+      setStatus(null);
+      setStep('two-factor');
+      return;
+    }
+    await finish(reply);
+  }
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!email.trim() || !password) {
+      setStatus(statusFrom(M.loginRequired));
+      return;
+    }
+    setBusy(true);
+    setStatus(null);
+    try {
+      await handleReply(
+        await api<LoginReply>('/auth/login', { body: { email: normaliseEmail(email), password } }),
+      );
+    } catch (error) {
+      setStatus(statusFrom(errorMessage(error, M.loginFailed)));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="container page auth-page">
+      <div className="card auth-card">
+        <h1>Login</h1>
+        {step === 'two-factor' ? (
+          <TwoFactorStep
+            onDone={finish}
+            onExpired={() => {
+              setStep('password');
+              setStatus(statusFrom('Your sign-in has expired. Please log in again.'));
+            }}
+          />
+        ) : (
+          <>
+            <p className="muted auth-lead">Welcome back. Log in to reach your cloud PC.</p>
+            <form className="auth-form" onSubmit={submit} noValidate>
+              <label className="field">
+                <span>Email</span>
+                <input
+                  name="email"
+                  type="email"
+                  autoComplete="email"
+                  value={email}
+                  onChange={(e) => setEmail(e.target.value)}
+                  required
+                />
+              </label>
+              <PasswordField
+                label="Password"
+                value={password}
+                onChange={setPassword}
+                autoComplete="current-password"
+              />
+              <p className="auth-aside">
+                <Link href="/forgot-password">Forget Password</Link>
+              </p>
+              <StatusMessage status={status} />
+              <button type="submit" className="button primary" disabled={busy}>
+                {busy ? 'Logging in…' : 'Login'}
+              </button>
+            </form>
+            <GoogleSignIn onReply={handleReply} onError={(message) => setStatus(statusFrom(message))} />
+            <p className="auth-switch">
+              New to Legend Cloud? <Link href="/register">Register</Link>
+            </p>
+          </>
+        )}
+      </div>
+    </div>
+  );
+}

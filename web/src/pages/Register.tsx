@@ -1,0 +1,268 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { Link, useLocation } from 'wouter';
+import { needsTwoFactor, rememberLogin, type LoginReply } from '../api/auth.ts';
+import { ApiError, api, errorMessage } from '../api/fetcher.ts';
+import type { SessionUser } from '../api/session.ts';
+import { GoogleSignIn } from '../components/GoogleSignIn.tsx';
+import { PasswordChecklist } from '../components/PasswordChecklist.tsx';
+import { PasswordField } from '../components/PasswordField.tsx';
+import { StatusMessage, statusFrom, type Status } from '../components/StatusMessage.tsx';
+import { TwoFactorStep } from '../components/TwoFactorStep.tsx';
+import { usePageTitle } from '../components/pageTitle.ts';
+import {
+  ACCOUNT_MESSAGES as M,
+  isValidEmail,
+  NAME_MAX_LENGTH,
+  normaliseEmail,
+} from '../../../core/domain/account.ts';
+import { isValidPassword, PASSWORD_MESSAGE } from '../../../core/domain/password.ts';
+import { isValidPhone, normalisePhoneInput, PHONE_MESSAGE } from '../../../core/domain/phone.ts';
+
+/**
+ * Spec §2 Register: the sign-up form at /register, then the code step at /register/otp (the
+ * same screen). The form lives outside the component so the browser's back button from the
+ * code step finds it filled in; the email also survives a reload of the code step.
+ */
+
+type Draft = { name: string; email: string; phone: string; password: string };
+const EMPTY: Draft = { name: '', email: '', phone: '', password: '' };
+let draft: Draft = EMPTY;
+let attemptedOnce = false;
+const EMAIL_KEY = 'registerEmail';
+
+function rememberedEmail(): string {
+  try {
+    return draft.email || sessionStorage.getItem(EMAIL_KEY) || '';
+  } catch {
+    return draft.email;
+  }
+}
+
+export default function Register() {
+  const [location] = useLocation();
+  usePageTitle('Register');
+  return (
+    <div className="container page auth-page">
+      <div className="card auth-card">
+        <h1>Register</h1>
+        {location === '/register/otp' ? <CodeStep /> : <SignUpForm />}
+      </div>
+    </div>
+  );
+}
+
+function SignUpForm() {
+  const [, navigate] = useLocation();
+  const [form, setForm] = useState<Draft>(draft);
+  const [attempted, setAttempted] = useState(attemptedOnce);
+  const [busy, setBusy] = useState(false);
+  const [status, setStatus] = useState<Status>(null);
+  const [twoFactor, setTwoFactor] = useState(false);
+
+  // Spec: "The first browser history entry is rewritten to the landing page", so back from a
+  // sign-up opened by a link goes to our home page, not out of the site.
+  useEffect(() => {
+    if (window.history.length === 1) {
+      const here = window.location.pathname + window.location.search;
+      window.history.replaceState(null, '', '/');
+      window.history.pushState(null, '', here);
+    }
+  }, []);
+
+  const set = (field: keyof Draft) => (value: string) =>
+    setForm((f) => {
+      const next = { ...f, [field]: value };
+      draft = next;
+      return next;
+    });
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    attemptedOnce = true;
+    setAttempted(true);
+    const name = form.name.trim();
+    const email = normaliseEmail(form.email);
+    const phone = normalisePhoneInput(form.phone);
+    if (!name || !email || !phone || !form.password)
+      return setStatus(statusFrom('Please fill in all the fields.'));
+    if (!isValidEmail(email)) return setStatus(statusFrom(M.emailInvalid));
+    if (!isValidPhone(phone)) return setStatus(statusFrom(PHONE_MESSAGE));
+    if (!isValidPassword(form.password)) return setStatus(statusFrom(PASSWORD_MESSAGE));
+    setBusy(true);
+    setStatus(null);
+    try {
+      await api('/auth/register', { body: { name, email, phone, password: form.password } });
+      draft = { ...form, name, email, phone };
+      try {
+        sessionStorage.setItem(EMAIL_KEY, email);
+      } catch {
+        // without storage the code step still has the in-memory draft
+      }
+      navigate('/register/otp');
+    } catch (error) {
+      const fallback = error instanceof ApiError && error.status > 0 ? M.somethingWrong : M.serverUnreachable;
+      setStatus(
+        statusFrom(
+          error instanceof ApiError && error.status === 409 ? M.userExists : errorMessage(error, fallback),
+        ),
+      );
+      setBusy(false);
+    }
+  }
+
+  async function googleDone(user: SessionUser) {
+    await rememberLogin(user);
+    navigate('/');
+  }
+
+  if (twoFactor) return <TwoFactorStep onDone={googleDone} onExpired={() => setTwoFactor(false)} />;
+
+  return (
+    <>
+      <p className="muted auth-lead">Create your account. We will email you a code to confirm it.</p>
+      <form className="auth-form" onSubmit={submit} noValidate>
+        <label className="field">
+          <span>Name</span>
+          <input
+            name="name"
+            autoComplete="name"
+            maxLength={NAME_MAX_LENGTH}
+            value={form.name}
+            onChange={(e) => set('name')(e.target.value)}
+            required
+          />
+        </label>
+        <label className="field">
+          <span>Email</span>
+          <input
+            name="email"
+            type="email"
+            autoComplete="email"
+            value={form.email}
+            onChange={(e) => set('email')(e.target.value)}
+            required
+          />
+        </label>
+        <label className="field">
+          <span>Phone</span>
+          <input
+            name="phone"
+            type="tel"
+            inputMode="numeric"
+            autoComplete="tel-national"
+            value={form.phone}
+            onChange={(e) => set('phone')(normalisePhoneInput(e.target.value))}
+            required
+          />
+        </label>
+        <PasswordField
+          label="Password"
+          value={form.password}
+          onChange={set('password')}
+          autoComplete="new-password"
+          describedBy={attempted ? 'password-rules' : undefined}
+          invalid={attempted && !isValidPassword(form.password)}
+        />
+        {attempted && <PasswordChecklist password={form.password} id="password-rules" />}
+        <StatusMessage status={status} />
+        <button type="submit" className="button primary" disabled={busy}>
+          {busy ? 'Sending code…' : 'Register'}
+        </button>
+      </form>
+      <GoogleSignIn
+        onReply={async (reply: LoginReply) =>
+          needsTwoFactor(reply) ? setTwoFactor(true) : googleDone(reply)
+        }
+        onError={(message) => setStatus(statusFrom(message))}
+      />
+      <p className="auth-switch">
+        Already have an account? <Link href="/login">Login</Link>
+      </p>
+    </>
+  );
+}
+
+function CodeStep() {
+  const [, navigate] = useLocation();
+  const email = rememberedEmail();
+  const [otp, setOtp] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [status, setStatus] = useState<Status>(null);
+
+  useEffect(() => {
+    if (!email) navigate('/register', { replace: true });
+  }, [email, navigate]);
+
+  async function verify(event: FormEvent) {
+    event.preventDefault();
+    if (!otp.trim()) return setStatus(statusFrom(M.otpRequired));
+    setBusy(true);
+    setStatus(null);
+    try {
+      // The spec's payload, minus the password: the server kept its hash at sign-up.
+      const user = await api<SessionUser>('/auth/verify-otp', {
+        body: { name: draft.name, email, phone: draft.phone, otp: otp.trim() },
+      });
+      draft = EMPTY;
+      attemptedOnce = false;
+      try {
+        sessionStorage.removeItem(EMAIL_KEY);
+      } catch {
+        // nothing stored
+      }
+      await rememberLogin(user);
+      navigate('/', { replace: true });
+    } catch (error) {
+      setStatus(statusFrom(errorMessage(error, M.verifyFailed)));
+      setBusy(false);
+    }
+  }
+
+  async function resend() {
+    setStatus(null);
+    try {
+      await api('/auth/resend-otp', { body: { email } });
+      setStatus(statusFrom(M.resendSuccess, 'success'));
+    } catch (error) {
+      setStatus(statusFrom(errorMessage(error, M.resendFailed)));
+    }
+  }
+
+  return (
+    <>
+      <p className="auth-lead">
+        We sent a 6-digit code to <strong>{email}</strong>. Enter it to finish signing up. It works for 10
+        minutes.
+      </p>
+      <form className="auth-form" onSubmit={verify} noValidate>
+        <label className="field">
+          <span>OTP</span>
+          <input
+            name="otp"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            pattern="[0-9]*"
+            maxLength={6}
+            value={otp}
+            onChange={(e) => setOtp(e.target.value.replace(/\D/g, '').slice(0, 6))}
+            autoFocus
+            required
+          />
+        </label>
+        <StatusMessage status={status} />
+        <button type="submit" className="button primary" disabled={busy}>
+          {busy ? 'Verifying…' : 'Verify'}
+        </button>
+      </form>
+      <p className="auth-switch">
+        Did not get it?{' '}
+        <button type="button" className="link-button" onClick={resend}>
+          Resend OTP
+        </button>
+      </p>
+      <p className="auth-switch">
+        <Link href="/register">Change my details</Link>
+      </p>
+    </>
+  );
+}
