@@ -1,0 +1,192 @@
+/** The blog's copy (spec §2 "Blogs", §3 "Blog post", "Testimonial"): four posts, ten testimonials. */
+import { PROVISIONING_TIME, TIME_TO_DESKTOP } from '../constants.ts';
+import { getPlan } from '../plans.ts';
+import { TRIAL_LABEL } from '../trial.ts';
+import { SITE_FACTS } from './facts.ts';
+
+export interface BlogPost {
+  /** As it appears in /BlogPostPage/{id}. */
+  id: string;
+  title: string;
+  excerpt: string;
+  /** ISO date, shown in en-IN. */
+  publishedOn: string;
+  readMinutes: number;
+  tag: string;
+  paragraphs: readonly string[];
+}
+
+/** The four featured posts. The trial is the one product length: TRIAL_LABEL. */
+export const BLOG_POSTS: readonly BlogPost[] = [
+  {
+    id: '1',
+    title: 'Cloud gaming in India without a gaming PC',
+    excerpt:
+      'How a GPU in a data centre lets you play AAA games on a five-year-old laptop, and what you need at home.',
+    publishedOn: '2026-08-14',
+    readMinutes: 4,
+    tag: 'Gaming',
+    paragraphs: [
+      'A good gaming PC costs as much as a used scooter, and it is out of date in three years. Cloud gaming flips that: the expensive part, a GPU, sits in a data centre, and your laptop only shows the picture and sends your keystrokes.',
+      'With Legend Cloud you get a whole Windows PC, not a catalogue of approved titles. Install Steam, Epic or any launcher, sign in to your own account and play the games you already own, at up to 140 FPS on the Ultra Legend plan.',
+      'What matters at home is your connection, not your hardware. A stable 25 Mbps line is enough for smooth 1080p play; plug in a cable or sit close to a 5 GHz router to keep input lag low.',
+      'Because plans are bundles of hours, you pay for the evenings you actually play. Stop your PC when you are done and the clock stops with it.',
+      `Not sure yet? Start a ${TRIAL_LABEL} trial from ${SITE_FACTS.trialFrom} and try your own game library before you choose a plan.`,
+    ],
+  },
+  {
+    id: '2',
+    title: 'Editing 4K video on the laptop you already own',
+    excerpt: 'Move your timeline to a cloud PC with 32 GB RAM and a GPU, and keep exporting while you sleep.',
+    publishedOn: '2026-09-03',
+    readMinutes: 5,
+    tag: 'Editing',
+    paragraphs: [
+      'Editing 4K footage is where ordinary laptops give up: previews stutter, effects lag and an export ties the machine up for hours.',
+      `A Pro Legend cloud PC gives you 32 GB of RAM, an NVIDIA GPU for accelerated effects and ${getPlan('pro-legend').storageGb} GB of fast storage. Install Premiere Pro, DaVinci Resolve or After Effects as you would on any Windows PC.`,
+      'Upload your footage once to the cloud PC, or pull it straight from Google Drive or a client’s link at data-centre speed, which is usually far faster than your home upload.',
+      'Start a long export, disconnect and close your laptop. The render keeps going in the cloud, and your project is waiting when you reconnect.',
+      `Heavier work such as 8K, long documentaries or colour grading fits the bigger plans. Try your own project on a ${TRIAL_LABEL} trial first.`,
+    ],
+  },
+  {
+    id: '3',
+    title: 'From payment to desktop: connecting in six steps',
+    excerpt:
+      'Everything between choosing a plan and seeing your Windows desktop, with tips for a first smooth session.',
+    publishedOn: '2026-10-07',
+    readMinutes: 3,
+    tag: 'Guide',
+    paragraphs: [
+      `Getting started takes a few minutes. Pick Legend, Pro Legend or Ultra Legend and ${SITE_FACTS.durationsText}, then pay through PayU with UPI, a card or net banking.`,
+      `Your dashboard shows your cloud PC as it starts. It is usually ready in ${TIME_TO_DESKTOP.label}; when a new machine has to be built for you, allow ${PROVISIONING_TIME.label}.`,
+      'Download the Remote Desktop file and the password file from the dashboard. Open the desktop file, paste the password when Windows asks, and you are in.',
+      'Your PC gets a new address every time it starts, so download the desktop file again after each start. Stop the PC from the dashboard when you finish so your hours last.',
+      `Want to see it for yourself first? The ${TRIAL_LABEL} trial runs on the same machines as the paid plans.`,
+    ],
+  },
+  {
+    id: '4',
+    title: 'A GPU for AI and ML coursework, by the hour',
+    excerpt:
+      'Train models, run notebooks and try local LLMs on a cloud GPU with 24 GB of memory, priced for students.',
+    publishedOn: '2026-11-02',
+    readMinutes: 4,
+    tag: 'AI / ML',
+    paragraphs: [
+      'Deep learning coursework hits a wall on a laptop without a CUDA GPU: an epoch that should take minutes takes hours, and larger models simply do not fit.',
+      'The Ultra Legend plan runs on an NVIDIA A10G with 24 GB of GPU memory. Install Python, CUDA, PyTorch or TensorFlow and Jupyter on Windows, or use WSL for a Linux toolchain.',
+      'Because your disk stays put between sessions, datasets and checkpoints are still there next time. Leave a training run going, disconnect and check back later.',
+      'Hours only count while the PC runs, so a student who trains a few evenings a week can pick a smaller bundle and stop the PC between sessions.',
+      `Try your notebook on a ${TRIAL_LABEL} trial first and see how much faster it runs.`,
+    ],
+  },
+];
+
+export function findBlogPost(id: string): BlogPost | undefined {
+  return BLOG_POSTS.find((post) => post.id === id);
+}
+
+export type Rating = 1 | 2 | 3 | 4 | 5;
+
+export interface Testimonial {
+  id: number;
+  name: string;
+  role: string;
+  rating: Rating;
+  feedback: string;
+}
+
+/**
+ * Ten testimonials (spec §2 Blogs). PLACEHOLDERS: before launch these must be replaced with
+ * real customers' words and their consent; published made-up reviews are unlawful under
+ * India's consumer protection rules and the ASCI code.
+ */
+export const TESTIMONIALS: readonly Testimonial[] = [
+  {
+    id: 1,
+    name: 'Aarav Sharma',
+    role: 'Gamer, Pune',
+    rating: 5,
+    feedback:
+      'I play on a 2018 laptop that could barely open a browser. On Ultra Legend I get smooth frame rates and no fan noise.',
+  },
+  {
+    id: 2,
+    name: 'Priya Nair',
+    role: 'Video editor, Kochi',
+    rating: 5,
+    feedback:
+      'My 4K exports run in the cloud while I sleep. I deliver client work faster without buying a new machine.',
+  },
+  {
+    id: 3,
+    name: 'Rohan Mehta',
+    role: 'Full-stack developer, Bengaluru',
+    rating: 4,
+    feedback:
+      'Docker, two IDEs and an emulator at once, without a single hang. The desktop file step took me a minute to get.',
+  },
+  {
+    id: 4,
+    name: 'Sneha Iyer',
+    role: 'M.Tech student, Chennai',
+    rating: 5,
+    feedback:
+      'Training my project model took one evening instead of a week on my laptop. The price works on a student budget.',
+  },
+  {
+    id: 5,
+    name: 'Karan Singh',
+    role: 'Streamer, Delhi',
+    rating: 4,
+    feedback:
+      'Setup was quick and support answered my question the same day. I only wish I had found it sooner.',
+  },
+  {
+    id: 6,
+    name: 'Ananya Das',
+    role: 'Architecture student, Kolkata',
+    rating: 5,
+    feedback:
+      'Revit and Lumion finally run properly. I use it only in submission weeks and stop it the rest of the time.',
+  },
+  {
+    id: 7,
+    name: 'Vikram Reddy',
+    role: 'Data analyst, Hyderabad',
+    rating: 4,
+    feedback:
+      'Big Power BI models open in seconds. Paying in rupees with UPI and getting a GST invoice keeps accounts simple.',
+  },
+  {
+    id: 8,
+    name: 'Meera Joshi',
+    role: 'Faculty, Nagpur',
+    rating: 5,
+    feedback:
+      'Our batch practised on identical machines from home during the lab course. Nothing to install on college PCs.',
+  },
+  {
+    id: 9,
+    name: 'Arjun Patel',
+    role: 'Indie game developer, Ahmedabad',
+    rating: 5,
+    feedback:
+      'Unreal shader compiles that took ages now finish while I make tea. Light bakes are finally bearable.',
+  },
+  {
+    id: 10,
+    name: 'Fatima Khan',
+    role: 'Freelance designer, Lucknow',
+    rating: 4,
+    feedback: 'Photoshop and Blender together without lag. The trial convinced me in under an hour.',
+  },
+];
+
+export const BLOGS_INTRO = {
+  title: 'Blogs',
+  lead: 'Guides, stories and tips for getting the most out of a cloud PC, from gaming to AI coursework.',
+  trialCta: `Try any plan for ${TRIAL_LABEL}`,
+  trialText: `From ${SITE_FACTS.trialFrom}, on the same machines as the paid plans.`,
+} as const;
