@@ -1,0 +1,166 @@
+import type { Invoice } from '../../core/db/invoices.ts';
+import type { Payment } from '../../core/db/payments.ts';
+import type { Subscription } from '../../core/db/subscriptions.ts';
+import { DURATIONS, PLANS, getPlan, type Plan } from '../../core/domain/plans.ts';
+import { TRIAL_OFFERS } from '../../core/domain/trial.ts';
+
+/** Rows and catalogue entries → the JSON the SPA reads. Fields are listed, never spread. */
+
+export type CatalogueBody = {
+  durations: readonly number[];
+  plans: Array<{
+    id: string;
+    name: string;
+    description: string;
+    storage: string;
+    storageGb: number;
+    ramGb: number;
+    gpu: string;
+    instanceType: string;
+    offeredInCards: boolean;
+    /** Monthly price in paise by duration in hours. */
+    pricesPaise: Record<string, number>;
+  }>;
+  trial: Array<{ plan: string; hours: number; pricePaise: number; storageGb: number; instanceType: string }>;
+};
+
+function planBody(plan: Plan): CatalogueBody['plans'][number] {
+  return {
+    id: plan.id,
+    name: plan.displayName,
+    description: plan.description,
+    storage: `${plan.storageGb} GB`,
+    storageGb: plan.storageGb,
+    ramGb: plan.ramGb,
+    gpu: plan.gpu,
+    instanceType: plan.instanceType,
+    offeredInCards: plan.offeredInCards,
+    pricesPaise: Object.fromEntries(DURATIONS.map((hours) => [String(hours), plan.pricesPaise[hours]])),
+  };
+}
+
+/** Spec §3 "Plan catalogue" (name, description, storage size), with prices and hardware. */
+export function catalogueBody(): CatalogueBody {
+  return {
+    durations: DURATIONS,
+    plans: PLANS.map(planBody),
+    trial: TRIAL_OFFERS.map((offer) => ({
+      plan: offer.plan.displayName,
+      hours: offer.hours,
+      pricePaise: offer.pricePaise,
+      storageGb: offer.storageGb,
+      instanceType: offer.instanceType,
+    })),
+  };
+}
+
+/** A plan choice (pending) or a bought plan, in the spec's selected* words (§3). */
+export type SubscriptionBody = {
+  subscriptionId: string;
+  status: Subscription['status'];
+  selectedPlan: string;
+  selectedDuration: number;
+  selectedStorage: string;
+  /** Rupees, as the spec's selectedPrice. */
+  selectedPrice: number;
+  pricePaise: number;
+  isTrial: boolean;
+  /** The plan whose machine a trial runs on ("LEGEND"); the plan itself otherwise. */
+  machinePlan: string;
+  purchaseDate: string | null;
+  expiryDate: string | null;
+};
+
+export function subscriptionBody(s: Subscription): SubscriptionBody {
+  return {
+    subscriptionId: s.id,
+    status: s.status,
+    selectedPlan: s.plan_name,
+    selectedDuration: s.hours,
+    selectedStorage: `${s.storage_gb} GB`,
+    selectedPrice: s.price_paise / 100,
+    pricePaise: s.price_paise,
+    isTrial: s.is_trial,
+    machinePlan: getPlan(s.plan_id).displayName,
+    purchaseDate: s.purchased_at?.toISOString() ?? null,
+    expiryDate: s.expires_at?.toISOString() ?? null,
+  };
+}
+
+export type PaymentStatusBody = {
+  txnid: string;
+  status: Payment['status'];
+  /** Paid but not activated: support will refund. */
+  needsAttention: boolean;
+  subscription: SubscriptionBody | null;
+  invoiceId: string | null;
+};
+
+export function paymentStatusBody(
+  payment: Payment,
+  subscription: Subscription | null,
+  invoice: Invoice | null,
+): PaymentStatusBody {
+  return {
+    txnid: payment.txnid,
+    status: payment.status,
+    needsAttention: payment.problem !== null,
+    subscription: subscription ? subscriptionBody(subscription) : null,
+    invoiceId: invoice?.invoice_number ?? null,
+  };
+}
+
+/** Spec §3 "Invoice" (invoiceId, planName, purchaseDate, expiryDate, total) plus what a GST invoice prints. */
+export type InvoiceBody = {
+  invoiceId: string;
+  planName: string;
+  purchaseDate: string;
+  expiryDate: string;
+  /** Rupees, as the spec's total. */
+  total: number;
+  totalPaise: number;
+  issuedAt: string;
+  description: string;
+  hours: number;
+  storageGb: number;
+  taxablePaise: number;
+  cgstPaise: number;
+  sgstPaise: number;
+  igstPaise: number;
+  gstRatePercent: number;
+  supply: Invoice['supply'];
+  placeOfSupply: string;
+  supplier: { legalName: string; gstin: string; address: string; state: string };
+  customer: { name: string; email: string; phone: string | null };
+  txnid: string;
+};
+
+export function invoiceBody(i: Invoice): InvoiceBody {
+  return {
+    invoiceId: i.invoice_number,
+    planName: i.plan_name,
+    purchaseDate: i.purchased_at.toISOString(),
+    expiryDate: i.expires_at.toISOString(),
+    total: i.total_paise / 100,
+    totalPaise: i.total_paise,
+    issuedAt: i.issued_at.toISOString(),
+    description: i.description,
+    hours: i.hours,
+    storageGb: i.storage_gb,
+    taxablePaise: i.taxable_paise,
+    cgstPaise: i.cgst_paise,
+    sgstPaise: i.sgst_paise,
+    igstPaise: i.igst_paise,
+    gstRatePercent: i.gst_rate_percent,
+    supply: i.supply,
+    placeOfSupply: i.place_of_supply,
+    supplier: {
+      legalName: i.supplier_legal_name,
+      gstin: i.supplier_gstin,
+      address: i.supplier_address,
+      state: i.supplier_state,
+    },
+    customer: { name: i.customer_name, email: i.customer_email, phone: i.customer_phone },
+    txnid: i.txnid,
+  };
+}

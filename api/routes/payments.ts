@@ -1,0 +1,238 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { findInvoiceByPayment } from '../../core/db/invoices.ts';
+import { findPaymentByTxnid, insertPayment, recordCallback, type Payment } from '../../core/db/payments.ts';
+import { findLatestPendingSubscription, findSubscription } from '../../core/db/subscriptions.ts';
+import { getPlan } from '../../core/domain/plans.ts';
+import { PAYMENT_MESSAGES } from '../../core/domain/subscription.ts';
+import { TRIAL_LABEL } from '../../core/domain/trial.ts';
+import {
+  createPayUClient,
+  FIRSTNAME_MAX,
+  formatAmount,
+  newTxnId,
+  parseAmountToPaise,
+  type PostedFields,
+} from '../../core/providers/payu.ts';
+import { checkPurchase, matchesPending } from '../../core/purchases.ts';
+import { sendJob } from '../../core/queue.ts';
+import { badRequest, conflict, notFound } from '../errors.ts';
+import { assertSameUser, currentUser, requireUser } from '../middleware/auth.ts';
+import { input, validate } from '../middleware/validate.ts';
+import { paymentStatusBody } from '../presenters/plans.ts';
+import type { AppContext, AppState } from '../context.ts';
+import type { Services } from '../services.ts';
+import { Duration, purchaseRefusal, requireBuyer } from './plans.ts';
+
+/**
+ * Paying through PayU's hosted checkout (spec §4 Purchase flow, §7 `/vm/create-payment`,
+ * `/vm/payment-callback`). The browser's word never moves money state (ARCHITECTURE deviation
+ * 1): every callback — PayU's browser return (surl/furl), its webhook, the SPA's
+ * payment-callback — is checked (reverse hash, our txnid, our amount) and only enqueues
+ * `payment-verify`, which asks PayU itself.
+ */
+
+export const PAYU_CALLBACK_PREFIX = '/api/payu/';
+
+export const CreatePaymentBody = z.object({
+  // The client's amount is a display copy: the pending subscription's catalogue price is charged.
+  amount: z.unknown().optional(),
+  customerEmail: z.string({ error: 'Email must be text.' }).max(254).optional(),
+  plan: z.string().trim().max(60).optional(),
+  duration: Duration,
+  storage: z.unknown().optional(),
+});
+type CreatePaymentBody = z.infer<typeof CreatePaymentBody>;
+
+const Txnid = z
+  .string({ error: 'txnid is required.' })
+  .trim()
+  .regex(/^[A-Za-z0-9_-]{1,25}$/, 'That is not one of our transaction ids.');
+
+export const PaymentCallbackBody = z.object({
+  order: z.object({
+    txnid: Txnid,
+    // Spec §4: the SPA always says PAID. It is kept for the record and trusted for nothing.
+    status: z.string().max(40).optional(),
+  }),
+});
+type PaymentCallbackBody = z.infer<typeof PaymentCallbackBody>;
+
+export const PaymentStatusQuery = z.object({ txnid: Txnid });
+type PaymentStatusQuery = z.infer<typeof PaymentStatusQuery>;
+
+const PLAN_CHANGED = 'Your plan choice changed in another tab. Please choose your plan again.';
+const NO_PENDING = 'No plan is waiting for payment. Please choose a plan.';
+const NEEDS_PHONE = 'Please add a phone number to your account before paying: PayU asks for one.';
+
+type CallbackSource = 'surl' | 'furl' | 'webhook' | 'notify';
+type CallbackOutcome =
+  | { accepted: true; payment: Payment; claimed: string }
+  | { accepted: false; reason: 'hash' | 'unknown-txnid' | 'amount'; txnid: string };
+
+/** Text PayU allows in firstname: no "|" (it would shift the hash's fields), at most 60 characters. */
+function payuText(text: string, max: number): string {
+  return text.replaceAll('|', ' ').trim().slice(0, max) || 'Customer';
+}
+
+export function paymentRoutes(services: Services): Router<AppState> {
+  const { db, config, boss } = services;
+  const payu = createPayUClient(config.payu);
+  const router = new Router<AppState>();
+
+  router.post('/vm/create-payment', requireBuyer(), validate(CreatePaymentBody), async (ctx) => {
+    const body = input<CreatePaymentBody>(ctx);
+    const user = assertSameUser(ctx, body.customerEmail);
+    const pending = await findLatestPendingSubscription(db, user.id);
+    if (!pending) throw conflict(NO_PENDING);
+    if (!matchesPending(pending, { plan: body.plan, hours: body.duration })) throw conflict(PLAN_CHANGED);
+    // Again, right before money: another tab may have bought a plan, capacity may have gone.
+    const check = await checkPurchase(db, {
+      user,
+      request: {
+        plan: pending.is_trial ? pending.plan_name : pending.plan_id,
+        hours: pending.hours,
+        isTrial: pending.is_trial,
+        trialPlan: pending.plan_id,
+      },
+      capacityLimits: config.capacityLimits,
+      now: new Date(),
+    });
+    if (!check.ok) throw purchaseRefusal(check);
+    if (!user.phone) throw badRequest(NEEDS_PHONE);
+
+    const txnid = newTxnId();
+    const productinfo = pending.is_trial
+      ? `Legend Cloud ${pending.plan_name} (${getPlan(pending.plan_id).displayName}), ${TRIAL_LABEL}`
+      : `Legend Cloud ${pending.plan_name}, ${pending.hours} hours, one month`;
+    const checkout = payu.buildCheckout({
+      txnid,
+      amountPaise: pending.price_paise,
+      productinfo,
+      firstname: payuText(user.name, FIRSTNAME_MAX),
+      email: user.email,
+      phone: user.phone,
+      surl: `${config.publicUrl}${PAYU_CALLBACK_PREFIX}success`,
+      furl: `${config.publicUrl}${PAYU_CALLBACK_PREFIX}failure`,
+      // Spec §3: the order's notes carry plan, duration and storage.
+      udf1: pending.plan_name,
+      udf2: String(pending.hours),
+      udf3: `${pending.storage_gb} GB`,
+    });
+    await insertPayment(db, {
+      txnid,
+      userId: user.id,
+      subscriptionId: pending.id,
+      amountPaise: pending.price_paise,
+      amount: formatAmount(pending.price_paise),
+      productinfo,
+    });
+    ctx.state.log.info({ txnid, subscriptionId: pending.id }, 'payment started');
+    ctx.body = checkout;
+  });
+
+  /**
+   * A post from PayU (browser return, webhook, notify_url): checked, recorded, and handed to
+   * payment-verify. Anything that fails a check changes nothing and is logged.
+   */
+  async function acceptPayUPost(ctx: AppContext, source: CallbackSource): Promise<CallbackOutcome> {
+    const posted = ((ctx.request as { body?: unknown }).body ?? {}) as PostedFields;
+    const txnid = typeof posted.txnid === 'string' ? posted.txnid.slice(0, 40) : '';
+    const log = ctx.state.log.child({ txnid, source });
+    if (!payu.verifyResponse(posted)) {
+      log.warn('PayU callback refused: the reverse hash does not match (forged or tampered)');
+      return { accepted: false, reason: 'hash', txnid };
+    }
+    const payment = await findPaymentByTxnid(db, txnid);
+    if (!payment) {
+      log.warn('PayU callback refused: no payment with this txnid');
+      return { accepted: false, reason: 'unknown-txnid', txnid };
+    }
+    if (parseAmountToPaise(posted.amount) !== payment.amount_paise) {
+      log.warn(
+        { posted: posted.amount, ours: payment.amount },
+        'PayU callback refused: the amount is not ours',
+      );
+      return { accepted: false, reason: 'amount', txnid };
+    }
+    const claimed = typeof posted.status === 'string' ? posted.status : '';
+    await db.transaction(async (trx) => {
+      await recordCallback(trx, txnid, claimed);
+      // A settled payment needs no second look; the guard in the job makes a late one harmless anyway.
+      if (payment.status === 'initiated') {
+        await sendJob(boss, 'payment-verify', { txnid, source }, { db: trx });
+      }
+    });
+    log.info({ claimed }, 'PayU callback accepted; verification queued');
+    return { accepted: true, payment, claimed };
+  }
+
+  function redirectBrowser(ctx: AppContext, outcome: CallbackOutcome) {
+    const success = outcome.accepted && outcome.claimed === 'success';
+    const txnid = outcome.accepted ? outcome.payment.txnid : '';
+    const query = txnid ? `?txnid=${encodeURIComponent(txnid)}` : '';
+    ctx.redirect(`${config.publicUrl}/${success ? 'payment-success' : 'payment-failure'}${query}`);
+    // 303: the browser follows with a GET, never re-posting PayU's form.
+    ctx.status = 303;
+  }
+
+  router.post('/payu/success', async (ctx) => redirectBrowser(ctx, await acceptPayUPost(ctx, 'surl')));
+  router.post('/payu/failure', async (ctx) => redirectBrowser(ctx, await acceptPayUPost(ctx, 'furl')));
+
+  router.post('/payu/webhook', async (ctx) => {
+    const outcome = await acceptPayUPost(ctx, 'webhook');
+    if (outcome.accepted) {
+      ctx.body = { ok: true };
+    } else {
+      ctx.status = 400;
+      ctx.body = { message: 'Callback refused.' };
+    }
+  });
+
+  /**
+   * Spec §4's callback from the success page ({order}, status always PAID): it only asks the
+   * server to check. The same path takes PayU's form post when a notify_url points here.
+   */
+  router.post('/vm/payment-callback', async (ctx) => {
+    const raw = (ctx.request as { body?: unknown }).body;
+    if (raw && typeof raw === 'object' && !('order' in raw) && 'hash' in raw) {
+      const outcome = await acceptPayUPost(ctx, 'notify');
+      if (!outcome.accepted) throw badRequest('Callback refused.');
+      ctx.body = { ok: true };
+      return;
+    }
+    const user = currentUser(ctx);
+    const parsed = PaymentCallbackBody.safeParse(raw ?? {});
+    if (!parsed.success) throw badRequest(parsed.error.issues[0]?.message ?? PAYMENT_MESSAGES.verifyFailed);
+    const body: PaymentCallbackBody = parsed.data;
+    const payment = await findPaymentByTxnid(db, body.order.txnid);
+    if (!payment || payment.user_id !== user.id) throw notFound('No such payment.');
+    if (payment.status === 'initiated') {
+      // At most one check per txnid every few seconds, however often the page calls.
+      await sendJob(
+        boss,
+        'payment-verify',
+        { txnid: payment.txnid, source: 'spa' },
+        { singletonKey: `verify-${payment.txnid}`, singletonSeconds: 5 },
+      );
+    }
+    ctx.body = await statusOf(payment);
+  });
+
+  router.get('/vm/payment-status', requireUser(), validate(PaymentStatusQuery, 'query'), async (ctx) => {
+    const { txnid } = input<PaymentStatusQuery>(ctx);
+    const payment = await findPaymentByTxnid(db, txnid);
+    if (!payment || payment.user_id !== currentUser(ctx).id) throw notFound('No such payment.');
+    ctx.body = await statusOf(payment);
+  });
+
+  async function statusOf(payment: Payment) {
+    const [subscription, invoice] = await Promise.all([
+      findSubscription(db, payment.subscription_id),
+      findInvoiceByPayment(db, payment.id),
+    ]);
+    return paymentStatusBody(payment, subscription, invoice);
+  }
+
+  return router;
+}

@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { sql, type Db } from './pool.ts';
+
+/**
+ * Refunds through PayU. The row, with its token, is written before PayU is called; a retry
+ * after a crash reuses the same token, which PayU refuses to apply twice (INTEGRATIONS.md).
+ */
+
+export const REFUND_STATUSES = ['requested', 'accepted', 'failed'] as const;
+
+export const Refund = z.object({
+  id: z.uuid(),
+  payment_id: z.uuid(),
+  token: z.string(),
+  amount_paise: z.number().int(),
+  status: z.enum(REFUND_STATUSES),
+  quote: z.unknown(),
+  payu_request_id: z.string().nullable(),
+  error_code: z.number().int().nullable(),
+  message: z.string().nullable(),
+  created_at: z.date(),
+  updated_at: z.date(),
+});
+export type Refund = z.infer<typeof Refund>;
+
+const COLUMNS = sql.fragment`id, payment_id, token, amount_paise, status, quote, payu_request_id, error_code,
+  message, created_at, updated_at`;
+
+/** PayU's limit on a refund token; ours is derived from the refund's id so it never repeats. */
+export const REFUND_TOKEN_LENGTH = 23;
+
+/** "rf" + the first 21 hex digits of the refund id: unique, ≤ 23 characters, stable across retries. */
+export function refundToken(refundId: string): string {
+  return `rf${refundId.replaceAll('-', '')}`.slice(0, REFUND_TOKEN_LENGTH);
+}
+
+/**
+ * Records a refund about to be requested, its token derived from its id. Throws a unique
+ * violation when the payment already has a refund requested or accepted.
+ */
+export async function insertRefund(
+  db: Db,
+  r: { paymentId: string; amountPaise: number; quote: Record<string, number> },
+): Promise<Refund> {
+  const id = randomUUID();
+  return db.one(sql.type(Refund)`
+    INSERT INTO refunds (id, payment_id, token, amount_paise, quote)
+    VALUES (${id}, ${r.paymentId}, ${refundToken(id)}, ${r.amountPaise}, ${sql.jsonb(r.quote)})
+    RETURNING ${COLUMNS}`);
+}
+
+/** The payment's refund that is in flight or done, if any. */
+export async function findOpenRefund(db: Db, paymentId: string): Promise<Refund | null> {
+  return db.maybeOne(sql.type(Refund)`
+    SELECT ${COLUMNS} FROM refunds WHERE payment_id = ${paymentId} AND status IN ('requested', 'accepted')`);
+}
+
+export async function listRefundsForPayment(db: Db, paymentId: string): Promise<readonly Refund[]> {
+  return db.any(sql.type(Refund)`
+    SELECT ${COLUMNS} FROM refunds WHERE payment_id = ${paymentId} ORDER BY created_at`);
+}
+
+/** requested → accepted | failed, with PayU's answer. Null when it was no longer requested. */
+export async function settleRefund(
+  db: Db,
+  id: string,
+  outcome: {
+    status: 'accepted' | 'failed';
+    requestId: string | null;
+    errorCode: number | null;
+    message: string;
+  },
+): Promise<Refund | null> {
+  return db.maybeOne(sql.type(Refund)`
+    UPDATE refunds
+    SET status = ${outcome.status}, payu_request_id = ${outcome.requestId}, error_code = ${outcome.errorCode},
+        message = ${outcome.message.slice(0, 500)}, updated_at = now()
+    WHERE id = ${id} AND status = 'requested'
+    RETURNING ${COLUMNS}`);
+}

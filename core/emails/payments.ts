@@ -1,0 +1,63 @@
+import { escapeHtml } from '../emails.ts';
+import type { Invoice } from '../db/invoices.ts';
+import type { Payload } from '../queue.ts';
+import { formatRupees } from '../domain/money.ts';
+import { formatLongDate } from '../domain/time.ts';
+
+/** The mails of buying a plan: the receipt with its GST invoice. */
+
+type Mail = Payload<'email-send'>;
+
+/** Links to the invoice on /history (highlighted) and its printable page. */
+export function invoiceLinks(publicUrl: string, invoice: Pick<Invoice, 'invoice_number'>) {
+  const id = encodeURIComponent(invoice.invoice_number);
+  return {
+    history: `${publicUrl}/history?invoiceId=${id}`,
+    printable: `${publicUrl}/invoice?invoiceId=${id}`,
+  };
+}
+
+export function paymentReceiptMail(invoice: Invoice, publicUrl: string): Mail {
+  const links = invoiceLinks(publicUrl, invoice);
+  const tax =
+    invoice.supply === 'intra-state'
+      ? [
+          `CGST (${invoice.gst_rate_percent / 2}%): ${formatRupees(invoice.cgst_paise)}`,
+          `SGST (${invoice.gst_rate_percent / 2}%): ${formatRupees(invoice.sgst_paise)}`,
+        ]
+      : [`IGST (${invoice.gst_rate_percent}%): ${formatRupees(invoice.igst_paise)}`];
+  const lines = [
+    `Hi ${invoice.customer_name},`,
+    '',
+    `Thank you: we received your payment of ${formatRupees(invoice.total_paise)} for ${invoice.plan_name}.`,
+    'Your Virtual Computer is being prepared; your dashboard shows it as soon as it is ready.',
+    '',
+    `Invoice: ${invoice.invoice_number}`,
+    `Plan: ${invoice.description}`,
+    `Valid: ${formatLongDate(invoice.purchased_at)} to ${formatLongDate(invoice.expires_at)}`,
+    `Taxable value: ${formatRupees(invoice.taxable_paise)}`,
+    ...tax,
+    `Total paid (GST inclusive): ${formatRupees(invoice.total_paise)}`,
+    `PayU transaction: ${invoice.txnid}`,
+    '',
+    `View or print your invoice: ${links.printable}`,
+    '',
+    `${invoice.supplier_legal_name}, GSTIN ${invoice.supplier_gstin}`,
+    invoice.supplier_address,
+  ];
+  const html = lines
+    .filter((line) => line !== '')
+    .map((line) =>
+      line.startsWith('View or print')
+        ? `<p><a href="${escapeHtml(links.printable)}">View or print your invoice ${escapeHtml(invoice.invoice_number)}</a></p>`
+        : `<p>${escapeHtml(line)}</p>`,
+    )
+    .join('\n');
+  return {
+    kind: 'payment-receipt',
+    to: invoice.customer_email,
+    subject: `Payment received: invoice ${invoice.invoice_number}`,
+    text: lines.join('\n'),
+    html,
+  };
+}

@@ -1,0 +1,71 @@
+import { loadConfig, requireDatabaseUrl } from '../core/config.ts';
+import { createDbPool } from '../core/db/pool.ts';
+import { formatRupees, parseRupeeAmount } from '../core/domain/money.ts';
+import { createPayUClient } from '../core/providers/payu.ts';
+import { executeRefund, quote, RefundError, type Quote } from './lib/refunds.ts';
+
+const USAGE = `usage: npm run refund -- <command>
+  quote <txnid|invoice-number>          what the refund policy gives back today
+  execute <txnid> [--amount <rupees>]   refund through PayU (the quote, or the amount given)
+Running execute again is safe: an accepted refund is reported, an interrupted one retried
+with the same PayU token.`;
+
+function printQuote(q: Quote): void {
+  console.log(
+    [
+      `payment ${q.txnid}${q.invoiceNumber ? ` (invoice ${q.invoiceNumber})` : ''}`,
+      `  paid              ${formatRupees(q.paidPaise)}`,
+      `  already refunded  ${formatRupees(q.alreadyRefundedPaise)}`,
+      `  basis             ${q.basis}`,
+      `  policy            ${q.quote.percent}% of the amount = ${formatRupees(q.quote.grossPaise)}, charge ${formatRupees(q.quote.chargePaise)}`,
+      `  refund            ${formatRupees(q.quote.refundPaise)}`,
+    ].join('\n'),
+  );
+}
+
+const [command, reference, ...rest] = process.argv.slice(2);
+const config = loadConfig();
+const db = await createDbPool(requireDatabaseUrl(config), { maximumPoolSize: 2 });
+let exitCode = 0;
+
+try {
+  if (command === 'quote' && reference) {
+    printQuote(await quote(db, config, reference));
+  } else if (command === 'execute' && reference) {
+    let amountPaise: number | undefined;
+    const flag = rest.indexOf('--amount');
+    if (flag >= 0) {
+      const text = rest[flag + 1] ?? '';
+      const parsed = parseRupeeAmount(text);
+      if (parsed === null || parsed <= 0)
+        throw new RefundError(`--amount wants rupees like 1450 or 1450.50, got "${text}"`);
+      amountPaise = parsed;
+    }
+    const result = await executeRefund(db, createPayUClient(config.payu), config, reference, { amountPaise });
+    switch (result.kind) {
+      case 'accepted':
+        console.log(
+          `refunded ${formatRupees(result.refund.amount_paise)} of ${reference} (token ${result.refund.token}): ${result.note}`,
+        );
+        break;
+      case 'already-refunded':
+        console.log(
+          `already refunded: ${formatRupees(result.refund.amount_paise)} (token ${result.refund.token}); nothing done`,
+        );
+        break;
+      case 'failed':
+        console.error(`PayU refused the refund (token ${result.refund.token}): ${result.message}`);
+        exitCode = 1;
+        break;
+    }
+  } else {
+    console.log(USAGE);
+    exitCode = command === undefined || command === 'help' || command === '--help' ? 0 : 2;
+  }
+} catch (error) {
+  console.error(`refund: ${(error as Error).message}`);
+  exitCode = 1;
+} finally {
+  await db.end();
+}
+process.exit(exitCode);

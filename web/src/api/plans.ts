@@ -1,0 +1,179 @@
+import { useEffect } from 'react';
+import useSWR from 'swr';
+import { useSearch } from 'wouter';
+import { readStored, writeStored } from '../storage.ts';
+import { api, ApiError, swrFetcher } from './fetcher.ts';
+import { TIMERS_MS } from '../../../core/domain/constants.ts';
+
+/** Typed hooks and calls for plans, checkout, payments and invoices (spec §7). */
+
+/** A plan choice or a bought plan, in the spec's selected* words (api/presenters/plans.ts). */
+export type PlanChoice = {
+  subscriptionId: string;
+  status: 'pending_payment' | 'active' | 'expired' | 'cancelled';
+  selectedPlan: string;
+  selectedDuration: number;
+  selectedStorage: string;
+  selectedPrice: number;
+  pricePaise: number;
+  isTrial: boolean;
+  machinePlan: string;
+  purchaseDate: string | null;
+  expiryDate: string | null;
+};
+
+/** Spec §3 "Payment-start response": the SPA posts all but `action` as a form to `action`. */
+export type PaymentStart = Record<string, string> & { action: string; txnid: string; amount: string };
+
+export type PaymentStatus = {
+  txnid: string;
+  status: 'initiated' | 'success' | 'failure';
+  needsAttention: boolean;
+  subscription: PlanChoice | null;
+  invoiceId: string | null;
+};
+
+export type Invoice = {
+  invoiceId: string;
+  planName: string;
+  purchaseDate: string | null;
+  expiryDate: string | null;
+  total: number;
+  totalPaise: number;
+  issuedAt: string;
+  description: string;
+  hours: number;
+  storageGb: number;
+  taxablePaise: number;
+  cgstPaise: number;
+  sgstPaise: number;
+  igstPaise: number;
+  gstRatePercent: number;
+  supply: 'intra-state' | 'inter-state';
+  placeOfSupply: string;
+  supplier: { legalName: string; gstin: string; address: string; state: string };
+  customer: { name: string; email: string; phone: string | null };
+  txnid: string;
+};
+
+export type SelectVmPayload = {
+  email: string;
+  plan: string;
+  duration: number;
+  storage: string;
+  price: number;
+  isTrial: boolean;
+  trialPlan?: string;
+};
+
+export const CHECKOUT_KEY = '/vm/checkout';
+export const CURRENT_PLAN_KEY = '/vm/current-plan';
+
+/** The user's plan (bought; active or lapsed), or null; only asked for a logged-in user. */
+export function useCurrentPlan(enabled: boolean) {
+  return useSWR<{ plan: PlanChoice | null }>(enabled ? CURRENT_PLAN_KEY : null, swrFetcher);
+}
+
+/** The plan choice waiting for payment (404 when there is none). */
+export function useCheckout() {
+  return useSWR<PlanChoice>(CHECKOUT_KEY, swrFetcher, {
+    shouldRetryOnError: false,
+    revalidateOnFocus: false,
+  });
+}
+
+export function checkCapacity(plan: string, trialPlan?: string) {
+  const query = new URLSearchParams({ plan, ...(trialPlan ? { trialPlan } : {}) });
+  return api<{ ok: boolean; message: string }>(`/vm/check-capacity?${query}`);
+}
+
+export function selectVm(payload: SelectVmPayload) {
+  return api<PlanChoice>('/vm/select-vm', { body: payload });
+}
+
+export function createPayment(body: {
+  amount: number;
+  customerEmail: string;
+  plan: string;
+  duration: number;
+  storage: string;
+}) {
+  return api<PaymentStart>('/vm/create-payment', { body });
+}
+
+/** Spec §4: the success page's callback. Its status is always PAID; the server checks with PayU itself. */
+export function paymentCallback(order: {
+  txnid: string;
+  customer: { email: string };
+  notes: Record<string, string>;
+}) {
+  return api<PaymentStatus>('/vm/payment-callback', { body: { order: { status: 'PAID', ...order } } });
+}
+
+/** Polled every 3 s while the payment is being verified. */
+export function usePaymentStatus(txnid: string | null) {
+  return useSWR<PaymentStatus>(
+    txnid ? `/vm/payment-status?txnid=${encodeURIComponent(txnid)}` : null,
+    swrFetcher,
+    {
+      refreshInterval: (latest) => (latest && latest.status !== 'initiated' ? 0 : TIMERS_MS.paymentPoll),
+      revalidateOnFocus: false,
+    },
+  );
+}
+
+/** What the success page needs of the dashboard record (spec §3), once the cloud-PC issue serves it. */
+export type DashboardGlimpse = { vmPublicIp?: string | null } & Record<string, unknown>;
+
+/**
+ * Spec §4: poll the dashboard every 3 s until it shows a public IP. Until the dashboard
+ * endpoint exists its 404 simply means "not yet"; polling stops once the IP is there.
+ */
+export function useDashboardUntilIp(email: string | null) {
+  return useSWR<DashboardGlimpse | null>(
+    email ? `/vm/dashboard/${encodeURIComponent(email)}` : null,
+    notYet,
+    {
+      refreshInterval: (latest) => (latest?.vmPublicIp ? 0 : TIMERS_MS.paymentPoll),
+      revalidateOnFocus: false,
+    },
+  );
+}
+
+/**
+ * A fetcher for "is it there yet": not found (or not built yet) and passing trouble are an
+ * answer, not an error, so polling goes on (swr stops refreshing a key that holds an error).
+ */
+async function notYet<T>(path: string): Promise<T | null> {
+  try {
+    return await api<T>(path);
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 401 || error.status === 403)) throw error;
+    return null;
+  }
+}
+
+export function invoicesKey(email: string | null): string | null {
+  return email ? `/invoices/user/${encodeURIComponent(email)}` : null;
+}
+
+export function useInvoices(email: string | null) {
+  return useSWR<Invoice[]>(invoicesKey(email), swrFetcher, { shouldRetryOnError: false });
+}
+
+export function isNotFound(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 404;
+}
+
+/**
+ * Spec §5 History: the email comes from the URL or storage (lower-cased); one in the URL is
+ * saved to storage. The session's own email fills in when both are missing. The server still
+ * answers only the session user's invoices (403 otherwise).
+ */
+export function useHistoryEmail(sessionEmail: string | null): string | null {
+  const urlEmail = new URLSearchParams(useSearch()).get('email')?.trim().toLowerCase() || null;
+  useEffect(() => {
+    if (urlEmail) writeStored({ email: urlEmail });
+  }, [urlEmail]);
+  return urlEmail ?? (readStored('email')?.trim().toLowerCase() || null) ?? sessionEmail;
+}

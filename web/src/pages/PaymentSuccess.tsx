@@ -1,0 +1,119 @@
+import { useEffect, useRef, useState } from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
+import { mutate } from 'swr';
+import { paymentCallback, useDashboardUntilIp, usePaymentStatus, CURRENT_PLAN_KEY } from '../api/plans.ts';
+import { SESSION_KEY, type SessionUser } from '../api/session.ts';
+import { Page } from '../components/Layout.tsx';
+import { RequireUser } from '../components/RequireUser.tsx';
+import { usePageTitle } from '../components/pageTitle.ts';
+import { readStored, writeStored } from '../storage.ts';
+import { PAYMENT_MESSAGES as M } from '../../../core/domain/subscription.ts';
+
+/**
+ * Spec §2 Payment success, §4 Payment success page. The page tells the server to check
+ * (the callback's PAID is only a nudge, ARCHITECTURE deviation 1), then polls every 3 s:
+ * first the payment's own status (honest progress while PayU is asked), then the dashboard
+ * until it shows the machine's public IP, and goes to /dashboard with it. Polling stops when
+ * the page is left (swr drops its timers on unmount).
+ */
+export default function PaymentSuccess() {
+  usePageTitle('Payment');
+  return <RequireUser>{(user) => <Progress user={user} />}</RequireUser>;
+}
+
+function Progress({ user }: { user: SessionUser }) {
+  const [, navigate] = useLocation();
+  const txnid = new URLSearchParams(useSearch()).get('txnid');
+  const [asked, setAsked] = useState(false);
+  const failed = useRef(false);
+
+  function verificationFailed() {
+    if (failed.current) return;
+    failed.current = true;
+    window.alert(M.verifyFailed);
+    navigate(txnid ? `/payment-failure?txnid=${encodeURIComponent(txnid)}` : '/payment-failure', {
+      replace: true,
+    });
+  }
+
+  useEffect(() => {
+    if (!txnid) return verificationFailed();
+    let cancelled = false;
+    paymentCallback({
+      txnid,
+      customer: { email: user.email },
+      notes: {
+        plan: readStored('selectedPlan') ?? '',
+        duration: readStored('selectedDuration') ?? '',
+        storage: readStored('selectedStorage') ?? '',
+      },
+    })
+      .then(() => !cancelled && setAsked(true))
+      .catch(() => !cancelled && verificationFailed());
+    return () => {
+      cancelled = true;
+    };
+    // Once per page visit and txnid.
+  }, [txnid]);
+
+  const { data: payment, error } = usePaymentStatus(asked ? txnid : null);
+  const verified = payment?.status === 'success' && !payment.needsAttention;
+  const { data: dashboard } = useDashboardUntilIp(verified ? user.email : null);
+
+  useEffect(() => {
+    if (payment?.status === 'failure')
+      navigate(`/payment-failure?txnid=${encodeURIComponent(payment.txnid)}`, { replace: true });
+    if (error) verificationFailed();
+    if (verified) {
+      writeStored({ hasPlan: true, purchaseDate: payment.subscription?.purchaseDate ?? null });
+      void mutate(SESSION_KEY);
+      void mutate(CURRENT_PLAN_KEY);
+    }
+  }, [payment?.status, verified, error]);
+
+  useEffect(() => {
+    if (dashboard?.vmPublicIp) navigate('/dashboard', { state: dashboard });
+  }, [dashboard, navigate]);
+
+  if (payment?.needsAttention) {
+    return (
+      <Page title="Payment received">
+        <div className="card payment-outcome">
+          <p>
+            PayU confirmed your payment, but we could not start this plan for your account. Our support team
+            has been told and will refund it; you can also{' '}
+            <Link href="/report-problem">report a problem</Link>.
+          </p>
+        </div>
+      </Page>
+    );
+  }
+
+  return (
+    <Page title={verified ? M.success : 'Checking your payment…'}>
+      <div className="card payment-outcome" aria-live="polite">
+        <ol className="progress-steps">
+          <li className="is-done">Paid on PayU</li>
+          <li className={verified ? 'is-done' : 'is-current'}>
+            {verified ? 'Payment verified' : 'Verifying the payment with PayU…'}
+          </li>
+          <li className={dashboard?.vmPublicIp ? 'is-done' : verified ? 'is-current' : ''}>
+            Preparing your Virtual Computer
+          </li>
+        </ol>
+        {verified ? (
+          <p className="payment-message">Payment verified. {M.onTheWay}</p>
+        ) : (
+          <p className="payment-message muted">This takes a few seconds. Please keep this page open.</p>
+        )}
+        <span className="spinner" aria-hidden="true" />
+        {payment?.invoiceId && (
+          <p className="muted">
+            Your invoice {payment.invoiceId} is in your{' '}
+            <Link href={`/history?invoiceId=${encodeURIComponent(payment.invoiceId)}`}>plan history</Link>.
+          </p>
+        )}
+      </div>
+    </Page>
+  );
+}

@@ -1,0 +1,229 @@
+import { useId, useState } from 'react';
+import { useLocation } from 'wouter';
+import { mutate } from 'swr';
+import { ApiError } from '../api/fetcher.ts';
+import { checkCapacity, CHECKOUT_KEY, selectVm, useCurrentPlan, type PlanChoice } from '../api/plans.ts';
+import { useSession } from '../api/session.ts';
+import { Page } from '../components/Layout.tsx';
+import { usePageTitle } from '../components/pageTitle.ts';
+import { writeStored } from '../storage.ts';
+import {
+  CARD_PLANS,
+  DURATIONS,
+  formatRupees,
+  priceFor,
+  type DurationHours,
+  type Plan,
+} from '../../../core/domain/plans.ts';
+import {
+  activePlanBlocksPurchaseMessage,
+  activePlanNote,
+  daysLeft,
+  isPlanActive,
+  PLAN_CHOICE_MESSAGES as M,
+  saveErrorMessage,
+} from '../../../core/domain/subscription.ts';
+
+/** Spec §2 Plan selection, §4 Purchase flow, §5 Choosing a plan, §8 (capacity, save plan). */
+export default function SelectVm() {
+  usePageTitle('Plans');
+  const session = useSession();
+  const loggedIn = session.status === 'user';
+  const current = useCurrentPlan(loggedIn).data?.plan ?? null;
+  // A running trial is not "a plan" here: buying one replaces it (see core/domain/trial.ts).
+  const active =
+    current &&
+    !current.isTrial &&
+    isPlanActive(
+      { plan: current.selectedPlan, hours: current.selectedDuration, expiresAt: current.expiryDate },
+      Date.now(),
+    )
+      ? current
+      : null;
+
+  return (
+    <Page
+      title="Choose your plan"
+      lead="A Windows cloud PC with a real GPU. Every plan is valid for one month, whatever hours you pick. Prices include GST."
+    >
+      <ul className="pricing-grid">
+        {CARD_PLANS.map((plan) => (
+          <li key={plan.id}>
+            <PlanCard
+              plan={plan}
+              sessionReady={session.status !== 'loading'}
+              email={session.user?.email ?? null}
+              renew={session.user?.hasPlan ?? false}
+              active={active}
+            />
+          </li>
+        ))}
+      </ul>
+    </Page>
+  );
+}
+
+function PlanCard({
+  plan,
+  sessionReady,
+  email,
+  renew,
+  active,
+}: {
+  plan: Plan;
+  sessionReady: boolean;
+  email: string | null;
+  renew: boolean;
+  active: PlanChoice | null;
+}) {
+  const [, navigate] = useLocation();
+  const [showInfo, setShowInfo] = useState(false);
+  const [hours, setHours] = useState<DurationHours | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+  const infoId = useId();
+  const price = hours === null ? null : priceFor(plan.id, hours);
+
+  async function choose() {
+    setMessage(null);
+    // Spec §5, in its order: no unexpired plan, logged in, duration, price, capacity.
+    if (active?.expiryDate) {
+      setMessage(
+        activePlanBlocksPurchaseMessage(
+          active.selectedPlan,
+          active.selectedDuration,
+          daysLeft(active.expiryDate, Date.now()),
+        ),
+      );
+      return;
+    }
+    if (!email) {
+      window.alert(M.loginRequired);
+      navigate('/login');
+      return;
+    }
+    if (hours === null) return setMessage(M.durationRequired);
+    if (price === null) return setMessage(M.noPrice);
+    setBusy(true);
+    try {
+      try {
+        const capacity = await checkCapacity(plan.displayName);
+        if (!capacity.ok) return setMessage(capacity.message || M.capacityInsufficient);
+      } catch (error) {
+        return setMessage(
+          error instanceof ApiError && error.status > 0 && error.message
+            ? error.message
+            : M.capacityInsufficient,
+        );
+      }
+      const storage = `${plan.storageGb} GB`;
+      let saved: PlanChoice;
+      try {
+        saved = await selectVm({
+          email,
+          plan: plan.displayName,
+          duration: hours,
+          storage,
+          price: price / 100,
+          isTrial: false,
+        });
+      } catch (error) {
+        const detail =
+          error instanceof Error && error.message ? error.message : `status ${(error as ApiError).status}`;
+        return setMessage(saveErrorMessage(detail));
+      }
+      writeStored({
+        selectedPlan: saved.selectedPlan,
+        selectedDuration: saved.selectedDuration,
+        selectedStorage: saved.selectedStorage,
+        selectedPrice: saved.selectedPrice,
+      });
+      await mutate(CHECKOUT_KEY, saved, { revalidate: false });
+      navigate('/payment');
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <article className={`card pricing-card pricing-${plan.id}`} aria-labelledby={`${infoId}-name`}>
+      <header className="pricing-head">
+        <h2 id={`${infoId}-name`} className="pricing-name">
+          {plan.displayName}
+        </h2>
+        <button
+          type="button"
+          className="pricing-info-toggle"
+          aria-expanded={showInfo}
+          aria-controls={infoId}
+          onClick={() => setShowInfo((v) => !v)}
+        >
+          <span aria-hidden="true">i</span>
+          <span className="visually-hidden">About {plan.displayName}</span>
+        </button>
+      </header>
+      <p className="pricing-hardware">
+        {plan.ramGb} GB RAM · {plan.gpu}
+      </p>
+      <p id={infoId} className="pricing-description" hidden={!showInfo}>
+        {plan.description}
+      </p>
+
+      <fieldset className="duration-picker">
+        <legend>Hours per month</legend>
+        <div className="duration-options">
+          {DURATIONS.map((option) => (
+            <label key={option} className={`duration-option ${hours === option ? 'is-selected' : ''}`}>
+              <input
+                type="radio"
+                name={`${infoId}-hours`}
+                value={option}
+                checked={hours === option}
+                onChange={() => {
+                  setHours(option);
+                  setMessage(null);
+                }}
+              />
+              <span>{option} h</span>
+            </label>
+          ))}
+        </div>
+      </fieldset>
+
+      <dl className="pricing-facts">
+        <div>
+          <dt>Storage</dt>
+          <dd>{plan.storageGb} GB / month</dd>
+        </div>
+        <div>
+          <dt>Price</dt>
+          <dd className="pricing-price" aria-live="polite">
+            {price === null ? (
+              M.selectDuration
+            ) : (
+              <>
+                {formatRupees(price)} <span className="muted">/ month</span>
+              </>
+            )}
+          </dd>
+        </div>
+      </dl>
+
+      {active?.expiryDate ? (
+        <p className="notice info pricing-note">{activePlanNote(active.selectedPlan, active.expiryDate)}</p>
+      ) : (
+        <button
+          type="button"
+          className="button primary pricing-choose"
+          onClick={choose}
+          disabled={busy || !sessionReady}
+        >
+          {busy ? M.processing : renew ? M.renewPlan : M.choosePlan}
+        </button>
+      )}
+      <div role="alert" className="form-status">
+        {message && <p className="notice error">{message}</p>}
+      </div>
+    </article>
+  );
+}

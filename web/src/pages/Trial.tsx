@@ -1,0 +1,136 @@
+import { useState } from 'react';
+import { useLocation } from 'wouter';
+import { mutate } from 'swr';
+import { ApiError } from '../api/fetcher.ts';
+import { CHECKOUT_KEY, selectVm } from '../api/plans.ts';
+import { useSession } from '../api/session.ts';
+import { Page } from '../components/Layout.tsx';
+import { usePageTitle } from '../components/pageTitle.ts';
+import { writeStored } from '../storage.ts';
+import { formatRupees } from '../../../core/domain/plans.ts';
+import {
+  TRIAL_LABEL,
+  TRIAL_MESSAGES as M,
+  TRIAL_OFFERS,
+  TRIAL_PLAN_NAME,
+} from '../../../core/domain/trial.ts';
+
+/**
+ * Spec §2 Trial page (carousel of the three plans at 1 hour, rotate buttons, Start Now) and
+ * §4 Trial start. The trial is paid like any plan: Start Now saves it and goes to /payment.
+ */
+export default function Trial() {
+  usePageTitle('1 hour trial');
+  const session = useSession();
+  const [, navigate] = useLocation();
+  const [index, setIndex] = useState(0);
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+  const count = TRIAL_OFFERS.length;
+  const offer = TRIAL_OFFERS[index] ?? TRIAL_OFFERS[0]!;
+  const rotate = (step: number) => {
+    setMessage(null);
+    setIndex((i) => (i + step + count) % count);
+  };
+
+  async function startNow() {
+    setMessage(null);
+    if (session.status !== 'user') {
+      window.alert(M.loginRequired);
+      navigate('/login');
+      return;
+    }
+    const storage = `${offer.storageGb} GB`;
+    const price = offer.pricePaise / 100;
+    writeStored({
+      selectedPlan: TRIAL_PLAN_NAME,
+      selectedDuration: offer.hours,
+      selectedStorage: storage,
+      selectedPrice: price,
+    });
+    setBusy(true);
+    try {
+      const saved = await selectVm({
+        email: session.user.email,
+        plan: TRIAL_PLAN_NAME,
+        duration: offer.hours,
+        storage,
+        price,
+        isTrial: true,
+        trialPlan: offer.plan.displayName,
+      });
+      writeStored({ hasPlan: true });
+      await mutate(CHECKOUT_KEY, saved, { revalidate: false });
+      navigate('/payment');
+    } catch (error) {
+      // The server answered no (its reason follows), or the call itself failed.
+      setMessage(
+        error instanceof ApiError && error.status > 0
+          ? `${M.saveFailed} ${error.message}`.trim()
+          : M.saveError,
+      );
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Page
+      title="Try a cloud PC for 1 hour"
+      lead="Pick a machine, pay a small one-time price, and play, edit or build for an hour."
+    >
+      <section className="trial-carousel" aria-roledescription="carousel" aria-label="Trial plans">
+        <button type="button" className="trial-rotate" onClick={() => rotate(-1)} aria-label="Previous plan">
+          <span aria-hidden="true">‹</span>
+        </button>
+        <article
+          className={`card trial-slide pricing-${offer.plan.id}`}
+          aria-roledescription="slide"
+          aria-label={`${index + 1} of ${count}: ${offer.plan.displayName}`}
+          aria-live="polite"
+        >
+          <h2 className="pricing-name">{offer.plan.displayName}</h2>
+          <p className="trial-price">
+            {formatRupees(offer.pricePaise)} <span className="muted">for {TRIAL_LABEL}</span>
+          </p>
+          <p className="pricing-hardware">
+            {offer.plan.ramGb} GB RAM · {offer.plan.gpu} · {offer.storageGb} GB storage
+          </p>
+          <p className="pricing-description">{offer.plan.description}</p>
+        </article>
+        <button type="button" className="trial-rotate" onClick={() => rotate(1)} aria-label="Next plan">
+          <span aria-hidden="true">›</span>
+        </button>
+      </section>
+      <div className="trial-dots" role="group" aria-label="Choose a trial plan">
+        {TRIAL_OFFERS.map((o, i) => (
+          <button
+            key={o.plan.id}
+            type="button"
+            className="trial-dot"
+            aria-label={o.plan.displayName}
+            aria-pressed={i === index}
+            onClick={() => {
+              setMessage(null);
+              setIndex(i);
+            }}
+          />
+        ))}
+      </div>
+      <div className="trial-start">
+        <button
+          type="button"
+          className="button primary large"
+          onClick={startNow}
+          disabled={busy || session.status === 'loading'}
+        >
+          {busy ? 'Processing...' : M.startNow}
+        </button>
+        <div role="alert" className="form-status">
+          {message && <p className="notice error">{message}</p>}
+        </div>
+        <p className="muted">One trial per account and phone number.</p>
+      </div>
+    </Page>
+  );
+}
