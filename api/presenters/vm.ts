@@ -1,0 +1,138 @@
+import type { Subscription } from '../../core/db/subscriptions.ts';
+import type { Vm } from '../../core/db/vms.ts';
+import { isOutOfHours, remainingSeconds } from '../../core/domain/usage.ts';
+import { displayStateOf, VM_MESSAGES, type VmDisplayState } from '../../core/domain/vm.ts';
+import type { VmConfig } from '../../core/vmConfig.ts';
+
+/**
+ * The VM dashboard record (spec §3), field by field, plus what the dashboard needs to be
+ * honest about the machine (transitions, delays, failures, hours). Never a raw row: the
+ * password, instance id and anything else not listed stay on the server.
+ */
+export type DashboardBody = {
+  email: string;
+  name: string;
+  purchaseDate: string | null;
+  expiryDate: string | null;
+  /** Empty when the user has no plan (spec §3). */
+  selectedPlan: string;
+  selectedDuration: number | null;
+  selectedStorage: string | null;
+  /** Rupees per month. */
+  selectedPrice: number | null;
+  /** Usage counted up to `vmLastStateChange`; while running the dashboard adds the time since. */
+  vmUsageSeconds: number;
+  vmLastState: VmDisplayState;
+  vmLastStateChange: string | null;
+  /** Our authenticated downloads; null until there is something to download. */
+  rdpUrl: string | null;
+  pwdUrl: string | null;
+  isRunning: boolean;
+  /** Known only while the machine runs (a new one after every start). */
+  vmPublicIp: string | null;
+  // Beyond the spec's record:
+  planActive: boolean;
+  remainingSeconds: number | null;
+  outOfHours: boolean;
+  canStart: boolean;
+  canStop: boolean;
+  /** A plain sentence about something slow or wrong, or null. */
+  notice: string | null;
+  /** When a lapsed plan's machine is deleted unless renewed. */
+  keptUntil: string | null;
+  streamingClientUrl: string;
+  setupVideoUrl: string | null;
+};
+
+export function dashboardBody(input: {
+  user: { email: string; name: string };
+  subscription: Subscription | null;
+  vm: Vm | null;
+  vmConfig: VmConfig;
+  now: Date;
+}): DashboardBody {
+  const { user, subscription, vm, vmConfig, now } = input;
+  const planActive =
+    subscription !== null &&
+    subscription.status === 'active' &&
+    subscription.expires_at !== null &&
+    subscription.expires_at.getTime() > now.getTime();
+  // The VM's usage belongs to the subscription it serves; a plan it does not serve yet starts at zero.
+  const servesPlan = vm !== null && subscription !== null && vm.subscription_id === subscription.id;
+  const running = vm?.state === 'running';
+  const usageSeconds = vm && servesPlan ? usageAtStateChange(vm) : 0;
+  const accruedNow = vm && servesPlan ? vm.usage_seconds : 0;
+  const outOfHours = subscription !== null && isOutOfHours(subscription.hours, accruedNow);
+
+  let state = displayStateOf(vm?.state);
+  // A warm-pool machine only needs a start (about a minute), not a first boot: say so.
+  if (state === 'provisioning' && vm?.source === 'pool' && vm.instance_id) state = 'starting';
+  // Paid, and the provisioning job has not created the machine yet: it is being set up.
+  if ((state === 'none' || state === 'terminated') && planActive && (!vm || !servesPlan))
+    state = 'provisioning';
+
+  const email = encodeURIComponent(user.email);
+  const version = vm?.started_at ? vm.started_at.getTime() : 0;
+  const rdpUrl = running && vm?.public_ip ? `/api/vm/rdp/${email}?v=${version}` : null;
+  const pwdUrl =
+    vm?.password_encrypted && vm.state !== 'terminated' && vm.state !== 'terminating' && vm.state !== 'error'
+      ? `/api/vm/password/${email}`
+      : null;
+  const keptUntil =
+    subscription && !planActive && vm && vm.state !== 'terminated' && subscription.expires_at
+      ? new Date(subscription.expires_at.getTime() + vmConfig.graceDays * 86_400_000).toISOString()
+      : null;
+
+  return {
+    email: user.email,
+    name: user.name,
+    purchaseDate: subscription?.purchased_at?.toISOString() ?? null,
+    expiryDate: subscription?.expires_at?.toISOString() ?? null,
+    selectedPlan: subscription?.plan_name ?? '',
+    selectedDuration: subscription?.hours ?? null,
+    selectedStorage: subscription ? `${subscription.storage_gb} GB` : null,
+    selectedPrice: subscription ? subscription.price_paise / 100 : null,
+    vmUsageSeconds: Math.floor(usageSeconds),
+    vmLastState: state,
+    vmLastStateChange: vm?.state_changed_at.toISOString() ?? null,
+    rdpUrl,
+    pwdUrl,
+    isRunning: running,
+    vmPublicIp: running ? (vm?.public_ip ?? null) : null,
+    planActive,
+    remainingSeconds: subscription ? remainingSeconds(subscription.hours, accruedNow) : null,
+    outOfHours,
+    canStart: vm?.state === 'stopped' && planActive && !outOfHours,
+    canStop: running,
+    notice: noticeFor(vm, state, { planActive, outOfHours, hasPlan: subscription !== null }),
+    keptUntil,
+    streamingClientUrl: vmConfig.streamingClientUrl,
+    setupVideoUrl: vmConfig.setupVideoUrl,
+  };
+}
+
+/**
+ * Usage counted up to the last state change. While running, vm-sync moves `usage_counted_at`
+ * forward as it accrues; the dashboard adds "now − last change" itself, so what it gets must be
+ * the usage at that change, or the time since would be counted twice.
+ */
+function usageAtStateChange(vm: Vm): number {
+  if (vm.state !== 'running' || !vm.usage_counted_at) return vm.usage_seconds;
+  const countedSince = Math.max(0, (vm.usage_counted_at.getTime() - vm.state_changed_at.getTime()) / 1000);
+  return Math.max(0, vm.usage_seconds - countedSince);
+}
+
+function noticeFor(
+  vm: Vm | null,
+  state: VmDisplayState,
+  plan: { planActive: boolean; outOfHours: boolean; hasPlan: boolean },
+): string | null {
+  if (!plan.hasPlan) return null;
+  if (vm?.state === 'error') return vm.problem ?? VM_MESSAGES.failed;
+  if (vm?.state === 'terminated' && !plan.planActive) return VM_MESSAGES.terminated;
+  if (state === 'provisioning' && vm?.delayed_at) return VM_MESSAGES.delayed;
+  if (!plan.planActive) return VM_MESSAGES.planExpired;
+  if (plan.outOfHours) return VM_MESSAGES.outOfHours;
+  if (vm?.state === 'stopped' && vm.problem) return vm.problem;
+  return null;
+}

@@ -1,0 +1,123 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { DecryptError } from '../../core/crypto.ts';
+import { findCurrentSubscription, findSubscription } from '../../core/db/subscriptions.ts';
+import { findDashboardVm, findLiveVmByUser } from '../../core/db/vms.ts';
+import { startRefusal, VM_MESSAGES } from '../../core/domain/vm.ts';
+import { PASSWORD_FILE_NAME, RDP_FILE_NAME, rdpFile } from '../../core/rdp.ts';
+import { requestStart, requestStop } from '../../core/vmActions.ts';
+import { openWindowsPassword } from '../../core/vmSecrets.ts';
+import { HttpError } from '../errors.ts';
+import { assertSameUser, requireUser } from '../middleware/auth.ts';
+import { input, validate } from '../middleware/validate.ts';
+import { dashboardBody } from '../presenters/vm.ts';
+import type { AppContext, AppState, AuthUser } from '../context.ts';
+import type { Services } from '../services.ts';
+
+/**
+ * The cloud PC (spec §2 Dashboard, §3, §7 `/vm/dashboard/{email}`, `/vm/start-vm`; architecture
+ * deviation 5 `/vm/stop-vm`) and its connection files. Owner only: an email naming someone
+ * else is a 403. START and STOP are a conditional transition plus a job in one transaction; the
+ * worker talks to EC2.
+ */
+
+const ActionBody = z.object({
+  // The spec's payload names the email; identity comes from the session, the email must match.
+  email: z.string({ error: 'Email must be text.' }).max(254).optional(),
+});
+type ActionBody = z.infer<typeof ActionBody>;
+
+export function vmRoutes(services: Services): Router<AppState> {
+  const { db, boss, config } = services;
+  const router = new Router<AppState>();
+
+  async function dashboardOf(user: AuthUser) {
+    const [subscription, vm] = await Promise.all([
+      findCurrentSubscription(db, user.id),
+      findDashboardVm(db, user.id),
+    ]);
+    return dashboardBody({ user, subscription, vm, vmConfig: config.vm, now: new Date() });
+  }
+
+  router.get('/vm/dashboard/:email', requireUser(), async (ctx) => {
+    const user = assertSameUser(ctx, ctx.params.email);
+    ctx.body = await dashboardOf(user);
+  });
+
+  router.post('/vm/start-vm', requireUser(), validate(ActionBody), async (ctx) => {
+    const user = assertSameUser(ctx, input<ActionBody>(ctx).email);
+    const now = new Date();
+    const vm = await findLiveVmByUser(db, user.id);
+    const subscription = vm ? await findSubscription(db, vm.subscription_id) : null;
+    const refusal = startRefusal(
+      vm,
+      subscription && {
+        hours: subscription.hours,
+        usageSeconds: vm?.usage_seconds ?? 0,
+        status: subscription.status,
+        expiresAt: subscription.expires_at,
+      },
+      now,
+    );
+    if (refusal) throw new HttpError(refusal.status, refusal.message);
+    if (vm?.state === 'stopped') {
+      const started = await requestStart(db, boss, vm.id, 'user', now);
+      ctx.status = started ? 202 : 200;
+    }
+    ctx.body = await dashboardOf(user);
+  });
+
+  router.post('/vm/stop-vm', requireUser(), validate(ActionBody), async (ctx) => {
+    const user = assertSameUser(ctx, input<ActionBody>(ctx).email);
+    const vm = await findLiveVmByUser(db, user.id);
+    if (!vm) throw new HttpError(404, VM_MESSAGES.noVm);
+    if (vm.state === 'running') {
+      const stopping = await requestStop(db, boss, vm.id, 'user', new Date());
+      ctx.status = stopping ? 202 : 200;
+    } else if (vm.state !== 'stopping' && vm.state !== 'stopped') {
+      throw new HttpError(409, VM_MESSAGES.notStoppable);
+    }
+    ctx.body = await dashboardOf(user);
+  });
+
+  router.get('/vm/rdp/:email', requireUser(), async (ctx) => {
+    const user = assertSameUser(ctx, ctx.params.email);
+    const vm = await findDashboardVm(db, user.id);
+    if (!vm || vm.state !== 'running' || !vm.public_ip) throw new HttpError(409, VM_MESSAGES.rdpNotReady);
+    download(ctx, 'application/x-rdp', RDP_FILE_NAME, rdpFile(vm.public_ip, config.vm.rdpPort));
+  });
+
+  router.get('/vm/password/:email', requireUser(), async (ctx) => {
+    const user = assertSameUser(ctx, ctx.params.email);
+    const vm = await findDashboardVm(db, user.id);
+    if (
+      !vm?.password_encrypted ||
+      vm.state === 'terminated' ||
+      vm.state === 'terminating' ||
+      vm.state === 'error'
+    ) {
+      throw new HttpError(409, VM_MESSAGES.passwordNotReady);
+    }
+    let password: string;
+    try {
+      password = openWindowsPassword(config.appSecret, vm.password_encrypted);
+    } catch (error) {
+      if (!(error instanceof DecryptError)) throw error;
+      // APP_SECRET changed since it was sealed: say so to operators, never what was stored.
+      ctx.state.log.error({ vmId: vm.id }, 'stored Windows password does not open with APP_SECRET');
+      throw new HttpError(409, VM_MESSAGES.passwordNotReady);
+    }
+    download(ctx, 'text/plain; charset=utf-8', PASSWORD_FILE_NAME, password);
+  });
+
+  return router;
+}
+
+function download(ctx: AppContext, type: string, fileName: string, body: string): void {
+  ctx.set('Content-Type', type);
+  ctx.set('Content-Disposition', `attachment; filename="${fileName}"`);
+  // Both files are personal and the address changes on every start: never cache them anywhere.
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.body = body;
+}

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { sql, type Db } from './pool.ts';
+
+/**
+ * Things an operator must look at, listed by `npm run alerts`. One open alert per problem
+ * (`dedupeKey`): a repeat bumps its count and last-seen time instead of piling up rows.
+ */
+
+export const ALERT_KINDS = [
+  'provision-delayed',
+  'provision-failed',
+  'capacity-limit',
+  'start-failed',
+  'password-undecryptable',
+  'instance-lost',
+  'unexpected-state',
+  'orphan-instance',
+  'orphan-terminated',
+] as const;
+export type AlertKind = (typeof ALERT_KINDS)[number];
+
+export const OperatorAlert = z.object({
+  id: z.uuid(),
+  kind: z.string(),
+  dedupe_key: z.string(),
+  message: z.string(),
+  vm_id: z.uuid().nullable(),
+  instance_id: z.string().nullable(),
+  details: z.unknown().nullable(),
+  occurrences: z.number().int(),
+  created_at: z.date(),
+  last_seen_at: z.date(),
+  resolved_at: z.date().nullable(),
+});
+export type OperatorAlert = z.infer<typeof OperatorAlert>;
+
+const COLUMNS = sql.fragment`id, kind, dedupe_key, message, vm_id, instance_id, details, occurrences, created_at,
+  last_seen_at, resolved_at`;
+
+export type NewAlert = {
+  kind: AlertKind;
+  /** Defaults to `kind:vmId` or `kind:instanceId`. */
+  dedupeKey?: string;
+  message: string;
+  vmId?: string | null;
+  instanceId?: string | null;
+  details?: Record<string, unknown>;
+};
+
+/** Raises (or bumps) an alert. `isNew` is true when no open alert for the problem existed. */
+export async function raiseAlert(db: Db, alert: NewAlert): Promise<{ alert: OperatorAlert; isNew: boolean }> {
+  const key = alert.dedupeKey ?? `${alert.kind}:${alert.vmId ?? alert.instanceId ?? 'global'}`;
+  const row = await db.one(sql.type(OperatorAlert.extend({ inserted: z.boolean() }))`
+    INSERT INTO operator_alerts (kind, dedupe_key, message, vm_id, instance_id, details)
+    VALUES (${alert.kind}, ${key}, ${alert.message}, ${alert.vmId ?? null}, ${alert.instanceId ?? null},
+            ${alert.details ? sql.jsonb(alert.details as never) : null})
+    ON CONFLICT (dedupe_key) WHERE resolved_at IS NULL
+    DO UPDATE SET occurrences = operator_alerts.occurrences + 1, last_seen_at = now(), message = EXCLUDED.message
+    RETURNING ${COLUMNS}, (xmax = 0) AS inserted`);
+  const { inserted, ...rest } = row;
+  return { alert: rest, isNew: inserted };
+}
+
+export async function listAlerts(
+  db: Db,
+  options: { includeResolved?: boolean; limit?: number } = {},
+): Promise<OperatorAlert[]> {
+  return [
+    ...(await db.any(sql.type(OperatorAlert)`
+      SELECT ${COLUMNS} FROM operator_alerts
+      WHERE ${options.includeResolved ? sql.fragment`TRUE` : sql.fragment`resolved_at IS NULL`}
+      ORDER BY last_seen_at DESC
+      LIMIT ${options.limit ?? 100}`)),
+  ];
+}
+
+export async function resolveAlert(db: Db, id: string): Promise<OperatorAlert | null> {
+  return db.maybeOne(sql.type(OperatorAlert)`
+    UPDATE operator_alerts SET resolved_at = now() WHERE id = ${id} AND resolved_at IS NULL
+    RETURNING ${COLUMNS}`);
+}

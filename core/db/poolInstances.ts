@@ -1,0 +1,193 @@
+import { z } from 'zod';
+import { sql, type Db } from './pool.ts';
+
+/**
+ * The warm pool: instances launched ahead of demand, first boot done and password captured,
+ * then stopped. `launching → stopping → ready → claimed`, or `failed`. A row's id is the
+ * ClientToken of its launch, so replenishing twice never launches twice for one row.
+ */
+
+export const POOL_STATES = ['launching', 'stopping', 'ready', 'claimed', 'failed'] as const;
+export type PoolState = (typeof POOL_STATES)[number];
+
+export const PoolInstance = z.object({
+  id: z.uuid(),
+  plan_id: z.string(),
+  instance_type: z.string(),
+  storage_gb: z.number().int(),
+  image_id: z.string(),
+  state: z.enum(POOL_STATES),
+  instance_id: z.string().nullable(),
+  subnet_id: z.string().nullable(),
+  availability_zone: z.string().nullable(),
+  password_encrypted: z.string().nullable(),
+  launch_attempts: z.number().int(),
+  problem: z.string().nullable(),
+  vm_id: z.uuid().nullable(),
+  created_at: z.date(),
+  launched_at: z.date().nullable(),
+  first_boot_at: z.date().nullable(),
+  ready_at: z.date().nullable(),
+  claimed_at: z.date().nullable(),
+  failed_at: z.date().nullable(),
+  synced_at: z.date().nullable(),
+  updated_at: z.date(),
+});
+export type PoolInstance = z.infer<typeof PoolInstance>;
+
+const COLUMNS = sql.fragment`id, plan_id, instance_type, storage_gb, image_id, state, instance_id, subnet_id,
+  availability_zone, password_encrypted, launch_attempts, problem, vm_id, created_at, launched_at,
+  first_boot_at, ready_at, claimed_at, failed_at, synced_at, updated_at`;
+
+const ts = (at: Date) => at.toISOString();
+
+export type PoolSpec = { planId: string; instanceType: string; storageGb: number; imageId: string };
+
+/** Serialises replenishing one plan's pool until the transaction ends (no double top-up). */
+export async function lockPoolPlan(db: Db, planId: string): Promise<void> {
+  await db.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`pool:${planId}`}, 0))`);
+}
+
+/** Instances that are, or will soon be, available to claim. */
+export async function countPoolFilling(db: Db, planId: string): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ count: z.number() }))`
+    SELECT count(*)::int AS count FROM pool_instances
+    WHERE plan_id = ${planId} AND state IN ('launching', 'stopping', 'ready')`);
+}
+
+export async function countPoolReady(db: Db, planId: string): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ count: z.number() }))`
+    SELECT count(*)::int AS count FROM pool_instances WHERE plan_id = ${planId} AND state = 'ready'`);
+}
+
+export async function insertPoolInstances(db: Db, spec: PoolSpec, count: number): Promise<PoolInstance[]> {
+  if (count <= 0) return [];
+  return [
+    ...(await db.any(sql.type(PoolInstance)`
+      INSERT INTO pool_instances (plan_id, instance_type, storage_gb, image_id)
+      SELECT ${spec.planId}, ${spec.instanceType}, ${spec.storageGb}, ${spec.imageId}
+      FROM generate_series(1, ${count})
+      RETURNING ${COLUMNS}`)),
+  ];
+}
+
+/** Rows whose launch has not been answered yet (new, or a crash between the call and the record). */
+export async function listPoolAwaitingLaunch(db: Db, limit = 50): Promise<PoolInstance[]> {
+  return [
+    ...(await db.any(sql.type(PoolInstance)`
+      SELECT ${COLUMNS} FROM pool_instances
+      WHERE state = 'launching' AND instance_id IS NULL
+      ORDER BY created_at LIMIT ${limit}`)),
+  ];
+}
+
+export async function beginPoolLaunch(db: Db, id: string, subnetId: string): Promise<PoolInstance | null> {
+  return db.maybeOne(sql.type(PoolInstance)`
+    UPDATE pool_instances SET launch_attempts = launch_attempts + 1, subnet_id = ${subnetId}, updated_at = now()
+    WHERE id = ${id} AND state = 'launching' AND instance_id IS NULL
+    RETURNING ${COLUMNS}`);
+}
+
+export async function recordPoolLaunch(
+  db: Db,
+  id: string,
+  instance: { instanceId: string; subnetId: string | null; availabilityZone: string | null },
+  now: Date,
+): Promise<PoolInstance | null> {
+  return db.maybeOne(sql.type(PoolInstance)`
+    UPDATE pool_instances SET instance_id = ${instance.instanceId},
+      subnet_id = coalesce(${instance.subnetId}, subnet_id),
+      availability_zone = coalesce(${instance.availabilityZone}, availability_zone),
+      launched_at = coalesce(launched_at, ${ts(now)}), problem = NULL, updated_at = now()
+    WHERE id = ${id} AND state = 'launching' AND (instance_id IS NULL OR instance_id = ${instance.instanceId})
+    RETURNING ${COLUMNS}`);
+}
+
+export async function setPoolProblem(db: Db, id: string, problem: string): Promise<void> {
+  await db.query(
+    sql.unsafe`UPDATE pool_instances SET problem = ${problem}, updated_at = now() WHERE id = ${id}`,
+  );
+}
+
+/** Pool rows the sync looks after, least recently synced first. */
+export async function listPoolForSync(db: Db, limit: number): Promise<PoolInstance[]> {
+  return [
+    ...(await db.any(sql.type(PoolInstance)`
+      SELECT ${COLUMNS} FROM pool_instances
+      WHERE state IN ('launching', 'stopping', 'ready')
+      ORDER BY synced_at NULLS FIRST, id LIMIT ${limit}`)),
+  ];
+}
+
+export async function markPoolSynced(db: Db, ids: string[], now: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(sql.unsafe`
+    UPDATE pool_instances SET synced_at = ${ts(now)} WHERE id = ANY(${sql.array(ids, 'uuid')})`);
+}
+
+/** First boot is done: the password is kept (encrypted) and the instance is to be stopped. */
+export async function markPoolFirstBoot(
+  db: Db,
+  id: string,
+  passwordEncrypted: string,
+  now: Date,
+): Promise<PoolInstance | null> {
+  return db.maybeOne(sql.type(PoolInstance)`
+    UPDATE pool_instances SET state = 'stopping', password_encrypted = ${passwordEncrypted},
+      first_boot_at = ${ts(now)}, updated_at = now()
+    WHERE id = ${id} AND state = 'launching' AND instance_id IS NOT NULL
+    RETURNING ${COLUMNS}`);
+}
+
+export async function markPoolReady(db: Db, id: string, now: Date): Promise<PoolInstance | null> {
+  return db.maybeOne(sql.type(PoolInstance)`
+    UPDATE pool_instances SET state = 'ready', ready_at = ${ts(now)}, updated_at = now()
+    WHERE id = ${id} AND state = 'stopping'
+    RETURNING ${COLUMNS}`);
+}
+
+export async function markPoolFailed(
+  db: Db,
+  id: string,
+  problem: string,
+  now: Date,
+): Promise<PoolInstance | null> {
+  return db.maybeOne(sql.type(PoolInstance)`
+    UPDATE pool_instances SET state = 'failed', problem = ${problem}, failed_at = ${ts(now)}, updated_at = now()
+    WHERE id = ${id} AND state IN ('launching', 'stopping', 'ready')
+    RETURNING ${COLUMNS}`);
+}
+
+/**
+ * Takes the oldest ready instance that fits the machine (plan, type and disk) for a VM. SKIP
+ * LOCKED: two purchases at once take two different instances, neither waits for the other.
+ */
+export async function claimPoolInstance(
+  db: Db,
+  machine: { planId: string; instanceType: string; storageGb: number },
+  vmId: string,
+  now: Date,
+): Promise<PoolInstance | null> {
+  return db.maybeOne(sql.type(PoolInstance)`
+    UPDATE pool_instances SET state = 'claimed', vm_id = ${vmId}, claimed_at = ${ts(now)}, updated_at = now()
+    WHERE id = (
+      SELECT id FROM pool_instances
+      WHERE state = 'ready' AND plan_id = ${machine.planId} AND instance_type = ${machine.instanceType}
+        AND storage_gb = ${machine.storageGb}
+      ORDER BY ready_at, id
+      LIMIT 1
+      FOR UPDATE SKIP LOCKED)
+    RETURNING ${COLUMNS}`);
+}
+
+export async function findPoolInstancesByIds(db: Db, ids: string[]): Promise<PoolInstance[]> {
+  if (ids.length === 0) return [];
+  return [
+    ...(await db.any(sql.type(PoolInstance)`
+      SELECT ${COLUMNS} FROM pool_instances WHERE id = ANY(${sql.array(ids, 'uuid')})`)),
+  ];
+}
+
+export async function findPoolInstance(db: Db, id: string): Promise<PoolInstance | null> {
+  return db.maybeOne(sql.type(PoolInstance)`SELECT ${COLUMNS} FROM pool_instances WHERE id = ${id}`);
+}

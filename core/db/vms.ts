@@ -1,0 +1,547 @@
+import { z } from 'zod';
+import { sql, type Db } from './pool.ts';
+
+/**
+ * Cloud PCs (issue 5). Every change of state is a conditional UPDATE naming the states it may
+ * leave: a replayed job, a second worker or a racing request finds nothing to change and gets
+ * null back. Timestamps record each transition. Usage seconds are counted up to
+ * `usage_counted_at` and only while `running`; boot time and failed starts are never counted.
+ */
+
+export const VM_STATES = [
+  'requested',
+  'provisioning',
+  'starting',
+  'running',
+  'stopping',
+  'stopped',
+  'terminating',
+  'terminated',
+  'error',
+] as const;
+export type VmState = (typeof VM_STATES)[number];
+
+/** States in which a VM still is (or is becoming) the customer's machine. */
+export const LIVE_STATES = [
+  'requested',
+  'provisioning',
+  'starting',
+  'running',
+  'stopping',
+  'stopped',
+] as const;
+
+export const Vm = z.object({
+  id: z.uuid(),
+  user_id: z.uuid(),
+  subscription_id: z.uuid(),
+  subscription_attached_at: z.date(),
+  plan_id: z.string(),
+  instance_type: z.string(),
+  storage_gb: z.number().int(),
+  state: z.enum(VM_STATES),
+  state_changed_at: z.date(),
+  state_reason: z.string().nullable(),
+  problem: z.string().nullable(),
+  source: z.enum(['launch', 'pool']).nullable(),
+  instance_id: z.string().nullable(),
+  image_id: z.string().nullable(),
+  subnet_id: z.string().nullable(),
+  availability_zone: z.string().nullable(),
+  public_ip: z.string().nullable(),
+  password_encrypted: z.string().nullable(),
+  password_ready_at: z.date().nullable(),
+  launch_attempts: z.number().int(),
+  start_attempts: z.number().int(),
+  usage_seconds: z.number(),
+  usage_counted_at: z.date().nullable(),
+  requested_at: z.date(),
+  provision_started_at: z.date().nullable(),
+  launched_at: z.date().nullable(),
+  ready_at: z.date().nullable(),
+  start_requested_at: z.date().nullable(),
+  started_at: z.date().nullable(),
+  stop_requested_at: z.date().nullable(),
+  stopped_at: z.date().nullable(),
+  terminate_requested_at: z.date().nullable(),
+  terminated_at: z.date().nullable(),
+  error_at: z.date().nullable(),
+  delayed_at: z.date().nullable(),
+  synced_at: z.date().nullable(),
+  created_at: z.date(),
+  updated_at: z.date(),
+});
+export type Vm = z.infer<typeof Vm>;
+
+const COLUMNS = sql.fragment`id, user_id, subscription_id, subscription_attached_at, plan_id, instance_type,
+  storage_gb, state, state_changed_at, state_reason, problem, source, instance_id, image_id, subnet_id,
+  availability_zone, public_ip, password_encrypted, password_ready_at, launch_attempts, start_attempts,
+  usage_seconds, usage_counted_at, requested_at, provision_started_at, launched_at, ready_at,
+  start_requested_at, started_at, stop_requested_at, stopped_at, terminate_requested_at, terminated_at,
+  error_at, delayed_at, synced_at, created_at, updated_at`;
+
+const ts = (at: Date) => at.toISOString();
+
+/** Usage counted up to `at` for a running VM, capped at the plan: the accrual expression. */
+function accrued(at: Date, capSeconds: number) {
+  return sql.fragment`least(${capSeconds}::float8,
+    usage_seconds + greatest(0, extract(epoch FROM (${ts(at)}::timestamptz - usage_counted_at))))`;
+}
+
+/** Ends the open run segment at `at` (never before it started). */
+async function closeSegment(db: Db, vmId: string, at: Date): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE vm_run_segments SET ended_at = greatest(started_at, ${ts(at)}::timestamptz)
+    WHERE vm_id = ${vmId} AND ended_at IS NULL`);
+}
+
+async function openSegment(db: Db, vm: Vm, at: Date): Promise<void> {
+  await db.query(sql.unsafe`
+    INSERT INTO vm_run_segments (vm_id, subscription_id, started_at)
+    VALUES (${vm.id}, ${vm.subscription_id}, ${ts(at)})
+    ON CONFLICT (vm_id) WHERE ended_at IS NULL DO NOTHING`);
+}
+
+export async function findVm(db: Db, id: string): Promise<Vm | null> {
+  return db.maybeOne(sql.type(Vm)`SELECT ${COLUMNS} FROM vms WHERE id = ${id}`);
+}
+
+export async function findVmBySubscription(db: Db, subscriptionId: string): Promise<Vm | null> {
+  return db.maybeOne(sql.type(Vm)`
+    SELECT ${COLUMNS} FROM vms WHERE subscription_id = ${subscriptionId}
+    ORDER BY created_at DESC LIMIT 1`);
+}
+
+/** The customer's machine while it is one (at most one by the unique index). */
+export async function findLiveVmByUser(db: Db, userId: string): Promise<Vm | null> {
+  return db.maybeOne(sql.type(Vm)`
+    SELECT ${COLUMNS} FROM vms
+    WHERE user_id = ${userId} AND state IN (${sql.join([...LIVE_STATES], sql.fragment`, `)})`);
+}
+
+/** What the dashboard shows: the live machine, else the latest one (failed or deleted). */
+export async function findDashboardVm(db: Db, userId: string): Promise<Vm | null> {
+  return db.maybeOne(sql.type(Vm)`
+    SELECT ${COLUMNS} FROM vms WHERE user_id = ${userId}
+    ORDER BY (state IN (${sql.join([...LIVE_STATES], sql.fragment`, `)})) DESC, created_at DESC
+    LIMIT 1`);
+}
+
+/** Every VM of a user that may still hold an instance (account deletion). */
+export async function listUndeletedVmsOfUser(db: Db, userId: string): Promise<Vm[]> {
+  return [
+    ...(await db.any(sql.type(Vm)`
+      SELECT ${COLUMNS} FROM vms WHERE user_id = ${userId} AND state NOT IN ('terminating', 'terminated')`)),
+  ];
+}
+
+export type NewVm = {
+  userId: string;
+  subscriptionId: string;
+  planId: string;
+  instanceType: string;
+  storageGb: number;
+};
+
+export async function insertVm(db: Db, vm: NewVm, now: Date): Promise<Vm> {
+  return db.one(sql.type(Vm)`
+    INSERT INTO vms (user_id, subscription_id, subscription_attached_at, plan_id, instance_type, storage_gb,
+                     state_changed_at, requested_at)
+    VALUES (${vm.userId}, ${vm.subscriptionId}, ${ts(now)}, ${vm.planId}, ${vm.instanceType}, ${vm.storageGb},
+            ${ts(now)}, ${ts(now)})
+    RETURNING ${COLUMNS}`);
+}
+
+/**
+ * A renewal: the same machine and disk now serve the new subscription, whose hours start at
+ * zero. A VM still running is first brought to an accounting boundary (usage restarts now).
+ */
+export async function attachSubscription(
+  db: Db,
+  vmId: string,
+  subscriptionId: string,
+  now: Date,
+): Promise<Vm | null> {
+  return db.transaction(async (trx) => {
+    const vm = await trx.maybeOne(sql.type(Vm)`
+      UPDATE vms SET subscription_id = ${subscriptionId}, subscription_attached_at = ${ts(now)},
+        usage_seconds = 0,
+        usage_counted_at = CASE WHEN state = 'running' THEN ${ts(now)}::timestamptz ELSE usage_counted_at END,
+        state_changed_at = CASE WHEN state = 'running' THEN ${ts(now)}::timestamptz ELSE state_changed_at END,
+        problem = NULL, updated_at = now()
+      WHERE id = ${vmId} AND state IN (${sql.join([...LIVE_STATES], sql.fragment`, `)})
+        AND subscription_id <> ${subscriptionId}
+      RETURNING ${COLUMNS}`);
+    if (vm?.state === 'running') {
+      await closeSegment(trx, vmId, now);
+      await openSegment(trx, vm, now);
+    }
+    return vm;
+  });
+}
+
+/**
+ * requested|provisioning → provisioning, counting one more launch attempt in `subnetId`. Null
+ * when the VM already has an instance or left provisioning: nothing to launch.
+ */
+export async function beginLaunch(
+  db: Db,
+  vmId: string,
+  launch: { subnetId: string; imageId: string },
+  now: Date,
+): Promise<Vm | null> {
+  return db.maybeOne(sql.type(Vm)`
+    UPDATE vms SET
+      state = 'provisioning',
+      state_changed_at = CASE WHEN state = 'requested' THEN ${ts(now)}::timestamptz ELSE state_changed_at END,
+      provision_started_at = coalesce(provision_started_at, ${ts(now)}),
+      source = 'launch', launch_attempts = launch_attempts + 1,
+      subnet_id = ${launch.subnetId}, image_id = ${launch.imageId}, updated_at = now()
+    WHERE id = ${vmId} AND state IN ('requested', 'provisioning') AND instance_id IS NULL
+    RETURNING ${COLUMNS}`);
+}
+
+/** The launched (or found) instance becomes the VM's. Idempotent for the same instance. */
+export async function recordLaunch(
+  db: Db,
+  vmId: string,
+  instance: { instanceId: string; subnetId: string | null; availabilityZone: string | null },
+  now: Date,
+): Promise<Vm | null> {
+  return db.maybeOne(sql.type(Vm)`
+    UPDATE vms SET instance_id = ${instance.instanceId},
+      subnet_id = coalesce(${instance.subnetId}, subnet_id),
+      availability_zone = coalesce(${instance.availabilityZone}, availability_zone),
+      launched_at = coalesce(launched_at, ${ts(now)}), problem = NULL, updated_at = now()
+    WHERE id = ${vmId} AND state = 'provisioning'
+      AND (instance_id IS NULL OR instance_id = ${instance.instanceId})
+    RETURNING ${COLUMNS}`);
+}
+
+/** What the last attempt ran into, for the dashboard (customer words) and operators. */
+export async function setVmProblem(db: Db, vmId: string, problem: string | null): Promise<void> {
+  await db.query(sql.unsafe`UPDATE vms SET problem = ${problem}, updated_at = now() WHERE id = ${vmId}`);
+}
+
+/** A claimed warm-pool instance becomes the VM's (requested → provisioning; it still needs a start). */
+export async function assignPoolInstance(
+  db: Db,
+  vmId: string,
+  pool: {
+    instanceId: string;
+    imageId: string;
+    subnetId: string | null;
+    availabilityZone: string | null;
+    passwordEncrypted: string;
+  },
+  now: Date,
+): Promise<Vm | null> {
+  return db.maybeOne(sql.type(Vm)`
+    UPDATE vms SET state = 'provisioning', state_changed_at = ${ts(now)}, source = 'pool',
+      instance_id = ${pool.instanceId}, image_id = ${pool.imageId}, subnet_id = ${pool.subnetId},
+      availability_zone = ${pool.availabilityZone}, password_encrypted = ${pool.passwordEncrypted},
+      password_ready_at = ${ts(now)}, provision_started_at = ${ts(now)}, launched_at = ${ts(now)},
+      start_requested_at = ${ts(now)}, updated_at = now()
+    WHERE id = ${vmId} AND state = 'requested' AND instance_id IS NULL
+    RETURNING ${COLUMNS}`);
+}
+
+export async function storeVmPassword(
+  db: Db,
+  vmId: string,
+  passwordEncrypted: string,
+  now: Date,
+): Promise<Vm | null> {
+  return db.maybeOne(sql.type(Vm)`
+    UPDATE vms SET password_encrypted = ${passwordEncrypted}, password_ready_at = ${ts(now)},
+      problem = NULL, updated_at = now()
+    WHERE id = ${vmId} AND password_encrypted IS NULL AND instance_id IS NOT NULL
+    RETURNING ${COLUMNS}`);
+}
+
+/**
+ * provisioning|starting → running once EC2 says running with a public IP (and, when
+ * provisioning, the password is stored). Usage starts counting now: boot time is free.
+ */
+export async function markVmRunning(db: Db, vmId: string, publicIp: string, now: Date): Promise<Vm | null> {
+  return db.transaction(async (trx) => {
+    const vm = await trx.maybeOne(sql.type(Vm)`
+      UPDATE vms SET state = 'running', state_changed_at = ${ts(now)}, state_reason = NULL,
+        public_ip = ${publicIp}, usage_counted_at = ${ts(now)}, started_at = ${ts(now)},
+        ready_at = coalesce(ready_at, ${ts(now)}), start_attempts = 0, problem = NULL, updated_at = now()
+      WHERE id = ${vmId} AND password_encrypted IS NOT NULL
+        AND (state = 'starting' OR state = 'provisioning')
+      RETURNING ${COLUMNS}`);
+    if (vm) await openSegment(trx, vm, now);
+    return vm;
+  });
+}
+
+/** Adds the running time since the last count (never past the plan's seconds). Null unless running. */
+export async function accrueUsage(db: Db, vmId: string, now: Date, capSeconds: number): Promise<Vm | null> {
+  return db.maybeOne(sql.type(Vm)`
+    UPDATE vms SET usage_seconds = ${accrued(now, capSeconds)},
+      usage_counted_at = greatest(usage_counted_at, ${ts(now)}), updated_at = now()
+    WHERE id = ${vmId} AND state = 'running'
+    RETURNING ${COLUMNS}`);
+}
+
+/**
+ * running → stopping: usage is counted up to now (capped) and stops counting. `reason` is
+ * 'user', 'out-of-hours' or 'plan-expired'.
+ */
+export async function requestVmStop(
+  db: Db,
+  vmId: string,
+  reason: string,
+  now: Date,
+  capSeconds: number,
+): Promise<Vm | null> {
+  return db.transaction(async (trx) => {
+    const vm = await trx.maybeOne(sql.type(Vm)`
+      UPDATE vms SET state = 'stopping', state_changed_at = ${ts(now)}, state_reason = ${reason},
+        usage_seconds = ${accrued(now, capSeconds)},
+        usage_counted_at = greatest(usage_counted_at, ${ts(now)}),
+        stop_requested_at = ${ts(now)}, updated_at = now()
+      WHERE id = ${vmId} AND state = 'running'
+      RETURNING ${COLUMNS}`);
+    if (vm) await closeSegment(trx, vmId, vm.usage_counted_at ?? now);
+    return vm;
+  });
+}
+
+/** stopped → starting (a START from the customer or a renewal). */
+export async function requestVmStart(db: Db, vmId: string, reason: string, now: Date): Promise<Vm | null> {
+  return db.maybeOne(sql.type(Vm)`
+    UPDATE vms SET state = 'starting', state_changed_at = ${ts(now)}, state_reason = ${reason},
+      start_requested_at = ${ts(now)}, start_attempts = 0, problem = NULL, updated_at = now()
+    WHERE id = ${vmId} AND state = 'stopped'
+    RETURNING ${COLUMNS}`);
+}
+
+/** One more StartInstances attempt is about to be made (the count decides when to give up). */
+export async function countStartAttempt(db: Db, vmId: string): Promise<Vm | null> {
+  return db.maybeOne(sql.type(Vm)`
+    UPDATE vms SET start_attempts = start_attempts + 1, updated_at = now()
+    WHERE id = ${vmId} AND state = 'starting'
+    RETURNING ${COLUMNS}`);
+}
+
+/**
+ * → stopped once EC2 says stopped. From `running` (shut down inside Windows) usage is not
+ * counted past the last count: time we cannot vouch for is not charged.
+ */
+export async function markVmStopped(
+  db: Db,
+  vmId: string,
+  from: ReadonlyArray<'running' | 'stopping' | 'starting'>,
+  reason: string | null,
+  now: Date,
+  problem: string | null = null,
+): Promise<Vm | null> {
+  return db.transaction(async (trx) => {
+    const vm = await trx.maybeOne(sql.type(Vm)`
+      UPDATE vms SET state = 'stopped', state_changed_at = ${ts(now)},
+        state_reason = coalesce(${reason}, state_reason), public_ip = NULL, stopped_at = ${ts(now)},
+        problem = ${problem}, updated_at = now()
+      WHERE id = ${vmId} AND state IN (${sql.join([...from], sql.fragment`, `)})
+      RETURNING ${COLUMNS}`);
+    if (vm) await closeSegment(trx, vmId, vm.usage_counted_at ?? now);
+    return vm;
+  });
+}
+
+/** Any state but terminated → terminating (plan lapsed past grace, account deleted, replaced). */
+export async function requestVmTerminate(
+  db: Db,
+  vmId: string,
+  reason: string,
+  now: Date,
+): Promise<Vm | null> {
+  return db.transaction(async (trx) => {
+    const vm = await trx.maybeOne(sql.type(Vm)`
+      UPDATE vms SET state = 'terminating', state_changed_at = ${ts(now)}, state_reason = ${reason},
+        terminate_requested_at = ${ts(now)}, updated_at = now()
+      WHERE id = ${vmId} AND state NOT IN ('terminating', 'terminated')
+      RETURNING ${COLUMNS}`);
+    if (vm) await closeSegment(trx, vmId, vm.usage_counted_at ?? now);
+    return vm;
+  });
+}
+
+export async function markVmTerminated(db: Db, vmId: string, now: Date): Promise<Vm | null> {
+  return db.maybeOne(sql.type(Vm)`
+    UPDATE vms SET state = 'terminated', state_changed_at = ${ts(now)}, terminated_at = ${ts(now)},
+      public_ip = NULL, updated_at = now()
+    WHERE id = ${vmId} AND state = 'terminating'
+    RETURNING ${COLUMNS}`);
+}
+
+/** Provisioning gave up, or the instance disappeared: the row ends in `error` with a reason. */
+export async function markVmError(
+  db: Db,
+  vmId: string,
+  from: readonly VmState[],
+  problem: string,
+  now: Date,
+): Promise<Vm | null> {
+  return db.transaction(async (trx) => {
+    const vm = await trx.maybeOne(sql.type(Vm)`
+      UPDATE vms SET state = 'error', state_changed_at = ${ts(now)}, problem = ${problem},
+        error_at = ${ts(now)}, public_ip = NULL, updated_at = now()
+      WHERE id = ${vmId} AND state IN (${sql.join([...from], sql.fragment`, `)})
+      RETURNING ${COLUMNS}`);
+    if (vm) await closeSegment(trx, vmId, vm.usage_counted_at ?? now);
+    return vm;
+  });
+}
+
+/** The customer has been told provisioning is late: once per VM. */
+export async function markVmDelayed(db: Db, vmId: string, now: Date): Promise<Vm | null> {
+  return db.maybeOne(sql.type(Vm)`
+    UPDATE vms SET delayed_at = ${ts(now)}, updated_at = now()
+    WHERE id = ${vmId} AND delayed_at IS NULL AND state IN ('requested', 'provisioning')
+    RETURNING ${COLUMNS}`);
+}
+
+export async function markVmsSynced(db: Db, vmIds: string[], now: Date): Promise<void> {
+  if (vmIds.length === 0) return;
+  await db.query(sql.unsafe`
+    UPDATE vms SET synced_at = ${ts(now)} WHERE id = ANY(${sql.array(vmIds, 'uuid')})`);
+}
+
+/** The sync sweep's batch: machines that may hold an instance, least recently synced first. */
+export async function listVmsForSync(db: Db, limit: number): Promise<Vm[]> {
+  return [
+    ...(await db.any(sql.type(Vm)`
+      SELECT ${COLUMNS} FROM vms
+      WHERE state NOT IN ('terminated', 'error', 'requested')
+      ORDER BY synced_at NULLS FIRST, id
+      LIMIT ${limit}`)),
+  ];
+}
+
+/**
+ * VMs whose transition has made no progress for `stuckSeconds`: the reaper picks them up again.
+ * Measured from the last row change, so a job still retrying (each attempt touches the row)
+ * is left alone.
+ */
+export async function listStuckVms(db: Db, now: Date, stuckSeconds: number, limit = 200): Promise<Vm[]> {
+  const before = ts(new Date(now.getTime() - stuckSeconds * 1000));
+  return [
+    ...(await db.any(sql.type(Vm)`
+      SELECT ${COLUMNS} FROM vms
+      WHERE updated_at < ${before}
+        AND (state IN ('requested', 'starting', 'stopping', 'terminating')
+             OR (state = 'provisioning' AND instance_id IS NULL))
+      ORDER BY updated_at
+      LIMIT ${limit}`)),
+  ];
+}
+
+/** Provisioning running past the promised time whose customer has not been told yet. */
+export async function listLateProvisioning(
+  db: Db,
+  now: Date,
+  deadlineMinutes: number,
+  limit = 200,
+): Promise<Vm[]> {
+  const before = ts(new Date(now.getTime() - deadlineMinutes * 60_000));
+  return [
+    ...(await db.any(sql.type(Vm)`
+      SELECT ${COLUMNS} FROM vms
+      WHERE state IN ('requested', 'provisioning') AND delayed_at IS NULL AND requested_at < ${before}
+      ORDER BY requested_at
+      LIMIT ${limit}`)),
+  ];
+}
+
+/** Running (or about to run) VMs whose plan is no longer in force: they must stop. */
+export async function listVmsOutOfPlan(db: Db, now: Date, limit = 500): Promise<Vm[]> {
+  return [
+    ...(await db.any(sql.type(Vm)`
+      SELECT ${COLUMNS} FROM vms v
+      WHERE v.state = 'running'
+        AND NOT EXISTS (
+          SELECT 1 FROM subscriptions s
+          WHERE s.id = v.subscription_id AND s.status = 'active' AND s.expires_at > ${ts(now)})
+      ORDER BY v.state_changed_at
+      LIMIT ${limit}`)),
+  ];
+}
+
+/**
+ * Machines whose plan ended (expired or cancelled) more than `graceDays` ago, with no plan of
+ * the same customer in force since: they are terminated. A renewal re-points the VM at the new
+ * subscription, which takes it out of this list.
+ */
+export async function listVmsPastGrace(db: Db, now: Date, graceDays: number, limit = 200): Promise<Vm[]> {
+  const endedBefore = ts(new Date(now.getTime() - graceDays * 86_400_000));
+  return [
+    ...(await db.any(sql.type(Vm)`
+      SELECT ${COLUMNS} FROM vms WHERE id IN (
+      SELECT v.id FROM vms v
+      JOIN subscriptions s ON s.id = v.subscription_id
+      WHERE v.state IN (${sql.join([...LIVE_STATES], sql.fragment`, `)})
+        AND (s.status IN ('expired', 'cancelled') OR s.expires_at <= ${ts(now)})
+        AND least(coalesce(s.cancelled_at, s.expires_at), s.expires_at) < ${endedBefore}
+        AND NOT EXISTS (
+          SELECT 1 FROM subscriptions o
+          WHERE o.user_id = v.user_id AND o.status = 'active' AND o.expires_at > ${ts(now)})
+      ORDER BY s.expires_at
+      LIMIT ${limit})`)),
+  ];
+}
+
+/**
+ * Machines of an instance type that are, or are about to be, someone's: live VMs plus active
+ * plans whose VM does not exist yet (activated, provisioning job not run). The capacity model.
+ */
+export async function countMachinesInUse(db: Db, instanceType: string, now: Date): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ count: z.number() }))`
+    SELECT (
+      (SELECT count(*) FROM vms WHERE instance_type = ${instanceType}
+         AND state IN (${sql.join([...LIVE_STATES], sql.fragment`, `)}))
+      + (SELECT count(*) FROM subscriptions s
+         WHERE s.instance_type = ${instanceType} AND s.status = 'active' AND s.expires_at > ${ts(now)}
+           AND NOT EXISTS (SELECT 1 FROM vms v WHERE v.user_id = s.user_id
+             AND v.state IN (${sql.join([...LIVE_STATES], sql.fragment`, `)})))
+    )::int AS count`);
+}
+
+/** Instance ids we own through a VM row, for the orphan reconciler. */
+export async function findVmsByInstanceIds(db: Db, instanceIds: string[]): Promise<Vm[]> {
+  if (instanceIds.length === 0) return [];
+  return [
+    ...(await db.any(sql.type(Vm)`
+      SELECT ${COLUMNS} FROM vms WHERE instance_id = ANY(${sql.array(instanceIds, 'text')})`)),
+  ];
+}
+
+export async function findVmsByIds(db: Db, ids: string[]): Promise<Vm[]> {
+  if (ids.length === 0) return [];
+  return [
+    ...(await db.any(sql.type(Vm)`SELECT ${COLUMNS} FROM vms WHERE id = ANY(${sql.array(ids, 'uuid')})`)),
+  ];
+}
+
+export const RunSegment = z.object({
+  vm_id: z.uuid(),
+  subscription_id: z.uuid(),
+  started_at: z.date(),
+  ended_at: z.date().nullable(),
+});
+export type RunSegment = z.infer<typeof RunSegment>;
+
+export async function listRunSegments(db: Db, vmId: string): Promise<RunSegment[]> {
+  return [
+    ...(await db.any(sql.type(RunSegment)`
+      SELECT vm_id, subscription_id, started_at, ended_at FROM vm_run_segments
+      WHERE vm_id = ${vmId} ORDER BY started_at`)),
+  ];
+}
+
+/** Marks a row as looked at (the reaper's re-enqueue), so the next reaper run waits again. */
+export async function touchVm(db: Db, vmId: string): Promise<void> {
+  await db.query(sql.unsafe`UPDATE vms SET updated_at = now() WHERE id = ${vmId}`);
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { displayStateOf, startRefusal, VM_MESSAGES } from './vm.ts';
+
+const NOW = Date.parse('2026-03-10T10:00:00Z');
+const plan = (
+  overrides: Partial<{ hours: number; usageSeconds: number; status: string; expiresAt: number | null }> = {},
+) => ({
+  hours: 30,
+  usageSeconds: 0,
+  status: 'active',
+  expiresAt: NOW + 86_400_000,
+  ...overrides,
+});
+
+describe('startRefusal', () => {
+  it('lets a stopped machine with hours and a plan in force start (and a starting one is no error)', () => {
+    expect(startRefusal({ state: 'stopped' }, plan(), NOW)).toBeNull();
+    expect(startRefusal({ state: 'starting' }, plan(), NOW)).toBeNull();
+  });
+
+  it('refuses once the hours are used up (deviation 5)', () => {
+    expect(startRefusal({ state: 'stopped' }, plan({ usageSeconds: 30 * 3600 }), NOW)).toEqual({
+      status: 409,
+      message: VM_MESSAGES.outOfHours,
+    });
+  });
+
+  it('refuses once the plan has expired, at the expiry instant itself too', () => {
+    expect(startRefusal({ state: 'stopped' }, plan({ expiresAt: NOW }), NOW)?.message).toBe(
+      VM_MESSAGES.planExpired,
+    );
+    expect(startRefusal({ state: 'stopped' }, plan({ status: 'expired' }), NOW)?.message).toBe(
+      VM_MESSAGES.planExpired,
+    );
+    expect(startRefusal({ state: 'stopped' }, null, NOW)?.message).toBe(VM_MESSAGES.planExpired);
+  });
+
+  it('refuses a second action while one is in flight, and a machine that does not exist', () => {
+    expect(startRefusal({ state: 'stopping' }, plan(), NOW)?.message).toBe(VM_MESSAGES.alreadyStopping);
+    expect(startRefusal({ state: 'provisioning' }, plan(), NOW)?.message).toBe(VM_MESSAGES.stillProvisioning);
+    expect(startRefusal(null, plan(), NOW)).toEqual({ status: 404, message: VM_MESSAGES.noVm });
+    expect(startRefusal({ state: 'terminated' }, plan(), NOW)?.status).toBe(404);
+  });
+});
+
+describe('displayStateOf', () => {
+  it('shows a requested machine as being set up and a terminating one as stopping', () => {
+    expect(displayStateOf('requested')).toBe('provisioning');
+    expect(displayStateOf('terminating')).toBe('stopping');
+    expect(displayStateOf('running')).toBe('running');
+    expect(displayStateOf(null)).toBe('none');
+    expect(displayStateOf('weird')).toBe('none');
+  });
+
+  it('keeps the spec strings verbatim', () => {
+    expect(VM_MESSAGES.stoppedHint).toBe('After every shut-down, start your VM');
+    expect(VM_MESSAGES.startFailed).toBe('Could not start VM. Try again.');
+    expect(VM_MESSAGES.fetching).toBe('Fetching…');
+    expect(VM_MESSAGES.generating).toBe('Generating…');
+  });
+});

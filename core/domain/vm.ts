@@ -1,0 +1,119 @@
+/**
+ * Cloud PC rules and words shared by the API and the dashboard (spec §2 Dashboard, §4, §8;
+ * architecture deviation 5). Strings the spec gives are kept verbatim; the rest say plainly
+ * what is happening, including when something is slow or went wrong.
+ */
+import { isOutOfHours, USAGE_MESSAGES } from './usage.ts';
+import { toEpochMs, type Instant } from './time.ts';
+
+/** The states a VM shows (spec §3 vmLastState: running or stopped, plus honest transitions). */
+export const VM_DISPLAY_STATES = [
+  'none',
+  'provisioning',
+  'starting',
+  'running',
+  'stopping',
+  'stopped',
+  'error',
+  'terminated',
+] as const;
+export type VmDisplayState = (typeof VM_DISPLAY_STATES)[number];
+
+export const VM_MESSAGES = {
+  loading: 'Loading your dashboard…',
+  fetching: 'Fetching…',
+  generating: 'Generating…',
+  rdpHint: 'Download this file again after every logout: your PC gets a new address every time it starts.',
+  stoppedHint: USAGE_MESSAGES.stoppedHint,
+  startFailed: USAGE_MESSAGES.startFailed,
+  outOfHours: USAGE_MESSAGES.outOfHours,
+  planExpired: 'Your plan has expired. Renew your plan to start your VM again.',
+  provisioning: 'Setting up your PC (first boot takes a few minutes)…',
+  starting: 'Starting…',
+  stopping: 'Stopping…',
+  stopConfirm:
+    'Stop your VM? Save your work first: open programs will be closed. Your hours stop counting once it stops.',
+  stopFailed: 'Could not stop VM. Try again.',
+  delayed:
+    'Setting up your PC is taking longer than usual: there is no free machine of this kind right now. We keep trying and will email you as soon as it is ready. Your hours have not started.',
+  failed:
+    'We could not set up your PC. Our team has been alerted and will contact you. Your hours have not started.',
+  startGaveUp:
+    'Your PC could not be started: there is no free machine of this kind right now. Please try again in a few minutes. No hours were used.',
+  lost: 'Your PC is not reachable. Our team has been alerted and will contact you.',
+  terminated: 'Your PC was deleted after your plan ended. Choose a plan to get a new one.',
+  noPlan: 'You have no plan yet. Choose a plan to get your cloud PC.',
+  alreadyStopping: 'Your VM is stopping. Start it again once it has stopped.',
+  stillProvisioning: 'Your PC is still being set up.',
+  notStoppable: 'Your VM can be stopped once it is running.',
+  noVm: 'You have no cloud PC yet.',
+  passwordNotReady: 'Your password is not ready yet.',
+  rdpNotReady: 'Your desktop file is not ready yet: your PC has an address only while it is running.',
+  setupVideoMissing: 'The setup video is coming soon.',
+  rdpWhenRunning: 'Available while your PC is running',
+  ipWhenStopped: 'Assigned when it starts',
+  provisioningHint: 'Your hours start only when it is ready. This page updates by itself.',
+  startingHint: 'Usually about a minute. Your hours start when it is running.',
+  stoppingHint: 'Your hours have stopped counting.',
+  runningHint: 'Stop it when you finish: your hours count only while it runs.',
+} as const;
+
+/** What the Status block says for each state. */
+export const VM_STATUS_LABELS: Record<VmDisplayState, string> = {
+  none: 'Not set up yet',
+  provisioning: VM_MESSAGES.provisioning,
+  starting: VM_MESSAGES.starting,
+  running: 'Running',
+  stopping: VM_MESSAGES.stopping,
+  stopped: 'Stopped',
+  error: 'Not available',
+  terminated: 'Deleted',
+};
+
+export function isVmDisplayState(value: unknown): value is VmDisplayState {
+  return (VM_DISPLAY_STATES as readonly unknown[]).includes(value);
+}
+
+/** The row states as the dashboard shows them (a requested VM is already being set up). */
+export function displayStateOf(state: string | null | undefined): VmDisplayState {
+  if (!state) return 'none';
+  if (state === 'requested') return 'provisioning';
+  if (state === 'terminating') return 'stopping';
+  return isVmDisplayState(state) ? state : 'none';
+}
+
+export type StartRefusal = { status: 409 | 404; message: string };
+
+/**
+ * Whether START may go ahead (architecture deviation 5: no start once hours are used up or the
+ * plan has expired; one action at a time). Null means: start it (or it is already starting).
+ */
+export function startRefusal(
+  vm: { state: string } | null,
+  plan: { hours: number; usageSeconds: number; status: string; expiresAt: Instant | null } | null,
+  now: Instant,
+): StartRefusal | null {
+  if (!vm || vm.state === 'terminated' || vm.state === 'terminating')
+    return { status: 404, message: VM_MESSAGES.noVm };
+  if (
+    !plan ||
+    plan.status !== 'active' ||
+    plan.expiresAt === null ||
+    toEpochMs(plan.expiresAt) <= toEpochMs(now)
+  )
+    return { status: 409, message: VM_MESSAGES.planExpired };
+  if (isOutOfHours(plan.hours, plan.usageSeconds)) return { status: 409, message: VM_MESSAGES.outOfHours };
+  switch (vm.state) {
+    case 'stopped':
+    case 'starting':
+    case 'running':
+      return null;
+    case 'stopping':
+      return { status: 409, message: VM_MESSAGES.alreadyStopping };
+    case 'requested':
+    case 'provisioning':
+      return { status: 409, message: VM_MESSAGES.stillProvisioning };
+    default:
+      return { status: 409, message: VM_MESSAGES.failed };
+  }
+}

@@ -1,0 +1,152 @@
+import { escapeHtml } from '../emails.ts';
+import { formatLongDate } from '../domain/time.ts';
+import type { Payload } from '../queue.ts';
+
+/** The mails about a customer's cloud PC and its plan's hours and expiry (issue 5). */
+
+type Mail = Payload<'email-send'>;
+type Person = { name: string; email: string };
+type Plan = { plan_name: string; hours: number };
+
+function mail(
+  kind: string,
+  to: string,
+  subject: string,
+  lines: string[],
+  link?: { url: string; label: string },
+): Mail {
+  const text = [...lines, ...(link ? ['', `${link.label}: ${link.url}`] : [])].join('\n');
+  const html = [
+    ...lines.filter((line) => line !== '').map((line) => `<p>${escapeHtml(line)}</p>`),
+    ...(link ? [`<p><a href="${escapeHtml(link.url)}">${escapeHtml(link.label)}</a></p>`] : []),
+  ].join('\n');
+  return { kind, to, subject, text, html };
+}
+
+const dashboard = (publicUrl: string) => ({ url: `${publicUrl}/dashboard`, label: 'Open your dashboard' });
+const renew = (publicUrl: string) => ({ url: `${publicUrl}/select-vm`, label: 'Renew your plan' });
+
+export function hoursAlertMail(person: Person, plan: Plan, percent: 80 | 100, publicUrl: string): Mail {
+  if (percent === 100) {
+    return mail(
+      'vm-hours-100',
+      person.email,
+      `You have used all ${plan.hours} hours of your ${plan.plan_name} plan`,
+      [
+        `Hi ${person.name},`,
+        '',
+        `You have used all ${plan.hours} hours of your ${plan.plan_name} plan, so your cloud PC has been stopped.`,
+        'Your files stay on its disk. Renew your plan to start it again.',
+      ],
+      renew(publicUrl),
+    );
+  }
+  return mail(
+    'vm-hours-80',
+    person.email,
+    `You have used 80% of your ${plan.plan_name} plan's hours`,
+    [
+      `Hi ${person.name},`,
+      '',
+      `You have used 80% of the ${plan.hours} hours of your ${plan.plan_name} plan.`,
+      'When all of them are used your cloud PC stops. Stop it from the dashboard whenever you are not using it, so your hours last.',
+    ],
+    dashboard(publicUrl),
+  );
+}
+
+export function expiryReminderMail(
+  person: Person,
+  plan: Plan,
+  days: 3 | 1,
+  expiresAt: Date,
+  publicUrl: string,
+): Mail {
+  const when = days === 1 ? 'tomorrow' : `in ${days} days`;
+  return mail(
+    `plan-expiry-${days}d`,
+    person.email,
+    `Your ${plan.plan_name} plan expires ${when}`,
+    [
+      `Hi ${person.name},`,
+      '',
+      `Your ${plan.plan_name} plan expires on ${formatLongDate(expiresAt)}. Your cloud PC stops then.`,
+      'Renew after it expires to keep the same PC and everything on its disk.',
+    ],
+    dashboard(publicUrl),
+  );
+}
+
+export function planExpiredMail(person: Person, plan: Plan, keptUntil: Date, publicUrl: string): Mail {
+  return mail(
+    'plan-expired',
+    person.email,
+    `Your ${plan.plan_name} plan has expired`,
+    [
+      `Hi ${person.name},`,
+      '',
+      `Your ${plan.plan_name} plan has expired and your cloud PC has been stopped.`,
+      `We keep it, with everything on its disk, until ${formatLongDate(keptUntil)}. Renew your plan before then to keep using the same PC; after that date it is deleted.`,
+    ],
+    renew(publicUrl),
+  );
+}
+
+export function vmTerminatedMail(person: Person, publicUrl: string): Mail {
+  return mail(
+    'vm-terminated',
+    person.email,
+    'Your cloud PC has been deleted',
+    [
+      `Hi ${person.name},`,
+      '',
+      'Your plan ended and was not renewed, so your cloud PC and its disk have been deleted.',
+      'Choose a plan whenever you want a new one.',
+    ],
+    { url: `${publicUrl}/select-vm`, label: 'Choose a plan' },
+  );
+}
+
+export function provisionDelayedMail(person: Person, publicUrl: string): Mail {
+  return mail(
+    'vm-provision-delayed',
+    person.email,
+    'Your cloud PC is taking longer than usual',
+    [
+      `Hi ${person.name},`,
+      '',
+      'Setting up your cloud PC is taking longer than usual: there is no free machine of its kind in our region right now.',
+      'We keep trying and will email you as soon as it is ready. Your hours have not started.',
+    ],
+    dashboard(publicUrl),
+  );
+}
+
+export function provisionReadyLateMail(person: Person, publicUrl: string): Mail {
+  return mail(
+    'vm-provision-ready',
+    person.email,
+    'Your cloud PC is ready',
+    [
+      `Hi ${person.name},`,
+      '',
+      'Sorry for the wait: your cloud PC is ready. Download the desktop file and the password file from your dashboard to connect.',
+    ],
+    dashboard(publicUrl),
+  );
+}
+
+export function provisionFailedMail(person: Person, supportEmail: string, publicUrl: string): Mail {
+  return mail(
+    'vm-provision-failed',
+    person.email,
+    'We could not set up your cloud PC',
+    [
+      `Hi ${person.name},`,
+      '',
+      'We could not set up your cloud PC. Our team has been alerted and will contact you; your hours have not started.',
+      `You can also write to ${supportEmail}.`,
+    ],
+    dashboard(publicUrl),
+  );
+}

@@ -1,0 +1,98 @@
+import type { Config } from './config.ts';
+import type { Db } from './db/pool.ts';
+import { findSubscription, type Subscription } from './db/subscriptions.ts';
+import { findVm, requestVmStart, requestVmStop, requestVmTerminate, type Vm } from './db/vms.ts';
+import { planSeconds } from './domain/usage.ts';
+import { sendJob, type Boss } from './queue.ts';
+
+/**
+ * Asking for a change of a machine: the conditional transition and the job that carries it
+ * out, in one transaction, so the job exists exactly when the row says it is wanted. Used by
+ * the API (START/STOP), the worker (hours, expiry, renewal) and account deletion. Nothing here
+ * calls AWS.
+ */
+
+/** Seconds a subscription's plan allows (the cap of usage accrual). */
+export function planCapSeconds(subscription: Pick<Subscription, 'hours'>): number {
+  return planSeconds(subscription.hours);
+}
+
+export function subscriptionInForce(subscription: Subscription | null, now: Date): boolean {
+  return (
+    subscription !== null &&
+    subscription.status === 'active' &&
+    subscription.expires_at !== null &&
+    subscription.expires_at.getTime() > now.getTime()
+  );
+}
+
+/** stopped → starting + `vm-start`. Null when the VM was not stopped. */
+export async function requestStart(
+  db: Db,
+  boss: Boss,
+  vmId: string,
+  reason: string,
+  now: Date,
+): Promise<Vm | null> {
+  return db.transaction(async (trx) => {
+    const vm = await requestVmStart(trx, vmId, reason, now);
+    if (vm) await sendJob(boss, 'vm-start', { vmId }, { db: trx });
+    return vm;
+  });
+}
+
+/** running → stopping (usage counted up to now) + `vm-stop`. Null when it was not running. */
+export async function requestStop(
+  db: Db,
+  boss: Boss,
+  vmId: string,
+  reason: string,
+  now: Date,
+): Promise<Vm | null> {
+  return db.transaction(async (trx) => {
+    const current = await findVm(trx, vmId);
+    const subscription = current ? await findSubscription(trx, current.subscription_id) : null;
+    const cap = subscription ? planCapSeconds(subscription) : Number.MAX_SAFE_INTEGER;
+    const vm = await requestVmStop(trx, vmId, reason, now, cap);
+    if (vm) await sendJob(boss, 'vm-stop', { vmId }, { db: trx });
+    return vm;
+  });
+}
+
+/** Any live state → terminating + `vm-terminate`. Null when already terminating or terminated. */
+export async function requestTerminate(
+  db: Db,
+  boss: Boss,
+  vmId: string,
+  reason: string,
+  now: Date,
+): Promise<Vm | null> {
+  return db.transaction(async (trx) => {
+    const vm = await requestVmTerminate(trx, vmId, reason, now);
+    if (vm) await sendJob(boss, 'vm-terminate', { vmId }, { db: trx });
+    return vm;
+  });
+}
+
+/**
+ * Schedules the follow-up check of a machine in transition, `pollSeconds` from now. With `db`,
+ * in that transaction.
+ */
+export async function scheduleVmCheck(
+  boss: Boss,
+  config: Pick<Config, 'vm'>,
+  target: { vmId: string } | { poolInstanceId: string },
+  options: { followUp?: number; db?: Db; delaySeconds?: number } = {},
+): Promise<void> {
+  const delay = options.delaySeconds ?? config.vm.pollSeconds;
+  await sendJob(
+    boss,
+    'vm-sync',
+    { ...target, followUp: options.followUp ?? 0 },
+    {
+      // pg-boss counts startAfter in whole seconds when given a number; a Date keeps sub-second polls.
+      startAfter: new Date(Date.now() + delay * 1000),
+      ...(options.db ? { db: options.db } : {}),
+    },
+  );
+}

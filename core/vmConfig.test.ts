@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+import { SANDBOX_EC2 } from './vmConfig.ts';
+import { subnetForAttempt } from './vmEc2.ts';
+
+describe('cloud-PC configuration', () => {
+  it('defaults to the sandbox EC2 with ids in AWS formats and one warm machine per card plan', () => {
+    const config = loadConfig({ PORT: '4100' });
+    expect(config.ec2).toMatchObject({
+      mode: 'sandbox',
+      region: 'ap-south-1',
+      endpoint: 'http://127.0.0.1:4100/sandbox/ec2/',
+      keyName: SANDBOX_EC2.keyName,
+      subnetIds: SANDBOX_EC2.subnetIds,
+      fallbackSubnetIds: SANDBOX_EC2.fallbackSubnetIds,
+    });
+    expect(config.ec2.amiByPlan.legend).toMatch(/^ami-[0-9a-f]{8,17}$/);
+    expect(config.vm.warmPoolSize).toEqual({
+      legend: 1,
+      'pro-legend': 1,
+      'ultra-legend': 1,
+      'editor-low': 0,
+      'editor-high': 0,
+    });
+    expect(config.vm).toMatchObject({ graceDays: 7, rdpPort: 3389, setupVideoUrl: null, pollSeconds: 1 });
+  });
+
+  it('reads per-plan AMIs, subnets, pool sizes and timings', () => {
+    const config = loadConfig({
+      EC2_AMI_ID: 'ami-00000000000000001',
+      EC2_AMI_PRO_LEGEND: 'ami-00000000000000002',
+      EC2_SUBNET_IDS: 'subnet-aaa, subnet-bbb',
+      EC2_FALLBACK_SUBNET_IDS: 'subnet-ccc',
+      WARM_POOL_SIZE: 'legend=3,ultra-legend=0',
+      VM_GRACE_DAYS: '10',
+      PROVISION_DEADLINE_MINUTES: '20',
+      EC2_PRIVATE_KEY_PEM: '-----BEGIN RSA PRIVATE KEY-----\\nabc\\n-----END RSA PRIVATE KEY-----',
+    });
+    expect(config.ec2.amiByPlan).toMatchObject({
+      legend: 'ami-00000000000000001',
+      'pro-legend': 'ami-00000000000000002',
+    });
+    expect(config.ec2.subnetIds).toEqual(['subnet-aaa', 'subnet-bbb']);
+    expect(config.vm.warmPoolSize).toMatchObject({ legend: 3, 'pro-legend': 0, 'ultra-legend': 0 });
+    expect(config.vm).toMatchObject({ graceDays: 10, provisionDeadlineMinutes: 20 });
+    expect(config.ec2.privateKeyPem).toBe(
+      '-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----',
+    );
+  });
+
+  it('refuses malformed ids and half a credential pair', () => {
+    expect(() => loadConfig({ EC2_AMI_ID: 'ubuntu' })).toThrow(ConfigError);
+    expect(() => loadConfig({ EC2_SUBNET_IDS: 'sn-1' })).toThrow(ConfigError);
+    expect(() => loadConfig({ AWS_ACCESS_KEY_ID: 'AKIAAAAAAAAAAAAAAAAA' })).toThrow(/both AWS_ACCESS_KEY_ID/);
+    expect(() => loadConfig({ WARM_POOL_SIZE: 'gold=2' })).toThrow(/WARM_POOL_SIZE/);
+  });
+
+  it('in production names every EC2 setting still missing', () => {
+    try {
+      loadConfig({ NODE_ENV: 'production' });
+      throw new Error('expected a refusal');
+    } catch (error) {
+      const message = (error as Error).message;
+      for (const name of [
+        'AWS_REGION',
+        'AWS_ACCESS_KEY_ID',
+        'AWS_SECRET_ACCESS_KEY',
+        'EC2_KEY_NAME',
+        'EC2_PRIVATE_KEY_PEM',
+        'EC2_SECURITY_GROUP_IDS',
+        'EC2_SUBNET_IDS',
+        'EC2_AMI_ID',
+      ]) {
+        expect(message).toContain(name);
+      }
+    }
+  });
+
+  it('launches in the main subnets first, then the fallback subnets, then both in turn', () => {
+    const ec2 = {
+      ...loadConfig({}).ec2,
+      subnetIds: ['subnet-a1', 'subnet-a2'],
+      fallbackSubnetIds: ['subnet-b1'],
+    };
+    expect([0, 1, 2, 3, 4, 5].map((attempt) => subnetForAttempt(ec2, attempt, 2))).toEqual([
+      'subnet-a1',
+      'subnet-a2',
+      'subnet-b1',
+      'subnet-a1',
+      'subnet-a2',
+      'subnet-b1',
+    ]);
+    expect(subnetForAttempt({ ...ec2, fallbackSubnetIds: [] }, 5, 2)).toBe('subnet-a2');
+  });
+});

@@ -1,0 +1,233 @@
+import { z } from 'zod';
+import { CARD_PLANS, PLAN_IDS, type PlanId } from './domain/plans.ts';
+
+/**
+ * The cloud-PC part of the configuration (issue 5): where and how machines are launched, the
+ * warm pool, and the timings of the jobs that look after them. `core/config.ts` merges
+ * `VM_ENV` into its schema and calls `parseVmConfig` once; nothing here reads process.env.
+ */
+
+const list = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean),
+);
+const ids = (prefix: string, pattern: RegExp) =>
+  list.refine((values) => values.every((v) => pattern.test(v)), `expected ${prefix}… ids, comma-separated`);
+
+const AMI = z.string().regex(/^ami-[0-9a-f]{8,17}$/, 'an AMI id looks like ami-0123456789abcdef0');
+
+export const VM_ENV = {
+  AWS_REGION: z
+    .string()
+    .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'an AWS region such as ap-south-1')
+    .optional(),
+  AWS_ACCESS_KEY_ID: z.string().min(16).optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().min(16).optional(),
+  /** Another EC2 endpoint (the sandbox, a VPC endpoint); unset means AWS's own. */
+  EC2_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  EC2_KEY_NAME: z.string().min(1).max(255).optional(),
+  /** The key pair's private key, PEM (literal `\n` sequences are read as line breaks). */
+  EC2_PRIVATE_KEY_PEM: z.string().min(1).optional(),
+  EC2_AMI_ID: AMI.optional(),
+  EC2_AMI_LEGEND: AMI.optional(),
+  EC2_AMI_PRO_LEGEND: AMI.optional(),
+  EC2_AMI_ULTRA_LEGEND: AMI.optional(),
+  EC2_AMI_EDITOR_LOW: AMI.optional(),
+  EC2_AMI_EDITOR_HIGH: AMI.optional(),
+  EC2_SECURITY_GROUP_IDS: ids('sg-', /^sg-[0-9a-z]+$/).optional(),
+  EC2_SUBNET_IDS: ids('subnet-', /^subnet-[0-9a-z]+$/).optional(),
+  EC2_FALLBACK_SUBNET_IDS: ids('subnet-', /^subnet-[0-9a-z]+$/).optional(),
+  /** Tag value naming this deployment on every instance, so the reconciler never touches another's. */
+  EC2_DEPLOYMENT_TAG: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,100}$/)
+    .optional(),
+  /** A count for every card plan, or `plan=count` pairs. */
+  WARM_POOL_SIZE: z.string().optional(),
+  VM_GRACE_DAYS: z.coerce.number().min(0).max(365).optional(),
+  PROVISION_DEADLINE_MINUTES: z.coerce
+    .number()
+    .min(1)
+    .max(24 * 60)
+    .optional(),
+  VM_POLL_SECONDS: z.coerce.number().min(0.2).max(300).optional(),
+  VM_STUCK_SECONDS: z.coerce
+    .number()
+    .min(1)
+    .max(24 * 3600)
+    .optional(),
+  VM_MAX_LAUNCH_ATTEMPTS: z.coerce.number().int().min(1).max(200).optional(),
+  VM_MAX_START_ATTEMPTS: z.coerce.number().int().min(1).max(100).optional(),
+  ORPHAN_GRACE_MINUTES: z.coerce
+    .number()
+    .min(0)
+    .max(7 * 24 * 60)
+    .optional(),
+  STREAMING_CLIENT_URL: z.url({ protocol: /^https?$/ }).optional(),
+  SETUP_VIDEO_URL: z.url({ protocol: /^https?$/ }).optional(),
+  RDP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+};
+
+type VmEnv = z.infer<z.ZodObject<typeof VM_ENV>>;
+
+export type Ec2Config = {
+  /** `sandbox`: the local stand-in at /sandbox/ec2 with dummy keys; `aws`: the real thing. */
+  mode: 'aws' | 'sandbox';
+  region: string;
+  endpoint: string | undefined;
+  credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+  keyName: string;
+  /** Null only outside production when none was given: passwords then cannot be decrypted. */
+  privateKeyPem: string | null;
+  amiByPlan: Record<PlanId, string>;
+  securityGroupIds: string[];
+  subnetIds: string[];
+  fallbackSubnetIds: string[];
+  deploymentTag: string;
+};
+
+export type VmConfig = {
+  /** Launched, first-boot-done, stopped instances kept per plan. */
+  warmPoolSize: Record<PlanId, number>;
+  /** Days an expired plan's machine is kept (stopped) before it is terminated. */
+  graceDays: number;
+  /** After this long without a ready machine the customer is told and an operator alerted. */
+  provisionDeadlineMinutes: number;
+  /** How soon a machine in transition is checked again. */
+  pollSeconds: number;
+  /** A transition with no progress for this long is picked up again by the reaper. */
+  stuckSeconds: number;
+  maxLaunchAttempts: number;
+  /** Launch attempts in the main subnets before the fallback subnets are tried. */
+  launchAttemptsBeforeFallback: number;
+  maxStartAttempts: number;
+  orphanGraceMinutes: number;
+  streamingClientUrl: string;
+  setupVideoUrl: string | null;
+  rdpPort: number;
+};
+
+/** The dummy world the sandbox plays: ids in AWS's formats, keys that only work locally. */
+export const SANDBOX_EC2 = {
+  keyName: 'legend-sandbox',
+  ami: 'ami-0a1b2c3d4e5f60718',
+  securityGroupIds: ['sg-0sandbox0000000001'],
+  subnetIds: ['subnet-0sandbox0000000001'],
+  fallbackSubnetIds: ['subnet-0sandbox0000000002'],
+  credentials: { accessKeyId: 'AKIASANDBOXSANDBOX00', secretAccessKey: 'sandbox-secret-not-a-secret-0000' },
+} as const;
+
+/** A third-party streaming client built for cloud gaming PCs. */
+const DEFAULT_STREAMING_CLIENT_URL = 'https://parsec.app/downloads';
+
+const AMI_VARS: Record<PlanId, keyof VmEnv> = {
+  legend: 'EC2_AMI_LEGEND',
+  'pro-legend': 'EC2_AMI_PRO_LEGEND',
+  'ultra-legend': 'EC2_AMI_ULTRA_LEGEND',
+  'editor-low': 'EC2_AMI_EDITOR_LOW',
+  'editor-high': 'EC2_AMI_EDITOR_HIGH',
+};
+
+/** What production must set for EC2 (checked with the rest by core/config.ts). */
+export function missingInProduction(env: VmEnv): string[] {
+  const missing: string[] = (
+    [
+      'AWS_REGION',
+      'AWS_ACCESS_KEY_ID',
+      'AWS_SECRET_ACCESS_KEY',
+      'EC2_KEY_NAME',
+      'EC2_PRIVATE_KEY_PEM',
+      'EC2_SECURITY_GROUP_IDS',
+      'EC2_SUBNET_IDS',
+    ] as const
+  ).filter((name) => env[name] === undefined || (Array.isArray(env[name]) && env[name].length === 0));
+  const plansWithoutAmi = CARD_PLANS.filter((plan) => !env.EC2_AMI_ID && !env[AMI_VARS[plan.id]]);
+  if (plansWithoutAmi.length > 0)
+    missing.push(`EC2_AMI_ID (or ${plansWithoutAmi.map((p) => AMI_VARS[p.id]).join(', ')})`);
+  return missing;
+}
+
+export function parseWarmPoolSize(text: string | undefined): Record<PlanId, number> {
+  const sizes = Object.fromEntries(PLAN_IDS.map((id) => [id, 0])) as Record<PlanId, number>;
+  // One stopped machine per card plan: a purchase is then a start (about a minute), not a launch.
+  const value = text?.trim() || '1';
+  if (/^\d{1,3}$/.test(value)) {
+    for (const plan of CARD_PLANS) sizes[plan.id] = Number(value);
+    return sizes;
+  }
+  for (const pair of value.split(',')) {
+    const match = /^\s*([a-z-]+)\s*=\s*(\d{1,3})\s*$/.exec(pair);
+    const plan = match?.[1];
+    if (!match?.[2] || !plan || !(PLAN_IDS as readonly string[]).includes(plan)) {
+      throw new Error(`WARM_POOL_SIZE: "${pair.trim()}" is not plan=count (plans: ${PLAN_IDS.join(', ')})`);
+    }
+    sizes[plan as PlanId] = Number(match[2]);
+  }
+  return sizes;
+}
+
+/** Throws Error naming the problem; core/config.ts turns it into a ConfigError. */
+export function parseVmConfig(
+  env: VmEnv,
+  context: { production: boolean; sandboxUrl: string; publicUrl: string; profile: 'fast' | 'aws' },
+): { ec2: Ec2Config; vm: VmConfig } {
+  const keys = [env.AWS_ACCESS_KEY_ID, env.AWS_SECRET_ACCESS_KEY];
+  if (keys.some((k) => k !== undefined) && keys.some((k) => k === undefined)) {
+    throw new Error('Set both AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or neither.');
+  }
+  const sandbox = !context.production && env.AWS_ACCESS_KEY_ID === undefined;
+  const amiByPlan = Object.fromEntries(
+    PLAN_IDS.map((id) => [id, env[AMI_VARS[id]] ?? env.EC2_AMI_ID ?? SANDBOX_EC2.ami]),
+  ) as Record<PlanId, string>;
+  const subnetIds = env.EC2_SUBNET_IDS?.length
+    ? env.EC2_SUBNET_IDS
+    : sandbox
+      ? [...SANDBOX_EC2.subnetIds]
+      : [];
+  if (subnetIds.length === 0) throw new Error('EC2_SUBNET_IDS: at least one subnet to launch machines in');
+  let deploymentTag = env.EC2_DEPLOYMENT_TAG;
+  if (!deploymentTag) {
+    const host = new URL(context.publicUrl).host.replace(/[^A-Za-z0-9._:-]/g, '-');
+    deploymentTag = sandbox ? `sandbox-${host}` : host;
+  }
+  const ec2: Ec2Config = {
+    mode: sandbox ? 'sandbox' : 'aws',
+    region: env.AWS_REGION ?? 'ap-south-1',
+    endpoint: env.EC2_ENDPOINT ?? (sandbox ? `${context.sandboxUrl}/sandbox/ec2/` : undefined),
+    credentials:
+      env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
+        ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY }
+        : sandbox
+          ? { ...SANDBOX_EC2.credentials }
+          : undefined,
+    keyName: env.EC2_KEY_NAME ?? SANDBOX_EC2.keyName,
+    privateKeyPem: env.EC2_PRIVATE_KEY_PEM ? env.EC2_PRIVATE_KEY_PEM.replaceAll('\\n', '\n') : null,
+    amiByPlan,
+    securityGroupIds: env.EC2_SECURITY_GROUP_IDS?.length
+      ? env.EC2_SECURITY_GROUP_IDS
+      : sandbox
+        ? [...SANDBOX_EC2.securityGroupIds]
+        : [],
+    subnetIds,
+    fallbackSubnetIds: env.EC2_FALLBACK_SUBNET_IDS ?? (sandbox ? [...SANDBOX_EC2.fallbackSubnetIds] : []),
+    deploymentTag,
+  };
+  const vm: VmConfig = {
+    warmPoolSize: parseWarmPoolSize(env.WARM_POOL_SIZE),
+    graceDays: env.VM_GRACE_DAYS ?? 7,
+    provisionDeadlineMinutes: env.PROVISION_DEADLINE_MINUTES ?? 15,
+    // The sandbox's fast profile settles in seconds; AWS in tens of seconds to minutes.
+    pollSeconds: env.VM_POLL_SECONDS ?? (sandbox && context.profile === 'fast' ? 1 : 10),
+    stuckSeconds: env.VM_STUCK_SECONDS ?? 30 * 60,
+    maxLaunchAttempts: env.VM_MAX_LAUNCH_ATTEMPTS ?? 20,
+    launchAttemptsBeforeFallback: 2,
+    maxStartAttempts: env.VM_MAX_START_ATTEMPTS ?? 6,
+    orphanGraceMinutes: env.ORPHAN_GRACE_MINUTES ?? 60,
+    streamingClientUrl: env.STREAMING_CLIENT_URL ?? DEFAULT_STREAMING_CLIENT_URL,
+    setupVideoUrl: env.SETUP_VIDEO_URL ?? null,
+    rdpPort: env.RDP_PORT ?? 3389,
+  };
+  return { ec2, vm };
+}

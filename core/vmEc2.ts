@@ -1,0 +1,80 @@
+import type { Ec2Config } from './vmConfig.ts';
+import { createEc2Client, type Ec2 } from './providers/ec2.ts';
+
+/**
+ * The EC2 clients the cloud-PC jobs use, built once per worker.
+ *
+ * - `ec2`: the SDK retries throttling and 5xx a couple of times; fine for reads, stops and
+ *   terminations, which are idempotent.
+ * - `launcher`: one attempt only, for RunInstances and StartInstances. The SDK treats
+ *   InsufficientInstanceCapacity as a retryable server error and would spend the job's time
+ *   hammering one subnet; the job owns the backoff and the move to the fallback subnet.
+ */
+export type VmEc2 = { ec2: Ec2; launcher: Ec2; destroy(): void };
+
+export function createVmEc2(config: Ec2Config): VmEc2 {
+  const base = {
+    region: config.region,
+    endpoint: config.endpoint,
+    credentials: config.credentials,
+    requestTimeoutMs: 30_000,
+  };
+  const ec2 = createEc2Client({ ...base, maxAttempts: 3 });
+  const launcher = createEc2Client({ ...base, maxAttempts: 1 });
+  return {
+    ec2,
+    launcher,
+    destroy() {
+      ec2.destroy();
+      launcher.destroy();
+    },
+  };
+}
+
+/** Tag keys on every instance we launch. Owner is our user id: AWS asks for no personal data in tags. */
+export const TAGS = {
+  app: 'legend:app',
+  deployment: 'legend:deployment',
+  vm: 'legend:vm',
+  owner: 'legend:owner',
+  pool: 'legend:pool',
+  plan: 'legend:plan',
+} as const;
+
+export const APP_TAG_VALUE = 'legend-cloud';
+
+export function vmTags(
+  config: Ec2Config,
+  vm: { id: string; userId: string; planId: string },
+): Record<string, string> {
+  return {
+    Name: `legend-vm-${vm.id.slice(0, 8)}`,
+    [TAGS.app]: APP_TAG_VALUE,
+    [TAGS.deployment]: config.deploymentTag,
+    [TAGS.vm]: vm.id,
+    [TAGS.owner]: vm.userId,
+    [TAGS.plan]: vm.planId,
+  };
+}
+
+export function poolTags(config: Ec2Config, pool: { id: string; planId: string }): Record<string, string> {
+  return {
+    Name: `legend-pool-${pool.planId}-${pool.id.slice(0, 8)}`,
+    [TAGS.app]: APP_TAG_VALUE,
+    [TAGS.deployment]: config.deploymentTag,
+    [TAGS.pool]: pool.id,
+    [TAGS.plan]: pool.planId,
+  };
+}
+
+/**
+ * The subnet for a launch attempt (0-based): the main subnets for the first attempts (rotating),
+ * then the fallback subnets (other availability zones), then both in turn.
+ */
+export function subnetForAttempt(config: Ec2Config, attempt: number, beforeFallback: number): string {
+  const main = config.subnetIds;
+  const fallback = config.fallbackSubnetIds;
+  if (attempt < beforeFallback || fallback.length === 0) return main[attempt % main.length] ?? main[0] ?? '';
+  const later = [...fallback, ...main];
+  return later[(attempt - beforeFallback) % later.length] ?? fallback[0] ?? '';
+}

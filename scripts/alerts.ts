@@ -1,0 +1,97 @@
+import { loadConfig, requireDatabaseUrl } from '../core/config.ts';
+import { listOrphans } from '../core/db/ec2Fleet.ts';
+import { listAlerts, resolveAlert, type OperatorAlert } from '../core/db/operatorAlerts.ts';
+import { createDbPool } from '../core/db/pool.ts';
+import { findVm } from '../core/db/vms.ts';
+import { sendJob, startBoss } from '../core/queue.ts';
+import { requestTerminate } from '../core/vmActions.ts';
+
+const USAGE = `usage: npm run alerts -- [command]
+  (none)                 open operator alerts, most recent first
+  all                    every alert, resolved ones too
+  resolve <id>           mark an alert handled
+  orphans                instances tagged as ours that no machine owns (terminated after ORPHAN_GRACE_MINUTES)
+  reprovision <vmId>     a machine that ended in error: retire it and provision its plan again`;
+
+/**
+ * Operator alerts of the cloud PCs (issue 5): provisioning late or failed, quota reached,
+ * starts given up, passwords that do not decrypt, instances lost or unowned. Reads DATABASE_URL.
+ */
+const [command, ...args] = process.argv.slice(2);
+const config = loadConfig();
+const db = await createDbPool(requireDatabaseUrl(config), { maximumPoolSize: 2 });
+let exitCode = 0;
+
+function print(alert: OperatorAlert): void {
+  const state = alert.resolved_at ? `resolved ${alert.resolved_at.toISOString()}` : 'OPEN';
+  const times = alert.occurrences > 1 ? ` ×${alert.occurrences}` : '';
+  const subject = [alert.vm_id && `vm ${alert.vm_id}`, alert.instance_id && `instance ${alert.instance_id}`]
+    .filter(Boolean)
+    .join(', ');
+  console.log(
+    `${alert.id}  ${alert.kind}${times}  ${state}  last ${alert.last_seen_at.toISOString()}${subject ? `  ${subject}` : ''}\n    ${alert.message}`,
+  );
+}
+
+try {
+  switch (command) {
+    case undefined:
+    case 'all': {
+      const alerts = await listAlerts(db, { includeResolved: command === 'all', limit: 500 });
+      if (alerts.length === 0) console.log(command === 'all' ? 'no alerts' : 'no open alerts');
+      alerts.forEach(print);
+      break;
+    }
+    case 'resolve': {
+      const id = args[0];
+      if (!id) throw new Error(USAGE);
+      const alert = await resolveAlert(db, id);
+      if (!alert) throw new Error(`no open alert ${id}`);
+      print(alert);
+      break;
+    }
+    case 'orphans': {
+      const orphans = await listOrphans(db);
+      if (orphans.length === 0) console.log('no unowned instances');
+      for (const o of orphans) {
+        console.log(
+          `${o.instance_id}  ${o.state}  first seen ${o.first_seen_at.toISOString()}  tags ${JSON.stringify(o.tags)}`,
+        );
+      }
+      break;
+    }
+    case 'reprovision': {
+      const vmId = args[0];
+      if (!vmId) throw new Error(USAGE);
+      const vm = await findVm(db, vmId);
+      if (!vm) throw new Error(`no vm ${vmId}`);
+      if (vm.state !== 'error')
+        throw new Error(`vm ${vmId} is ${vm.state}; only a machine in error is provisioned again`);
+      const boss = await startBoss(requireDatabaseUrl(config), 'script');
+      try {
+        // The old row keeps its ClientToken; a new row (new id, new token) gets a fresh launch.
+        await db.transaction(async (trx) => {
+          await requestTerminate(trx, boss, vm.id, 'reprovisioned', new Date());
+          await sendJob(
+            boss,
+            'vm-provision',
+            { subscriptionId: vm.subscription_id, userId: vm.user_id },
+            { db: trx },
+          );
+        });
+      } finally {
+        await boss.stop({ graceful: true, timeout: 5000 });
+      }
+      console.log(`vm ${vmId} retired; its plan ${vm.subscription_id} is being provisioned again`);
+      break;
+    }
+    default:
+      throw new Error(USAGE);
+  }
+} catch (error) {
+  console.error((error as Error).message);
+  exitCode = 1;
+} finally {
+  await db.end();
+}
+process.exit(exitCode);

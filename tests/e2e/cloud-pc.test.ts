@@ -1,0 +1,225 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  baseUrl,
+  DESKTOP,
+  hasBrowser,
+  MOBILE,
+  screenshot,
+  useBrowser,
+  type Page,
+} from '../support/browser.ts';
+
+/**
+ * The cloud PC in the browser against the real stack (`npm start`'s, sandbox EC2 on the fast
+ * profile with its warm pool): buy a plan through PayU's sandbox checkout, wait on the success
+ * page, land on the dashboard with the machine's IP, download both files, STOP, START again on
+ * a new IP, and watch the usage timer tick.
+ */
+
+const browser = useBrowser();
+const PASSWORD = 'Str0ng!Passw0rd';
+
+async function post(path: string, body: unknown) {
+  return fetch(`${baseUrl()}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+/** Slows the sandbox's machines so the transitional states stay on screen long enough to look at. */
+async function sandboxTimings(timings: Record<string, [number, number]> | null) {
+  const response = await post('/sandbox/ec2/_control', timings ? { timings } : { profile: 'fast' });
+  if (!response.ok) throw new Error(`sandbox control: ${response.status} ${await response.text()}`);
+}
+
+async function codeMailedTo(email: string): Promise<string> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const mails = (await (
+      await fetch(`${baseUrl()}/sandbox/mail?to=${encodeURIComponent(email)}`)
+    ).json()) as Array<{
+      subject: string;
+      text: string;
+    }>;
+    const code = mails.map((m) => /\b(\d{6})\b/.exec(m.text)?.[1]).find(Boolean);
+    if (code) return code;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`no code mailed to ${email}`);
+}
+
+async function registeredUser(name: string): Promise<{ email: string; name: string }> {
+  const email = `pc-${randomBytes(4).toString('hex')}@example.com`;
+  const phone = `9${String(randomInt(0, 1e9)).padStart(9, '0')}`;
+  expect((await post('/api/auth/register', { name, email, phone, password: PASSWORD })).status).toBe(200);
+  expect((await post('/api/auth/verify-otp', { email, otp: await codeMailedTo(email) })).status).toBe(200);
+  return { email, name };
+}
+
+async function logIn(page: Page, email: string) {
+  await page.goto('/login');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Login', exact: true }).click();
+  await page.waitForURL(`${baseUrl()}/`);
+}
+
+/** /select-vm → /payment → the sandbox's PayU page → back to /payment-success. */
+async function buy(page: Page, plan: string, hours: number, amount: string) {
+  await page.goto('/select-vm');
+  const card = page.getByRole('article', { name: plan, exact: true });
+  await card.getByRole('radio', { name: `${hours} h` }).check();
+  await card.getByRole('button', { name: /^(Choose Plan|Renew Plan)$/ }).click();
+  await page.waitForURL('**/payment');
+  await page.getByRole('button', { name: `Pay ${amount}` }).click();
+  await page.waitForURL('**/sandbox/payu/_payment');
+  await page.getByRole('button', { name: `Pay ${amount} (success)` }).click();
+  await page.waitForURL(/\/payment-success\?txnid=/);
+}
+
+const fact = (page: Page, label: string) =>
+  page
+    .locator('.vm-fact')
+    .filter({ has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) })
+    .locator('dd');
+
+const IP = /^(203\.0\.113|198\.51\.100)\.\d{1,3}$/;
+
+async function shots(page: Page, name: string) {
+  await screenshot(page, `${name}-1280`);
+  await page.setViewportSize(MOBILE);
+  await page.waitForTimeout(150); // layout settles at the new width
+  await screenshot(page, `${name}-360`);
+  await page.setViewportSize(DESKTOP);
+}
+
+afterAll(async () => {
+  if (hasBrowser()) await sandboxTimings(null);
+});
+
+describe.skipIf(!hasBrowser())('cloud PC dashboard', () => {
+  it('buy → the success page waits → dashboard with the IP; files download; STOP → START on a new IP; the timer ticks', async () => {
+    const user = await registeredUser('Meera Iyer');
+    const page = await browser.newPage(DESKTOP);
+    await logIn(page, user.email);
+    // Slow enough to see "Setting up…", "Stopping…" and "Starting…" on screen.
+    await sandboxTimings({
+      launch: [6000, 6000],
+      password: [4000, 4000],
+      start: [6000, 6000],
+      stop: [4000, 4000],
+    });
+    await buy(page, 'LEGEND', 30, '₹1,450.00');
+
+    await page.getByRole('heading', { name: 'Payment successful!' }).waitFor({ timeout: 20_000 });
+    // Meanwhile, in another tab of the same browser: the dashboard while the PC is being set up.
+    const other = await page.context().newPage();
+    await other.goto('/dashboard');
+    // A cold launch ("Setting up…") or, when the warm pool had a machine ready, a start.
+    await other
+      .locator('[data-field="status"]', {
+        hasText: /^(Setting up your PC \(first boot takes a few minutes\)…|Starting…)$/,
+      })
+      .waitFor();
+    await expect(fact(other, 'Public IP').innerText()).resolves.toBe('Fetching…');
+    await expect(other.getByText('Generating…').count()).resolves.toBeGreaterThanOrEqual(1);
+    await shots(other, 'dashboard-provisioning');
+    await other.close();
+
+    // The success page goes to /dashboard once the IP is known.
+    await page.waitForURL('**/dashboard', { timeout: 45_000 });
+    await expect(fact(page, 'Public IP').innerText()).resolves.toMatch(IP);
+    const firstIp = await fact(page, 'Public IP').innerText();
+    await expect(page.locator('[data-field="status"]').innerText()).resolves.toBe('Running');
+    await expect(page.getByRole('heading', { name: 'Dashboard', level: 1 }).isVisible()).resolves.toBe(true);
+    await page.getByText('Welcome, Meera Iyer!').waitFor();
+    await expect(fact(page, 'Registered name').innerText()).resolves.toBe('Meera Iyer');
+    await expect(fact(page, 'Plan').innerText()).resolves.toBe('LEGEND');
+    await expect(fact(page, 'Duration').innerText()).resolves.toBe('30 hours');
+    await expect(fact(page, 'Storage').innerText()).resolves.toBe('115 GB');
+    await expect(fact(page, 'Price per month').innerText()).resolves.toBe('₹1,450.00');
+    await expect(fact(page, 'Purchase date').innerText()).resolves.toMatch(/^\d{1,2} [A-Z][a-z]+ \d{4}$/);
+    await expect(fact(page, 'Expiry date').innerText()).resolves.toMatch(/^\d{1,2} [A-Z][a-z]+ \d{4}$/);
+    await expect(fact(page, 'Remaining time').innerText()).resolves.toMatch(/^29h 5\dm \d{2}s|30h 00m 00s$/);
+
+    // The usage timer ticks every second while the machine runs.
+    const before = await fact(page, 'Time used').innerText();
+    await page.waitForFunction(
+      (previous) => document.querySelector('[data-field="time-used"]')?.textContent !== previous,
+      before,
+      { timeout: 3000 },
+    );
+    const after = await fact(page, 'Time used').innerText();
+    expect(after).toMatch(/^0h 00m \d{2}s$/);
+    expect(after > before).toBe(true);
+
+    // The files: the RDP file names the IP shown; the password file holds the password.
+    const [rdp] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download desktop file' }).click(),
+    ]);
+    expect(rdp.suggestedFilename()).toBe('LegendCloud-PC.rdp');
+    const rdpText = await readFile((await rdp.path())!, 'utf8');
+    expect(rdpText).toContain(`full address:s:${firstIp}\r\n`);
+    const [pwd] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download password file' }).click(),
+    ]);
+    expect(pwd.suggestedFilename()).toBe('LegendCloud-PC-password.txt');
+    expect(await readFile((await pwd.path())!, 'utf8')).toMatch(/^[\x21-\x7e]{8,}$/);
+    await expect(page.getByRole('link', { name: 'Get the installer' }).getAttribute('href')).resolves.toMatch(
+      /^https:\/\//,
+    );
+    await page.getByText('Download this file again after every logout').waitFor();
+    await shots(page, 'dashboard-running');
+
+    // STOP asks first; then "Stopping…", then START VM with its hint.
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'STOP VM' }).click();
+    await page.locator('[data-field="status"]', { hasText: 'Stopping…' }).waitFor();
+    await expect(page.getByRole('button', { name: 'START VM' }).count()).resolves.toBe(0);
+    await page.getByRole('button', { name: 'START VM' }).waitFor({ timeout: 30_000 });
+    await page.getByText('After every shut-down, start your VM').waitFor();
+    await expect(fact(page, 'Public IP').innerText()).resolves.toBe('Assigned when it starts');
+    await expect(page.getByRole('link', { name: 'Download desktop file' }).count()).resolves.toBe(0);
+    await page.getByText('Available while your PC is running').waitFor();
+    const stoppedAt = await fact(page, 'Time used').innerText();
+    await page.waitForTimeout(1500);
+    await expect(fact(page, 'Time used').innerText()).resolves.toBe(stoppedAt); // not counting
+    await shots(page, 'dashboard-stopped');
+
+    await page.getByRole('button', { name: 'START VM' }).click();
+    await page.locator('[data-field="status"]', { hasText: 'Starting…' }).waitFor();
+    await shots(page, 'dashboard-starting');
+    await page.locator('[data-field="status"]', { hasText: 'Running' }).waitFor({ timeout: 30_000 });
+    const secondIp = await fact(page, 'Public IP').innerText();
+    expect(secondIp).toMatch(IP);
+    expect(secondIp).not.toBe(firstIp);
+    const [again] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download desktop file' }).click(),
+    ]);
+    expect(await readFile((await again.path())!, 'utf8')).toContain(`full address:s:${secondIp}\r\n`);
+
+    // Logout clears everything stored and goes home.
+    await page.getByRole('button', { name: 'Logout' }).click();
+    await page.waitForURL(`${baseUrl()}/`);
+    await expect(page.evaluate(() => window.localStorage.length)).resolves.toBe(0);
+    await page.goto('/dashboard');
+    await page.waitForURL('**/login');
+  });
+
+  it('a logged-in user without a plan is offered one', async () => {
+    const user = await registeredUser('Dev Patel');
+    const page = await browser.newPage(MOBILE);
+    await logIn(page, user.email);
+    await page.goto('/dashboard');
+    await page.getByText('You have no plan yet. Choose a plan to get your cloud PC.').waitFor();
+    await expect(page.getByRole('link', { name: 'Choose a plan' }).getAttribute('href')).resolves.toBe(
+      '/select-vm',
+    );
+  });
+});

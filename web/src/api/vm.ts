@@ -1,0 +1,62 @@
+import useSWR, { mutate } from 'swr';
+import { api, swrFetcher } from './fetcher.ts';
+import { TIMERS_MS } from '../../../core/domain/constants.ts';
+import type { VmDisplayState } from '../../../core/domain/vm.ts';
+
+/** The cloud PC's calls (spec §7 `/vm/dashboard/{email}`, `/vm/start-vm`; deviation 5 `/vm/stop-vm`). */
+
+/** Spec §3 "VM dashboard record" as api/presenters/vm.ts sends it. */
+export type DashboardRecord = {
+  email: string;
+  name: string;
+  purchaseDate: string | null;
+  expiryDate: string | null;
+  selectedPlan: string;
+  selectedDuration: number | null;
+  selectedStorage: string | null;
+  selectedPrice: number | null;
+  vmUsageSeconds: number;
+  vmLastState: VmDisplayState;
+  vmLastStateChange: string | null;
+  rdpUrl: string | null;
+  pwdUrl: string | null;
+  isRunning: boolean;
+  vmPublicIp: string | null;
+  planActive: boolean;
+  remainingSeconds: number | null;
+  outOfHours: boolean;
+  canStart: boolean;
+  canStop: boolean;
+  notice: string | null;
+  keptUntil: string | null;
+  streamingClientUrl: string;
+  setupVideoUrl: string | null;
+};
+
+export function dashboardKey(email: string): string {
+  return `/vm/dashboard/${encodeURIComponent(email)}`;
+}
+
+/**
+ * The dashboard record, refreshed every 5 s (spec §9). `fallback` is what the payment-success
+ * page handed over in the navigation state, shown until the first answer.
+ */
+export function useDashboard(email: string, fallback?: DashboardRecord) {
+  return useSWR<DashboardRecord>(dashboardKey(email), swrFetcher, {
+    refreshInterval: TIMERS_MS.dashboardRefresh,
+    ...(fallback ? { fallbackData: fallback } : {}),
+  });
+}
+
+/** START VM; the answer is the fresh record, put in the cache at once. */
+export async function startVm(email: string): Promise<DashboardRecord> {
+  const record = await api<DashboardRecord>('/vm/start-vm', { body: { email } });
+  await mutate(dashboardKey(email), record, { revalidate: false });
+  return record;
+}
+
+export async function stopVm(email: string): Promise<DashboardRecord> {
+  const record = await api<DashboardRecord>('/vm/stop-vm', { body: { email } });
+  await mutate(dashboardKey(email), record, { revalidate: false });
+  return record;
+}

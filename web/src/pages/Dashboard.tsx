@@ -1,0 +1,310 @@
+import { useState } from 'react';
+import { Link, useLocation } from 'wouter';
+import { mutate } from 'swr';
+import { forgetLogin } from '../api/auth.ts';
+import { api, ApiError } from '../api/fetcher.ts';
+import type { SessionUser } from '../api/session.ts';
+import { dashboardKey, startVm, stopVm, useDashboard, type DashboardRecord } from '../api/vm.ts';
+import { RequireUser } from '../components/RequireUser.tsx';
+import { UsageClock } from '../components/UsageClock.tsx';
+import { usePageTitle } from '../components/pageTitle.ts';
+import { formatRupees, rupeesToPaise } from '../../../core/domain/money.ts';
+import { formatLongDate } from '../../../core/domain/time.ts';
+import { vmDisplayState } from '../../../core/domain/usage.ts';
+import {
+  displayStateOf,
+  VM_MESSAGES,
+  VM_STATUS_LABELS,
+  type VmDisplayState,
+} from '../../../core/domain/vm.ts';
+
+/**
+ * Spec §2 Dashboard: the cloud PC and its plan, the connection files, START (only when
+ * stopped) and STOP (architecture deviation 5). Reads the record the payment-success page
+ * handed over in the navigation state, then loads it and refreshes every 5 s.
+ */
+export default function Dashboard() {
+  usePageTitle('Dashboard');
+  return <RequireUser>{(user) => <DashboardView user={user} />}</RequireUser>;
+}
+
+/** The record /payment-success navigated here with, when it is this user's. */
+function navigationRecord(email: string): DashboardRecord | undefined {
+  const state: unknown = typeof window === 'undefined' ? null : window.history.state;
+  if (state && typeof state === 'object' && (state as { email?: unknown }).email === email) {
+    return state as DashboardRecord;
+  }
+  return undefined;
+}
+
+function DashboardView({ user }: { user: SessionUser }) {
+  const [, navigate] = useLocation();
+  const [fallback] = useState(() => navigationRecord(user.email));
+  const { data, error } = useDashboard(user.email, fallback);
+  // Spec §8: a failed dashboard fetch is only logged here; the last record (or the loading line) stays.
+  if (error) console.warn('dashboard fetch failed', error);
+
+  async function logout() {
+    try {
+      await api('/auth/logout', { method: 'POST' });
+    } catch {
+      // Logged out here whatever the server said: the session may already be gone.
+    } finally {
+      await forgetLogin({ everything: true });
+      navigate('/');
+    }
+  }
+
+  return (
+    <div className="container page dashboard">
+      <div className="dashboard-head">
+        <div>
+          <h1>Dashboard</h1>
+          <p className="lead">Welcome, {data?.name ?? user.name}!</p>
+        </div>
+        <div className="button-row dashboard-nav">
+          <Link href="/" className="button">
+            Home
+          </Link>
+          {data?.selectedPlan && (
+            <Link href="/progress" className="button">
+              Usage
+            </Link>
+          )}
+          <button type="button" className="button" onClick={logout}>
+            Logout
+          </button>
+        </div>
+      </div>
+      {!data ? (
+        <p className="loading" role="status">
+          {VM_MESSAGES.loading}
+        </p>
+      ) : !data.selectedPlan ? (
+        <div className="card dashboard-empty">
+          <p>{VM_MESSAGES.noPlan}</p>
+          <Link href="/select-vm" className="button primary">
+            Choose a plan
+          </Link>
+        </div>
+      ) : (
+        <DashboardBody record={data} />
+      )}
+    </div>
+  );
+}
+
+function DashboardBody({ record }: { record: DashboardRecord }) {
+  const state = displayStateOf(
+    vmDisplayState({ isRunning: record.isRunning, lastState: record.vmLastState }),
+  );
+  return (
+    <>
+      {record.notice && (
+        <div className={`notice ${state === 'error' ? 'error' : 'warning'} dashboard-notice`} role="status">
+          <p>{record.notice}</p>
+          {!record.planActive && record.keptUntil && (
+            <p>
+              Your PC and its files are kept until {formatLongDate(record.keptUntil)}.{' '}
+              <Link href="/select-vm">Renew Plan</Link>
+            </p>
+          )}
+        </div>
+      )}
+      <div className="dashboard-grid">
+        <MachineCard record={record} state={state} />
+        <PlanCard record={record} />
+        <DownloadsCard record={record} state={state} />
+      </div>
+    </>
+  );
+}
+
+const TRANSITIONS: ReadonlySet<VmDisplayState> = new Set(['provisioning', 'starting', 'stopping']);
+
+const TRANSITION_HINTS: Partial<Record<VmDisplayState, string>> = {
+  provisioning: VM_MESSAGES.provisioningHint,
+  starting: VM_MESSAGES.startingHint,
+  stopping: VM_MESSAGES.stoppingHint,
+};
+
+function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisplayState }) {
+  const [busy, setBusy] = useState<'start' | 'stop' | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+
+  async function act(kind: 'start' | 'stop') {
+    if (kind === 'stop' && !window.confirm(VM_MESSAGES.stopConfirm)) return;
+    setBusy(kind);
+    setProblem(null);
+    try {
+      await (kind === 'start' ? startVm(record.email) : stopVm(record.email));
+    } catch (error) {
+      // A refusal (hours used up, plan expired, busy) says why; anything else is the spec's line.
+      const fallback = kind === 'start' ? VM_MESSAGES.startFailed : VM_MESSAGES.stopFailed;
+      setProblem(
+        error instanceof ApiError && error.status === 409 && error.message ? error.message : fallback,
+      );
+    } finally {
+      setBusy(null);
+      // Spec §2: after START the dashboard reloads.
+      void mutate(dashboardKey(record.email));
+    }
+  }
+
+  const ip =
+    record.vmPublicIp ??
+    (state === 'stopped' || state === 'stopping'
+      ? VM_MESSAGES.ipWhenStopped
+      : state === 'error' || state === 'terminated'
+        ? '—'
+        : VM_MESSAGES.fetching);
+  const hint = TRANSITION_HINTS[state];
+
+  return (
+    <section className="card vm-card" aria-labelledby="vm-card-title">
+      <h2 id="vm-card-title">Your cloud PC</h2>
+      <p className={`vm-status vm-status-${state}`} role="status" aria-live="polite">
+        <span className="vm-status-dot" aria-hidden="true" />
+        <span>
+          <span className="visually-hidden">Status: </span>
+          <span data-field="status">{VM_STATUS_LABELS[state]}</span>
+        </span>
+        {TRANSITIONS.has(state) && <span className="spinner spinner-small" aria-hidden="true" />}
+      </p>
+      <dl className="vm-facts">
+        <div className="vm-fact">
+          <dt>Public IP</dt>
+          <dd className={record.vmPublicIp ? 'vm-ip' : undefined} data-field="public-ip">
+            {ip}
+          </dd>
+        </div>
+        <UsageClock
+          vmUsageSeconds={record.vmUsageSeconds}
+          isRunning={record.isRunning}
+          vmLastStateChange={record.vmLastStateChange}
+          selectedDuration={record.selectedDuration}
+        />
+      </dl>
+      {hint && <p className="muted vm-hint vm-transition-hint">{hint}</p>}
+      {state === 'stopped' && (
+        <div className="vm-actions">
+          <button
+            type="button"
+            className="button primary"
+            onClick={() => act('start')}
+            disabled={busy !== null}
+          >
+            {busy === 'start' ? 'Starting…' : 'START VM'}
+          </button>
+          <p className="muted vm-hint">{VM_MESSAGES.stoppedHint}</p>
+        </div>
+      )}
+      {state === 'running' && (
+        <div className="vm-actions">
+          <button
+            type="button"
+            className="button danger"
+            onClick={() => act('stop')}
+            disabled={busy !== null}
+          >
+            {busy === 'stop' ? 'Stopping…' : 'STOP VM'}
+          </button>
+          <p className="muted vm-hint">{VM_MESSAGES.runningHint}</p>
+        </div>
+      )}
+      {problem && (
+        <p className="notice error" role="alert">
+          {problem}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function PlanCard({ record }: { record: DashboardRecord }) {
+  const facts: Array<[string, string]> = [
+    ['Registered name', record.name],
+    ['Plan', record.selectedPlan],
+  ];
+  if (record.selectedDuration !== null) {
+    // A trial is 1 hour.
+    facts.push(['Duration', `${record.selectedDuration} hour${record.selectedDuration === 1 ? '' : 's'}`]);
+  }
+  if (record.selectedStorage) facts.push(['Storage', record.selectedStorage]);
+  if (record.selectedPrice !== null)
+    facts.push(['Price per month', formatRupees(rupeesToPaise(record.selectedPrice))]);
+  if (record.purchaseDate) facts.push(['Purchase date', formatLongDate(record.purchaseDate)]);
+  if (record.expiryDate) facts.push(['Expiry date', formatLongDate(record.expiryDate)]);
+  return (
+    <section className="card plan-summary" aria-labelledby="plan-summary-title">
+      <h2 id="plan-summary-title">Your plan</h2>
+      <dl className="vm-facts">
+        {facts.map(([label, value]) => (
+          <div className="vm-fact" key={label}>
+            <dt>{label}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}
+
+function DownloadsCard({ record, state }: { record: DashboardRecord; state: VmDisplayState }) {
+  // "Generating…" while the machine is on its way; a stopped one has no address to write.
+  const rdpPending =
+    TRANSITIONS.has(state) && state !== 'stopping' ? VM_MESSAGES.generating : VM_MESSAGES.rdpWhenRunning;
+  return (
+    <section className="card downloads" aria-labelledby="downloads-title">
+      <h2 id="downloads-title">Connect</h2>
+      <ul className="download-list">
+        <li>
+          <span className="download-name">Remote desktop file</span>
+          {record.rdpUrl ? (
+            <a className="button primary small" href={record.rdpUrl} download>
+              Download desktop file
+            </a>
+          ) : (
+            <span className="download-pending">{rdpPending}</span>
+          )}
+          <p className="muted download-hint">{VM_MESSAGES.rdpHint}</p>
+        </li>
+        <li>
+          <span className="download-name">Password file</span>
+          {record.pwdUrl ? (
+            <a className="button small" href={record.pwdUrl} download>
+              Download password file
+            </a>
+          ) : (
+            <span className="download-pending">{VM_MESSAGES.generating}</span>
+          )}
+          <p className="muted download-hint">
+            Open the desktop file, then paste this password when Windows asks.
+          </p>
+        </li>
+        <li>
+          <span className="download-name">Remote streaming client</span>
+          <a
+            className="button small"
+            href={record.streamingClientUrl}
+            target="_blank"
+            rel="noopener noreferrer"
+          >
+            Get the installer
+          </a>
+          <p className="muted download-hint">For smooth gaming and video: low latency, high frame rates.</p>
+        </li>
+        <li>
+          <span className="download-name">Setup video</span>
+          {record.setupVideoUrl ? (
+            <a className="button small" href={record.setupVideoUrl} target="_blank" rel="noopener noreferrer">
+              Watch the video
+            </a>
+          ) : (
+            <span className="download-pending">{VM_MESSAGES.setupVideoMissing}</span>
+          )}
+        </li>
+      </ul>
+    </section>
+  );
+}

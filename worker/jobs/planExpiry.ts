@@ -1,0 +1,100 @@
+import { expireDueSubscriptions } from '../../core/db/subscriptions.ts';
+import { listSubscriptionsDueExpiredNotice, listSubscriptionsDueReminder } from '../../core/db/vmNotices.ts';
+import { listVmsOutOfPlan, listVmsPastGrace } from '../../core/db/vms.ts';
+import { DAY_MS } from '../../core/domain/time.ts';
+import { EXPIRY_REMINDER_DAYS, expiryRemindersDue } from '../../core/domain/subscription.ts';
+import { expiryReminderMail, planExpiredMail, vmTerminatedMail } from '../../core/emails/vms.ts';
+import { parsePayload, type Job } from '../../core/queue.ts';
+import { requestStop, requestTerminate } from '../../core/vmActions.ts';
+import { notify } from '../cloudPc.ts';
+import type { WorkerDeps } from '../deps.ts';
+
+/**
+ * `plan-expiry` (cron, every minute). Each step selects a bounded batch by a predicate that
+ * excludes what is already done, and each effect is a conditional transition or a recorded
+ * notice, so running it twice does everything once:
+ *
+ * 1. active plans past expiry → expired;
+ * 2. running machines whose plan is not in force → stopping (usage stops counting now);
+ * 3. "expired, stopped, kept until …" mail, once per plan;
+ * 4. reminders 3 days and 1 day before expiry, once each (not for one-day trials);
+ * 5. machines whose plan ended more than VM_GRACE_DAYS ago, not renewed → terminated, mailed.
+ */
+export function planExpiry(deps: WorkerDeps) {
+  return async (jobs: Job<unknown>[]) => {
+    for (const job of jobs) {
+      parsePayload('plan-expiry', job.data);
+      await runPlanExpiry(deps);
+    }
+  };
+}
+
+export type ExpiryReport = {
+  expired: number;
+  stopped: number;
+  expiredNotices: number;
+  reminders: number;
+  terminated: number;
+};
+
+export async function runPlanExpiry(deps: WorkerDeps, now: Date = new Date()): Promise<ExpiryReport> {
+  const { db, boss, config } = deps;
+  const report: ExpiryReport = { expired: 0, stopped: 0, expiredNotices: 0, reminders: 0, terminated: 0 };
+
+  report.expired = (await expireDueSubscriptions(db, now)).length;
+
+  for (const vm of await listVmsOutOfPlan(db, now)) {
+    if (await requestStop(db, boss, vm.id, 'plan-expired', now)) report.stopped += 1;
+  }
+
+  for (const subscription of await listSubscriptionsDueExpiredNotice(db, now, config.vm.graceDays)) {
+    const expiresAt = subscription.expires_at ?? now;
+    const keptUntil = new Date(expiresAt.getTime() + config.vm.graceDays * DAY_MS);
+    const sent = await notify(
+      db,
+      boss,
+      {
+        kind: 'plan-expired',
+        subjectId: subscription.id,
+        userId: subscription.user_id,
+        subscriptionId: subscription.id,
+      },
+      (person) => planExpiredMail(person, subscription, keptUntil, config.publicUrl),
+    );
+    if (sent) report.expiredNotices += 1;
+  }
+
+  const furthest = Math.max(...EXPIRY_REMINDER_DAYS);
+  for (const subscription of await listSubscriptionsDueReminder(db, now, furthest)) {
+    if (!subscription.expires_at) continue;
+    const expiresAt = subscription.expires_at;
+    for (const days of expiryRemindersDue(expiresAt, now)) {
+      const sent = await notify(
+        db,
+        boss,
+        {
+          kind: `expiry-${days}d`,
+          subjectId: subscription.id,
+          userId: subscription.user_id,
+          subscriptionId: subscription.id,
+        },
+        (person) => expiryReminderMail(person, subscription, days, expiresAt, config.publicUrl),
+      );
+      if (sent) report.reminders += 1;
+    }
+  }
+
+  for (const vm of await listVmsPastGrace(db, now, config.vm.graceDays)) {
+    if (!(await requestTerminate(db, boss, vm.id, 'plan-ended', now))) continue;
+    report.terminated += 1;
+    await notify(
+      db,
+      boss,
+      { kind: 'vm-terminated', subjectId: vm.id, userId: vm.user_id, vmId: vm.id },
+      (person) => vmTerminatedMail(person, config.publicUrl),
+    );
+  }
+
+  if (Object.values(report).some((n) => n > 0)) deps.log.info(report, 'plan-expiry: sweep done');
+  return report;
+}

@@ -1,0 +1,111 @@
+import { recordCapacityAvailable, recordCapacityShortage } from '../../core/db/ec2Fleet.ts';
+import {
+  beginPoolLaunch,
+  countPoolFilling,
+  insertPoolInstances,
+  listPoolAwaitingLaunch,
+  lockPoolPlan,
+  markPoolFailed,
+  recordPoolLaunch,
+  setPoolProblem,
+  type PoolInstance,
+} from '../../core/db/poolInstances.ts';
+import { PLANS } from '../../core/domain/plans.ts';
+import type { Ec2Instance } from '../../core/providers/ec2.ts';
+import { parsePayload, type Job } from '../../core/queue.ts';
+import { scheduleVmCheck } from '../../core/vmActions.ts';
+import { poolTags, subnetForAttempt } from '../../core/vmEc2.ts';
+import {
+  describeEc2Error,
+  findByClientTokens,
+  isIdempotentMismatch,
+  isRetryableCapacity,
+} from '../cloudPc.ts';
+import type { WorkerDeps } from '../deps.ts';
+
+/**
+ * `pool-replenish` (cron, and after every claim): keeps WARM_POOL_SIZE instances per plan
+ * launched, first-boot-done and stopped, so a purchase needs only a start. Rows are counted and
+ * created under a per-plan lock (two runs never top up twice); each row's launch carries the row
+ * id as ClientToken (a replayed launch is the same instance). vm-sync takes each one through
+ * first boot, password capture and the stop.
+ */
+export function poolReplenish(deps: WorkerDeps) {
+  return async (jobs: Job<unknown>[]) => {
+    for (const job of jobs) {
+      parsePayload('pool-replenish', job.data);
+      await replenishPool(deps);
+    }
+  };
+}
+
+export async function replenishPool(deps: WorkerDeps): Promise<{ created: number; launched: number }> {
+  const { db, config } = deps;
+  let created = 0;
+  for (const plan of PLANS) {
+    const wanted = config.vm.warmPoolSize[plan.id];
+    if (!wanted) continue;
+    const rows = await db.transaction(async (trx) => {
+      await lockPoolPlan(trx, plan.id);
+      const have = await countPoolFilling(trx, plan.id);
+      return insertPoolInstances(
+        trx,
+        {
+          planId: plan.id,
+          instanceType: plan.instanceType,
+          storageGb: plan.storageGb,
+          imageId: config.ec2.amiByPlan[plan.id],
+        },
+        wanted - have,
+      );
+    });
+    created += rows.length;
+  }
+  let launched = 0;
+  for (const row of await listPoolAwaitingLaunch(db)) {
+    if (await launchPoolInstance(deps, row)) launched += 1;
+  }
+  if (created > 0 || launched > 0)
+    deps.log.info({ created, launched }, 'pool-replenish: warm pool topped up');
+  return { created, launched };
+}
+
+async function launchPoolInstance(deps: WorkerDeps, row: PoolInstance): Promise<boolean> {
+  const { db, config } = deps;
+  const subnetId = subnetForAttempt(config.ec2, row.launch_attempts, config.vm.launchAttemptsBeforeFallback);
+  const begun = await beginPoolLaunch(db, row.id, subnetId);
+  if (!begun) return false;
+  let instance: Ec2Instance | null = null;
+  try {
+    instance = await deps.vmEc2.launcher.launchInstance({
+      clientToken: row.id,
+      instanceType: row.instance_type,
+      imageId: row.image_id,
+      keyName: config.ec2.keyName,
+      securityGroupIds: config.ec2.securityGroupIds,
+      subnetId,
+      volumeSizeGb: row.storage_gb,
+      tags: poolTags(config.ec2, { id: row.id, planId: row.plan_id }),
+    });
+  } catch (error) {
+    if (isIdempotentMismatch(error))
+      instance = (await findByClientTokens(deps.vmEc2.ec2, [row.id])).get(row.id) ?? null;
+    if (!instance) {
+      const detail = describeEc2Error(error);
+      const now = new Date();
+      if (isRetryableCapacity(error)) await recordCapacityShortage(db, row.instance_type, detail, now);
+      // The pool is a nicety: a failure waits for the next replenish, customers are not affected.
+      if (begun.launch_attempts >= config.vm.maxLaunchAttempts) await markPoolFailed(db, row.id, detail, now);
+      else await setPoolProblem(db, row.id, detail);
+      deps.log.warn(
+        { poolInstanceId: row.id, attempt: begun.launch_attempts, error: detail },
+        'pool-replenish: launch failed',
+      );
+      return false;
+    }
+  }
+  await recordPoolLaunch(db, row.id, instance, new Date());
+  await recordCapacityAvailable(db, row.instance_type, new Date());
+  await scheduleVmCheck(deps.boss, config, { poolInstanceId: row.id });
+  return true;
+}

@@ -1,0 +1,84 @@
+import { raiseAlert } from '../../core/db/operatorAlerts.ts';
+import { listLateProvisioning, listStuckVms, markVmDelayed, touchVm } from '../../core/db/vms.ts';
+import { provisionDelayedMail } from '../../core/emails/vms.ts';
+import { parsePayload, sendJob, type Job } from '../../core/queue.ts';
+import { notify } from '../cloudPc.ts';
+import type { WorkerDeps } from '../deps.ts';
+
+/**
+ * `vm-reaper` (cron, every minute): transitions that started and went silent.
+ *
+ * - Provisioning past PROVISION_DEADLINE_MINUTES: the customer is mailed once, the dashboard
+ *   says so (delayed_at), an operator alert is recorded. Work goes on.
+ * - A VM requested, starting, stopping or terminating (or provisioning with no instance) whose
+ *   row has not moved for VM_STUCK_SECONDS: its job died or exhausted its retries; the job is
+ *   sent again (each is idempotent) and the row touched, so the next run waits again.
+ */
+export function vmReaper(deps: WorkerDeps) {
+  return async (jobs: Job<unknown>[]) => {
+    for (const job of jobs) {
+      parsePayload('vm-reaper', job.data);
+      await reapVms(deps);
+    }
+  };
+}
+
+export async function reapVms(
+  deps: WorkerDeps,
+  now: Date = new Date(),
+): Promise<{ late: number; retried: number }> {
+  const { db, boss, config } = deps;
+  let late = 0;
+  for (const vm of await listLateProvisioning(db, now, config.vm.provisionDeadlineMinutes)) {
+    const marked = await markVmDelayed(db, vm.id, now);
+    if (!marked) continue;
+    late += 1;
+    await notify(
+      db,
+      boss,
+      { kind: 'provision-delayed', subjectId: vm.id, userId: vm.user_id, vmId: vm.id },
+      (person) => provisionDelayedMail(person, config.publicUrl),
+    );
+    await raiseAlert(db, {
+      kind: 'provision-delayed',
+      message: `No machine after ${config.vm.provisionDeadlineMinutes} minutes (${vm.instance_type}, ${vm.launch_attempts} launch attempts${vm.subnet_id ? `, last in ${vm.subnet_id}` : ''}).`,
+      vmId: vm.id,
+      instanceId: vm.instance_id,
+    });
+  }
+
+  let retried = 0;
+  for (const vm of await listStuckVms(db, now, config.vm.stuckSeconds)) {
+    await db.transaction(async (trx) => {
+      switch (vm.state) {
+        case 'requested':
+        case 'provisioning':
+          await sendJob(
+            boss,
+            'vm-provision',
+            { subscriptionId: vm.subscription_id, userId: vm.user_id },
+            { db: trx },
+          );
+          break;
+        case 'starting':
+          await sendJob(boss, 'vm-start', { vmId: vm.id }, { db: trx });
+          break;
+        case 'stopping':
+          await sendJob(boss, 'vm-stop', { vmId: vm.id }, { db: trx });
+          break;
+        case 'terminating':
+          await sendJob(boss, 'vm-terminate', { vmId: vm.id }, { db: trx });
+          break;
+        default:
+          return;
+      }
+      await touchVm(trx, vm.id);
+      retried += 1;
+    });
+    deps.log.warn(
+      { vmId: vm.id, state: vm.state, since: vm.updated_at },
+      'vm-reaper: transition stalled; job sent again',
+    );
+  }
+  return { late, retried };
+}
