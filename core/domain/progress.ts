@@ -1,0 +1,148 @@
+/**
+ * The usage page's four cards (spec §2 Progress page: Daily Forecast, Plan Suggestion, Peak
+ * Hour, Estimated Savings; §9 per-day allowance, plan suggestion, savings) and its words.
+ * The rules live in insights.ts; this turns the page's data into what each card says, so the
+ * page only lays them out.
+ */
+import {
+  averageDailyHours,
+  dailyAllowanceHours,
+  estimateSavings,
+  forecastUsage,
+  hourRangeLabel,
+  peakHour,
+  suggestPlan,
+} from './insights.ts';
+import { formatRupees, rupeesToPaise } from './money.ts';
+import { toEpochMsOrNull, type Instant } from './time.ts';
+import { formatHoursMinutes, type DailyUsage, type HourlyUsageEntry } from './usageBuckets.ts';
+import { USAGE_MESSAGES } from './usage.ts';
+
+export const PROGRESS_MESSAGES = {
+  title: 'Usage',
+  loading: USAGE_MESSAGES.loading,
+  stoppedTitle: USAGE_MESSAGES.stoppedTitle,
+  stoppedBody: USAGE_MESSAGES.stoppedBody,
+  /**
+   * Spec §8: a failed dashboard fetch on the usage page shows the server's error, else the
+   * error's message, else this. The wording is the product's own (it reads like the delete
+   * account message, without the full stop); kept as specified.
+   */
+  fetchFailed: 'Delete failed, try again',
+  noPlan: 'You have no plan yet. Choose a plan to get your cloud PC.',
+  notRunning: 'Live usage appears here while your VM is running.',
+  unknown: '—',
+} as const;
+
+export interface ProgressCard {
+  title: string;
+  /** The figure in large type. */
+  value: string;
+  /** One or two sentences explaining it. */
+  detail: string;
+}
+
+export interface ProgressCards {
+  forecast: ProgressCard;
+  suggestion: ProgressCard;
+  peak: ProgressCard;
+  savings: ProgressCard;
+}
+
+export interface ProgressCardsInput {
+  /** The plan's hours (spec §3 selectedDuration); null without a plan. */
+  durationHours: number | null;
+  /** Rupees a month (spec §3 selectedPrice); null without a plan. */
+  priceRupees: number | null;
+  /** Usage of the plan so far, live (the dashboard's clock). */
+  usedSeconds: number;
+  purchasedAt: Instant | null;
+  expiresAt: Instant | null;
+  daily: readonly DailyUsage[];
+  hourly: readonly HourlyUsageEntry[];
+  now: Instant;
+}
+
+const hoursAday = (hours: number) => `${hours.toFixed(1)} h a day`;
+
+function forecastCard(input: ProgressCardsInput): ProgressCard {
+  const title = 'Daily Forecast';
+  const purchasedAt = toEpochMsOrNull(input.purchasedAt);
+  const expiresAt = toEpochMsOrNull(input.expiresAt);
+  if (!input.durationHours || purchasedAt === null || expiresAt === null) {
+    return { title, value: PROGRESS_MESSAGES.unknown, detail: 'Your forecast appears once you have a plan.' };
+  }
+  const forecast = forecastUsage({
+    durationHours: input.durationHours,
+    usedSeconds: input.usedSeconds,
+    purchasedAt,
+    expiresAt,
+    now: input.now,
+  });
+  const allowance = dailyAllowanceHours(input.durationHours);
+  return {
+    title,
+    value: hoursAday(forecast.paceHoursPerDay),
+    detail: `${forecast.message} Your plan allows ${hoursAday(allowance)}.`,
+  };
+}
+
+function suggestionCard(input: ProgressCardsInput): ProgressCard {
+  const title = 'Plan Suggestion';
+  if (!input.durationHours) {
+    return { title, value: PROGRESS_MESSAGES.unknown, detail: 'A suggestion appears once you have a plan.' };
+  }
+  const suggestion = suggestPlan(input.durationHours, averageDailyHours(input.daily));
+  const value =
+    suggestion.kind === 'upgrade'
+      ? suggestion.suggestedHours
+        ? `Upgrade to ${suggestion.suggestedHours} h`
+        : 'Upgrade'
+      : suggestion.kind === 'downgrade'
+        ? `${suggestion.suggestedHours} h would do`
+        : 'Your plan fits';
+  return { title, value, detail: `${suggestion.message} (Average of the last ${input.daily.length} days.)` };
+}
+
+function peakCard(input: ProgressCardsInput): ProgressCard {
+  const title = 'Peak Hour';
+  const peak = peakHour(input.hourly);
+  if (!peak)
+    return {
+      title,
+      value: 'No use yet today',
+      detail: 'Your busiest hour today shows here once your VM has run.',
+    };
+  return {
+    title,
+    value: hourRangeLabel(peak.hour),
+    detail: `Your busiest hour today (India time): ${formatHoursMinutes(peak.usage)} of use.`,
+  };
+}
+
+function savingsCard(input: ProgressCardsInput): ProgressCard {
+  const title = 'Estimated Savings';
+  if (input.priceRupees === null || !Number.isFinite(input.priceRupees) || input.priceRupees <= 0) {
+    return {
+      title,
+      value: PROGRESS_MESSAGES.unknown,
+      detail: 'An estimate appears once you have a paid plan.',
+    };
+  }
+  const savings = estimateSavings(rupeesToPaise(input.priceRupees));
+  return {
+    title,
+    value: `${formatRupees(savings.savingsPaise)} (${savings.percent}%)`,
+    detail: `With a reserved price of ${formatRupees(savings.reservedPricePaise)} instead of ${formatRupees(savings.monthlyPricePaise)} a month.`,
+  };
+}
+
+/** What each of the four cards says. */
+export function progressCards(input: ProgressCardsInput): ProgressCards {
+  return {
+    forecast: forecastCard(input),
+    suggestion: suggestionCard(input),
+    peak: peakCard(input),
+    savings: savingsCard(input),
+  };
+}

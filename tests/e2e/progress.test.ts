@@ -1,0 +1,253 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  baseUrl,
+  DESKTOP,
+  hasBrowser,
+  MOBILE,
+  screenshot,
+  useBrowser,
+  type Page,
+} from '../support/browser.ts';
+
+/**
+ * The usage page (/progress) in the browser against the real stack (`npm start`'s: sandbox
+ * EC2 on the fast profile, sandbox CloudWatch, the worker): a customer buys a plan through the
+ * sandbox PayU checkout, the jobs bring the PC up, and the page shows the four cards and three
+ * charts with the live chart growing every second; once the PC stops the page says so and
+ * stops polling.
+ */
+
+const browser = useBrowser();
+const PASSWORD = 'Str0ng!Passw0rd';
+
+async function post(path: string, body: unknown) {
+  return fetch(`${baseUrl()}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+async function codeMailedTo(email: string): Promise<string> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const response = await fetch(`${baseUrl()}/sandbox/mail?to=${encodeURIComponent(email)}`);
+    const mails = (await response.json()) as Array<{ text: string }>;
+    const code = mails.map((m) => /\b(\d{6})\b/.exec(m.text)?.[1]).find(Boolean);
+    if (code) return code;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`no code mailed to ${email}`);
+}
+
+/** A verified account made through the API (sign-up and the mailed code). */
+async function registeredUser(): Promise<string> {
+  const email = `usage-${randomBytes(4).toString('hex')}@example.com`;
+  const phone = `9${String(randomInt(0, 1e9)).padStart(9, '0')}`;
+  expect(
+    (await post('/api/auth/register', { name: 'Kavya Menon', email, phone, password: PASSWORD })).status,
+  ).toBe(200);
+  expect((await post('/api/auth/verify-otp', { email, otp: await codeMailedTo(email) })).status).toBe(200);
+  return email;
+}
+
+async function logIn(page: Page, email: string) {
+  await page.goto('/login');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Login', exact: true }).click();
+  await page.waitForURL(`${baseUrl()}/`);
+}
+
+/** /select-vm → /payment → the sandbox's PayU page → back to /payment-success. */
+async function buyLegend45(page: Page) {
+  await page.goto('/select-vm');
+  const card = page.getByRole('article', { name: 'LEGEND', exact: true });
+  await card.getByRole('radio', { name: '45 h' }).check();
+  await card.getByRole('button', { name: /^(Choose Plan|Renew Plan)$/ }).click();
+  await page.waitForURL('**/payment');
+  await page.getByRole('button', { name: 'Pay ₹1,830.00' }).click();
+  await page.waitForURL('**/sandbox/payu/_payment');
+  await page.getByRole('button', { name: 'Pay ₹1,830.00 (success)' }).click();
+  await page.waitForURL(/\/payment-success\?txnid=/);
+}
+
+/** Polls the dashboard record (as the page's own session) until `check` holds. */
+async function untilDashboard(page: Page, email: string, what: string, check: (body: any) => boolean) {
+  const deadline = Date.now() + 60_000;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    const response = await page.request.get(`/api/vm/dashboard/${encodeURIComponent(email)}`);
+    last = await response.json();
+    if (response.ok() && check(last)) return last;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`the PC never became ${what}: ${JSON.stringify(last)}`);
+}
+
+const livePoints = async (page: Page) =>
+  Number(await page.getByRole('figure', { name: 'Live session' }).getAttribute('data-points'));
+
+const CARD_TITLES = ['Daily Forecast', 'Plan Suggestion', 'Peak Hour', 'Estimated Savings'];
+
+/** The page fits the viewport: nothing wider than the screen (the charts follow their box). */
+async function expectNoSidewaysScroll(page: Page) {
+  const widths = await page.evaluate(() => ({
+    page: document.documentElement.scrollWidth,
+    view: window.innerWidth,
+  }));
+  expect(widths.page).toBeLessThanOrEqual(widths.view);
+}
+
+describe.skipIf(!hasBrowser())('usage page', () => {
+  let email = '';
+
+  beforeAll(async () => {
+    if (!hasBrowser()) return;
+    email = await registeredUser();
+    const page = await browser.newPage(DESKTOP);
+    await logIn(page, email);
+    await buyLegend45(page);
+    await untilDashboard(page, email, 'running', (body) => body.isRunning === true);
+  }, 120_000);
+
+  it('shows a running PC’s cards and charts, the live chart growing every second (1280 and 360 px)', async () => {
+    const page = await browser.newPage(DESKTOP);
+    await logIn(page, email);
+    await page.goto('/progress');
+    await page.getByRole('heading', { name: 'Your usage', level: 1 }).waitFor();
+
+    const cards = page.getByRole('region', { name: 'Insights' }).getByRole('listitem');
+    await cards.first().waitFor();
+    await expect(cards.getByRole('heading').allTextContents()).resolves.toEqual(CARD_TITLES);
+    await expect(cards.filter({ hasText: 'Estimated Savings' }).innerText()).resolves.toContain(
+      '₹549.00 (30%)',
+    );
+    await expect(cards.filter({ hasText: 'Daily Forecast' }).innerText()).resolves.toContain(
+      'Your plan allows 1.5 h a day.',
+    );
+    for (const name of ['Live session', 'Last 7 days', 'Today by hour']) {
+      const figure = page.getByRole('figure', { name });
+      await expect(figure.locator('canvas').count()).resolves.toBeGreaterThanOrEqual(1);
+      // The text alternative: a table of the figures.
+      await expect(figure.getByRole('table').count()).resolves.toBe(1);
+    }
+    await expect(page.getByText('Running', { exact: true }).isVisible()).resolves.toBe(true);
+
+    // One live sample a second: three more take about three seconds.
+    const first = await livePoints(page);
+    const startedAt = Date.now();
+    await page.waitForFunction(
+      (target) =>
+        Number(document.querySelector('figure[data-points]')?.getAttribute('data-points')) >= target,
+      first + 3,
+      { timeout: 10_000, polling: 100 },
+    );
+    const elapsed = Date.now() - startedAt;
+    expect(elapsed).toBeGreaterThan(1_500);
+    expect(elapsed).toBeLessThan(6_000);
+    await expect(page.getByRole('figure', { name: 'Live session' }).innerText()).resolves.toMatch(
+      /This session: \d+h \d{2}m \d{2}s/,
+    );
+    await screenshot(page, 'progress-running-1280');
+    await expectNoSidewaysScroll(page);
+
+    const phone = await browser.newPage(MOBILE);
+    await logIn(phone, email);
+    await phone.goto('/progress');
+    await phone.getByRole('figure', { name: 'Today by hour' }).locator('canvas').first().waitFor();
+    await phone.waitForFunction(
+      () => Number(document.querySelector('figure[data-points]')?.getAttribute('data-points')) >= 3,
+    );
+    const canvasWidth = await phone
+      .getByRole('figure', { name: 'Last 7 days' })
+      .locator('canvas')
+      .first()
+      .evaluate((c) => c.getBoundingClientRect().width);
+    expect(canvasWidth).toBeGreaterThan(250);
+    expect(canvasWidth).toBeLessThanOrEqual(360);
+    await screenshot(phone, 'progress-running-360');
+    await expectNoSidewaysScroll(phone);
+  });
+
+  it('adds CPU and GPU from CloudWatch to the live chart once metrics-pull has run', async () => {
+    const page = await browser.newPage(DESKTOP);
+    await logIn(page, email);
+    await page.goto('/progress');
+    const live = page.getByRole('figure', { name: 'Live session' });
+    // The worker pulls every minute in the sandbox; the page picks the samples up on its next poll.
+    await live
+      .getByText(/ · CPU \d+(\.\d)?% · GPU \d+(\.\d)?%\. Updated every second\./)
+      .waitFor({ timeout: 80_000 });
+    // A few seconds of samples carrying the figures, so their lines have length.
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('figure[data-points] .visually-hidden tbody tr')].filter(
+          (row) => row.children[2]?.textContent !== '—' && row.children[3]?.textContent !== '—',
+        ).length >= 4,
+      undefined,
+      { timeout: 10_000 },
+    );
+    await expect(live.locator('.u-legend').innerText()).resolves.toMatch(/Session[\s\S]*CPU[\s\S]*GPU/);
+    await screenshot(page, 'progress-live-cpu-gpu-1280');
+  }, 100_000);
+
+  it('shows the server’s message, else the product’s fallback, when the usage cannot be loaded', async () => {
+    const page = await browser.newPage(MOBILE, { allowConsoleErrors: /status of 503/ });
+    await logIn(page, email);
+    await page.route('**/api/vm/usage/**', (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: JSON.stringify({ message: 'Usage is resting.' }),
+      }),
+    );
+    await page.goto('/progress');
+    await expect(page.getByRole('alert').innerText()).resolves.toBe('Usage is resting.');
+    await page.unroute('**/api/vm/usage/**');
+    await page.route('**/api/vm/usage/**', (route) => route.fulfill({ status: 503, body: '' }));
+    await page.reload();
+    await expect(page.getByRole('alert').innerText()).resolves.toBe('Delete failed, try again');
+  });
+
+  it('says the PC is stopped once it stops, and stops polling (360 and 1280 px)', async () => {
+    const page = await browser.newPage(DESKTOP);
+    await logIn(page, email);
+    await page.goto('/progress');
+    await page.getByRole('figure', { name: 'Live session' }).waitFor();
+
+    const stop = await page.request.post('/api/vm/stop-vm', { data: { email } });
+    expect(stop.status()).toBeLessThan(300);
+    // The open page notices on its own (it polls every second while the PC runs).
+    await untilDashboard(page, email, 'stopped', (body) => body.vmLastState === 'stopped');
+    await page.getByRole('heading', { name: 'Your VM is stopped' }).waitFor({ timeout: 20_000 });
+    await page.getByText('Start your instance to see usage charts.').waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Your VM is stopped' }).waitFor();
+    await expect(page.getByRole('figure').count()).resolves.toBe(0);
+    await expect(page.getByRole('region', { name: 'Insights' }).count()).resolves.toBe(0);
+
+    const polls: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/api/vm/usage/')) polls.push(request.url());
+    });
+    // Three poll intervals with no poll: the page is not asking while the PC is stopped.
+    await page.waitForTimeout(3_000);
+    expect(polls).toEqual([]);
+    await screenshot(page, 'progress-stopped-1280');
+
+    const phone = await browser.newPage(MOBILE);
+    await logIn(phone, email);
+    await phone.goto('/progress');
+    await phone.getByRole('heading', { name: 'Your VM is stopped' }).waitFor();
+    await expectNoSidewaysScroll(phone);
+    await screenshot(phone, 'progress-stopped-360');
+  });
+
+  it('sends a visitor to log in', async () => {
+    const page = await browser.newPage(MOBILE);
+    await page.goto('/progress');
+    await page.waitForURL('**/login');
+  });
+});
