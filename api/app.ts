@@ -8,6 +8,15 @@ import { requestId } from './middleware/requestId.ts';
 import { sameOrigin, securityHeaders } from './middleware/security.ts';
 import { healthRoutes } from './routes/health.ts';
 import { reportRoutes } from './routes/reports.ts';
+import { publicSiteRoutes } from './routes/publicSite.ts';
+import { authRoutes } from './routes/auth.ts';
+import { userRoutes } from './routes/user.ts';
+import { loadSession } from './middleware/auth.ts';
+import { planRoutes } from './routes/plans.ts';
+import { paymentRoutes, PAYU_CALLBACK_PREFIX } from './routes/payments.ts';
+import { invoiceRoutes } from './routes/invoices.ts';
+import { vmRoutes } from './routes/vm.ts';
+import { usageRoutes } from './routes/usage.ts';
 import { notFound } from './errors.ts';
 import { spa } from './static.ts';
 
@@ -28,7 +37,15 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
 
   app.use(requestId(services.log));
   app.use(errorHandler());
-  app.use(securityHeaders({ production: services.config.production }));
+  app.use(
+    securityHeaders({
+      production: services.config.production,
+      // Google Identity Services' script and iframe, only when a real client id is configured.
+      googleSignIn: services.config.google.mode === 'google',
+      // The /payment page posts its form to PayU's hosted checkout (our own origin in sandbox mode).
+      formActions: otherOrigins(services.config.publicUrl, [services.config.payu.checkoutUrl]),
+    }),
+  );
 
   const health = healthRoutes(services);
   app.use(health.routes());
@@ -38,7 +55,10 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
     ctx.set('Cache-Control', 'no-store');
     await next();
   });
-  api.use(sameOrigin(services.config.publicUrl));
+  // PayU's browser return is a cross-site form post by design; its reverse hash is the check.
+  api.use(sameOrigin(services.config.publicUrl, { exemptPaths: [PAYU_CALLBACK_PREFIX] }));
+  // Who is asking: sets ctx.state.user from the session cookie (never refuses by itself).
+  api.use(loadSession({ db: services.db, production: services.config.production }));
   api.use(
     koaBody({
       json: true,
@@ -53,7 +73,17 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
       },
     }) as unknown as Middleware<AppState>,
   );
-  for (const routes of [reportRoutes(services)]) {
+  for (const routes of [
+    reportRoutes(services),
+    publicSiteRoutes(services),
+    authRoutes(services),
+    userRoutes(services),
+    planRoutes(services),
+    paymentRoutes(services),
+    invoiceRoutes(services),
+    vmRoutes(services),
+    usageRoutes(services),
+  ]) {
     api.use(routes.routes(), routes.allowedMethods());
   }
   api.all('/{*rest}', () => {
@@ -66,6 +96,12 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
   }
   app.use(spa(options.spaDir));
   return app;
+}
+
+/** The origins of `urls` other than our own (CSP sources are origins). */
+function otherOrigins(publicUrl: string, urls: string[]): string[] {
+  const own = new URL(publicUrl).origin;
+  return [...new Set(urls.map((url) => new URL(url).origin))].filter((origin) => origin !== own);
 }
 
 function mountAt(prefix: string, middleware: Middleware): Middleware<AppState> {

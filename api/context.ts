@@ -7,6 +7,18 @@ export type AppState = {
   log: Logger;
   /** The parsed, validated body/query of `validate()`; typed by each route. */
   input: unknown;
+  /** The logged-in user, set by `loadSession` (api/middleware/auth.ts); absent when anonymous. */
+  user?: AuthUser;
+};
+
+/** Who the session belongs to. Identity comes only from here, never from an email in the request. */
+export type AuthUser = {
+  id: string;
+  /** Lower-cased. */
+  email: string;
+  name: string;
+  phone: string | null;
+  sessionId: string;
 };
 
 export type AppContext = ParameterizedContext<AppState>;

@@ -28,7 +28,6 @@ export function spa(dir = SPA_DIR): Middleware<AppState> {
     },
   }) as unknown as Middleware<AppState>;
   const indexFile = path.join(dir, 'index.html');
-  let index: Buffer | undefined;
   return async (ctx, next) => {
     await files(ctx, next);
     if (ctx.body !== undefined || ctx.status !== 404) return;
@@ -40,10 +39,11 @@ export function spa(dir = SPA_DIR): Middleware<AppState> {
       ctx.body = 'The web app is not built yet. Run `npm run build` (npm start does it for you).';
       return;
     }
-    index ??= await readFile(indexFile);
+    // Read on every navigation (it is under a kilobyte): a rebuild while the server runs then
+    // never leaves pages pointing at hashed assets that no longer exist.
     ctx.status = 200;
     ctx.type = 'html';
     ctx.set('Cache-Control', 'no-cache, no-store, must-revalidate');
-    ctx.body = index;
+    ctx.body = await readFile(indexFile);
   };
 }

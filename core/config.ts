@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { DEFAULT_GST_RATE_PERCENT, findIndianState } from './domain/gst.ts';
+import { DEFAULT_REFUND_POLICY, type RefundPolicy } from './domain/refund.ts';
+import { missingInProduction, parseVmConfig, VM_ENV, type Ec2Config, type VmConfig } from './vmConfig.ts';
 
 /**
  * Every environment variable the product reads, in one place. Each process calls
@@ -28,6 +31,48 @@ const EnvSchema = z.object({
   CONTACT_EMAIL: z.email().default('hello@legendcloud.in'),
   SANDBOX_URL: z.url().optional(),
   SANDBOX_PROFILE: z.enum(['fast', 'aws']).default('fast'),
+  GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+  GOOGLE_JWKS_URL: z.url().optional(),
+  /** Comma-separated accepted `iss` values of Google ID tokens. */
+  GOOGLE_ISSUERS: z.string().min(1).optional(),
+  PAYU_KEY: z.string().min(1).optional(),
+  PAYU_SALT: z.string().min(1).optional(),
+  PAYU_CHECKOUT_URL: z.url({ protocol: /^https?$/ }).optional(),
+  PAYU_API_URL: z.url({ protocol: /^https?$/ }).optional(),
+  GST_RATE_PERCENT: z.coerce.number().min(0).max(100).default(DEFAULT_GST_RATE_PERCENT),
+  GSTIN: z
+    .string()
+    .regex(/^[0-9]{2}[A-Z0-9]{13}$/, 'GSTIN is 15 characters: a state code and 13 letters/digits')
+    .optional(),
+  LEGAL_NAME: z.string().min(2).max(200).optional(),
+  LEGAL_ADDRESS: z.string().min(5).max(500).optional(),
+  SUPPLIER_STATE: z.string().min(2).default('29'),
+  DEFAULT_CUSTOMER_STATE: z.string().min(2).optional(),
+  /** `instance-type=count` pairs, comma-separated: machines we may have in use at once. */
+  CAPACITY_LIMITS: z.string().optional(),
+  /** Percent refunded on day 1, 2, … of a plan, comma-separated. */
+  REFUND_PERCENT_BY_DAY: z.string().optional(),
+  REFUND_CANCELLATION_CHARGE_RUPEES: z.coerce.number().int().min(0).optional(),
+  // Cloud PCs on EC2 (issue 5): see core/vmConfig.ts.
+  ...VM_ENV,
+  // Usage page (progress): CloudWatch metrics pulled by the worker.
+  /** Another CloudWatch endpoint (the sandbox, a VPC endpoint); unset means AWS's own. */
+  CLOUDWATCH_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  /** When `metrics-pull` runs: a five-field cron expression. */
+  METRICS_PULL_CRON: z
+    .string()
+    .regex(/^\S+(\s+\S+){4}$/, 'a five-field cron expression such as */5 * * * *')
+    .optional(),
+  /** Seconds per CPU/GPU sample: 300 with EC2 basic monitoring, 60 needs detailed monitoring. */
+  METRICS_PERIOD_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(3600)
+    .refine((s) => s % 60 === 0, 'a multiple of 60')
+    .optional(),
+  /** Days CPU/GPU samples are kept. */
+  METRICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(455).optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -54,7 +99,132 @@ export type Config = {
     url: string;
     profile: Env['SANDBOX_PROFILE'];
   };
+  /**
+   * Google sign-in. `google`: a real client id, the SPA uses Google Identity Services.
+   * `sandbox`: the sandbox plays Google (its own signing key and JWKS). `off`: no button.
+   */
+  google: {
+    mode: 'google' | 'sandbox' | 'off';
+    clientId: string;
+    jwksUrl: string;
+    issuers: string[];
+  };
+  /** PayU hosted checkout. `sandbox`: the local stand-in at /sandbox/payu with its public key and salt. */
+  payu: {
+    mode: 'payu' | 'sandbox';
+    key: string;
+    salt: string;
+    /** Where the browser posts the checkout form. */
+    checkoutUrl: string;
+    /** Base of the server API (we append /merchant/postservice.php?form=2). */
+    apiUrl: string;
+  };
+  /** What a GST invoice prints about us, and how tax is split (prices are GST-inclusive). */
+  invoice: {
+    gstRatePercent: number;
+    gstin: string;
+    legalName: string;
+    address: string;
+    /** Our state (GST code or name): same state as the customer → CGST + SGST, else IGST. */
+    supplierState: string;
+    /** The customer's state when we do not know it. */
+    defaultCustomerState: string;
+  };
+  /** Machines of each EC2 instance type we may have in use at once (the capacity model). */
+  capacityLimits: Record<string, number>;
+  refundPolicy: RefundPolicy;
+  /** Where and how cloud PCs are launched (core/vmConfig.ts). */
+  ec2: Ec2Config;
+  /** The warm pool, deadlines and links of cloud PCs (core/vmConfig.ts). */
+  vm: VmConfig;
+  /** CPU and GPU utilisation for the usage page, from CloudWatch (see metricsConfig). */
+  metrics: MetricsConfig;
 };
+
+export type MetricsConfig = {
+  /** The CloudWatch client: EC2's region and keys; the sandbox's endpoint in sandbox mode. */
+  cloudWatch: {
+    region: string;
+    endpoint: string | undefined;
+    credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+  };
+  pullCron: string;
+  periodSeconds: number;
+  retentionDays: number;
+};
+
+/**
+ * CloudWatch as the usage page needs it. Against AWS: every five minutes, 5-minute points (EC2's
+ * free basic monitoring). The sandbox has "detailed monitoring": every minute, 1-minute points,
+ * so the page shows CPU soon after a start.
+ */
+function metricsConfig(env: Env, ec2: Ec2Config, sandboxUrl: string): MetricsConfig {
+  const sandbox = ec2.mode === 'sandbox';
+  return {
+    cloudWatch: {
+      region: ec2.region,
+      endpoint: env.CLOUDWATCH_ENDPOINT ?? (sandbox ? `${sandboxUrl}/sandbox/cloudwatch/` : undefined),
+      credentials: ec2.credentials,
+    },
+    pullCron: env.METRICS_PULL_CRON ?? (sandbox ? '* * * * *' : '*/5 * * * *'),
+    periodSeconds: env.METRICS_PERIOD_SECONDS ?? (sandbox ? 60 : 300),
+    retentionDays: env.METRICS_RETENTION_DAYS ?? 8,
+  };
+}
+
+/** The audience the sandbox's stand-in for Google signs ID tokens for. */
+export const SANDBOX_GOOGLE_CLIENT_ID = 'legend-cloud-sandbox.apps.googleusercontent.com';
+const GOOGLE_JWKS_URL = 'https://www.googleapis.com/oauth2/v3/certs';
+const GOOGLE_ISSUERS = ['accounts.google.com', 'https://accounts.google.com'];
+
+/**
+ * The sandbox PayU merchant, the same public pair sandbox/payu/index.ts exports (core may not
+ * import the sandbox): they only ever work against the local stand-in.
+ */
+export const SANDBOX_PAYU_KEY = 'LCSBX1';
+export const SANDBOX_PAYU_SALT = 'legend-sandbox-payu-salt-not-a-secret';
+
+/**
+ * How many machines of each instance type may be in use at once until the warm pool and EC2's
+ * own answers back the capacity model (cloud-PC issue). Conservative: a fresh AWS account's
+ * G-instance vCPU quota is small.
+ */
+export const DEFAULT_CAPACITY_LIMITS: Readonly<Record<string, number>> = {
+  'g4dn.xlarge': 20,
+  'g4dn.2xlarge': 10,
+  'g5.xlarge': 10,
+  'g5.2xlarge': 5,
+  'g5.4xlarge': 5,
+};
+
+function parseCapacityLimits(text: string | undefined): Record<string, number> {
+  const limits: Record<string, number> = { ...DEFAULT_CAPACITY_LIMITS };
+  if (!text) return limits;
+  for (const pair of text.split(',')) {
+    const match = /^\s*([a-z0-9]+\.[a-z0-9]+)\s*=\s*(\d{1,6})\s*$/.exec(pair);
+    if (!match?.[1] || !match[2]) {
+      throw new ConfigError(`CAPACITY_LIMITS: "${pair.trim()}" is not instance-type=count`);
+    }
+    limits[match[1]] = Number(match[2]);
+  }
+  return limits;
+}
+
+function parseRefundPolicy(percentText: string | undefined, chargeRupees: number | undefined): RefundPolicy {
+  let percentByDay = DEFAULT_REFUND_POLICY.percentByDay;
+  if (percentText) {
+    const parts = percentText.split(',').map((p) => Number(p.trim()));
+    if (parts.some((p) => !Number.isInteger(p) || p < 0 || p > 100)) {
+      throw new ConfigError('REFUND_PERCENT_BY_DAY: whole percents 0–100, comma-separated (day 1 first)');
+    }
+    percentByDay = parts;
+  }
+  return {
+    percentByDay,
+    cancellationChargePaise:
+      chargeRupees === undefined ? DEFAULT_REFUND_POLICY.cancellationChargePaise : chargeRupees * 100,
+  };
+}
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -72,8 +242,23 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const production = env.NODE_ENV === 'production';
 
   if (production) {
-    const required = ['DATABASE_URL', 'APP_SECRET', 'PUBLIC_URL', 'SMTP_URL'] as const;
-    const missing = required.filter((name) => env[name] === undefined);
+    const required = [
+      'DATABASE_URL',
+      'APP_SECRET',
+      'PUBLIC_URL',
+      'SMTP_URL',
+      'PAYU_KEY',
+      'PAYU_SALT',
+      'PAYU_CHECKOUT_URL',
+      'PAYU_API_URL',
+      'GSTIN',
+      'LEGAL_NAME',
+      'LEGAL_ADDRESS',
+    ] as const;
+    const missing: string[] = [
+      ...required.filter((name) => env[name] === undefined),
+      ...missingInProduction(env),
+    ];
     if (missing.length > 0) {
       throw new ConfigError(
         `Refusing to start in production on sandbox defaults. Set: ${missing.join(', ')}.`,
@@ -83,7 +268,30 @@ export function loadConfig(source: Record<string, string | undefined> = process.
 
   const port = env.PORT;
   const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
-  const sandboxEnabled = !production && env.SMTP_URL === undefined;
+  const payuVars = [env.PAYU_KEY, env.PAYU_SALT, env.PAYU_CHECKOUT_URL, env.PAYU_API_URL];
+  // All four or none: half a PayU configuration would hash with one merchant and verify with another.
+  if (payuVars.some((v) => v !== undefined) && payuVars.some((v) => v === undefined)) {
+    throw new ConfigError('Set all of PAYU_KEY, PAYU_SALT, PAYU_CHECKOUT_URL and PAYU_API_URL, or none.');
+  }
+  const payuSandbox = env.PAYU_KEY === undefined;
+  for (const [name, value] of [
+    ['SUPPLIER_STATE', env.SUPPLIER_STATE],
+    ['DEFAULT_CUSTOMER_STATE', env.DEFAULT_CUSTOMER_STATE],
+  ] as const) {
+    if (value !== undefined && !findIndianState(value)) {
+      throw new ConfigError(`${name}: "${value}" is not an Indian state or its GST code`);
+    }
+  }
+  const ec2Sandbox = !production && env.AWS_ACCESS_KEY_ID === undefined;
+  const sandboxEnabled = !production && (env.SMTP_URL === undefined || payuSandbox || ec2Sandbox);
+  const sandboxUrl = (env.SANDBOX_URL ?? `http://127.0.0.1:${port}`).replace(/\/+$/, '');
+  const googleMode = env.GOOGLE_CLIENT_ID ? 'google' : sandboxEnabled ? 'sandbox' : 'off';
+  let vmSection: { ec2: Ec2Config; vm: VmConfig };
+  try {
+    vmSection = parseVmConfig(env, { production, sandboxUrl, publicUrl, profile: env.SANDBOX_PROFILE });
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
 
   return {
     env: env.NODE_ENV,
@@ -101,9 +309,49 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     contactEmail: env.CONTACT_EMAIL,
     sandbox: {
       enabled: sandboxEnabled,
-      url: (env.SANDBOX_URL ?? `http://127.0.0.1:${port}`).replace(/\/+$/, ''),
+      url: sandboxUrl,
       profile: env.SANDBOX_PROFILE,
     },
+    google: {
+      mode: googleMode,
+      clientId: env.GOOGLE_CLIENT_ID ?? (googleMode === 'sandbox' ? SANDBOX_GOOGLE_CLIENT_ID : ''),
+      jwksUrl:
+        env.GOOGLE_JWKS_URL ??
+        (googleMode === 'sandbox' ? `${sandboxUrl}/sandbox/google/jwks` : GOOGLE_JWKS_URL),
+      issuers: env.GOOGLE_ISSUERS
+        ? env.GOOGLE_ISSUERS.split(',')
+            .map((i) => i.trim())
+            .filter(Boolean)
+        : GOOGLE_ISSUERS,
+    },
+    payu: payuSandbox
+      ? {
+          mode: 'sandbox',
+          key: SANDBOX_PAYU_KEY,
+          salt: SANDBOX_PAYU_SALT,
+          // The browser reaches the sandbox on our public origin; the worker through SANDBOX_URL.
+          checkoutUrl: `${publicUrl}/sandbox/payu/_payment`,
+          apiUrl: `${sandboxUrl}/sandbox/payu`,
+        }
+      : {
+          mode: 'payu',
+          key: env.PAYU_KEY as string,
+          salt: env.PAYU_SALT as string,
+          checkoutUrl: env.PAYU_CHECKOUT_URL as string,
+          apiUrl: (env.PAYU_API_URL as string).replace(/\/+$/, ''),
+        },
+    invoice: {
+      gstRatePercent: env.GST_RATE_PERCENT,
+      gstin: env.GSTIN ?? '29AAAAA0000A1Z5',
+      legalName: env.LEGAL_NAME ?? 'Legend Cloud (sandbox, not a tax invoice)',
+      address: env.LEGAL_ADDRESS ?? 'Bengaluru, Karnataka, India',
+      supplierState: env.SUPPLIER_STATE,
+      defaultCustomerState: env.DEFAULT_CUSTOMER_STATE ?? env.SUPPLIER_STATE,
+    },
+    capacityLimits: parseCapacityLimits(env.CAPACITY_LIMITS),
+    refundPolicy: parseRefundPolicy(env.REFUND_PERCENT_BY_DAY, env.REFUND_CANCELLATION_CHARGE_RUPEES),
+    ...vmSection,
+    metrics: metricsConfig(env, vmSection.ec2, sandboxUrl),
   };
 }
 

@@ -15,7 +15,52 @@ const EmailSend = z.object({
   replyTo: z.email().optional(),
   /** Why the mail exists, for logs and the operator's job listing; never personal data. */
   kind: z.string().min(1).max(60),
+  /**
+   * Secrets the mail carries (a one-time code, a reset link), encrypted with core/crypto.ts so
+   * the job table never holds them in plain text. The text and HTML name them as
+   * `{{sealed.NAME}}`; the worker opens and fills them in just before sending
+   * (core/emails/sealed.ts).
+   */
+  sealed: z.string().min(1).max(4000).optional(),
 });
+
+/**
+ * Check one PayU transaction with PayU itself and, when paid, activate what it bought. Sent by
+ * every callback (browser return, webhook, the SPA's payment-callback); the handler is keyed
+ * on `txnid`, so duplicates are harmless.
+ */
+const PaymentVerify = z.object({
+  txnid: z.string().min(1).max(25),
+  /** Which callback asked, for logs. */
+  source: z.enum(['surl', 'furl', 'webhook', 'notify', 'spa']),
+});
+
+/**
+ * Build (or hand over from the warm pool) the machine of a newly activated subscription.
+ * Sent in the transaction that activates the subscription; handled by the cloud-PC issue.
+ */
+const VmProvision = z.object({
+  subscriptionId: z.uuid(),
+  userId: z.uuid(),
+});
+
+/**
+ * Cloud PCs (issue 5). `vm-sync` without ids is the cron sweep (every live machine, batched
+ * DescribeInstances, usage accrual); with an id it is the follow-up check of one machine in
+ * transition, which schedules the next one until the machine settles.
+ */
+const VmSync = z.object({
+  vmId: z.uuid().optional(),
+  poolInstanceId: z.uuid().optional(),
+  /** How many follow-ups came before this one (they stop after a bound). */
+  followUp: z.number().int().min(0).max(100_000).optional(),
+});
+
+/** One machine to act on. The row's state says what is wanted; the handler checks it first. */
+const VmAction = z.object({ vmId: z.uuid() });
+
+/** Cron sweeps carry nothing: they select their own bounded batch. */
+const Sweep = z.object({}).strip();
 
 type QueueOptions = {
   retryLimit: number;
@@ -37,6 +82,87 @@ export const QUEUES = {
     retryBackoff: true,
     retryDelayMax: 600,
     expireInSeconds: 60,
+  }),
+  'payment-verify': defineQueue(PaymentVerify, {
+    // PayU may answer "pending" for a while (bank delays) or be briefly unreachable: back off
+    // to ten minutes, for about two hours, then the operator looks at the dead letter.
+    retryLimit: 15,
+    retryDelay: 10,
+    retryBackoff: true,
+    retryDelayMax: 600,
+    expireInSeconds: 120,
+  }),
+  'vm-provision': defineQueue(VmProvision, {
+    // EC2 capacity errors and throttling clear in minutes: keep trying for about an hour.
+    retryLimit: 10,
+    retryDelay: 15,
+    retryBackoff: true,
+    retryDelayMax: 600,
+    expireInSeconds: 900,
+  }),
+  'vm-sync': defineQueue(VmSync, {
+    // The next sweep or follow-up checks again anyway: a failed sync needs no long retry chain.
+    retryLimit: 2,
+    retryDelay: 5,
+    retryBackoff: true,
+    expireInSeconds: 300,
+  }),
+  'vm-start': defineQueue(VmAction, {
+    // A stopped GPU machine can meet InsufficientInstanceCapacity: back off for a few minutes;
+    // the handler gives up (machine back to stopped, operator alerted) after its attempt limit.
+    retryLimit: 8,
+    retryDelay: 10,
+    retryBackoff: true,
+    retryDelayMax: 120,
+    expireInSeconds: 120,
+  }),
+  'vm-stop': defineQueue(VmAction, {
+    retryLimit: 10,
+    retryDelay: 10,
+    retryBackoff: true,
+    retryDelayMax: 300,
+    expireInSeconds: 120,
+  }),
+  'vm-terminate': defineQueue(VmAction, {
+    // A machine we pay for until it is gone: keep trying for hours.
+    retryLimit: 15,
+    retryDelay: 30,
+    retryBackoff: true,
+    retryDelayMax: 900,
+    expireInSeconds: 120,
+  }),
+  'pool-replenish': defineQueue(Sweep, {
+    retryLimit: 5,
+    retryDelay: 30,
+    retryBackoff: true,
+    retryDelayMax: 600,
+    expireInSeconds: 600,
+  }),
+  'plan-expiry': defineQueue(Sweep, {
+    retryLimit: 2,
+    retryDelay: 30,
+    retryBackoff: true,
+    expireInSeconds: 300,
+  }),
+  'vm-reaper': defineQueue(Sweep, {
+    retryLimit: 1,
+    retryDelay: 30,
+    retryBackoff: false,
+    expireInSeconds: 300,
+  }),
+  'vm-reconcile': defineQueue(Sweep, {
+    retryLimit: 1,
+    retryDelay: 60,
+    retryBackoff: false,
+    expireInSeconds: 600,
+  }),
+  // Usage page: CPU/GPU samples from CloudWatch (cron). Each pull re-reads a window that
+  // overlaps the last one, so a failed run needs only one quick retry; the next run catches up.
+  'metrics-pull': defineQueue(Sweep, {
+    retryLimit: 1,
+    retryDelay: 30,
+    retryBackoff: false,
+    expireInSeconds: 300,
   }),
 } as const;
 

@@ -1,9 +1,11 @@
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import { mailCatcher } from './mail.ts';
+import { createSandboxGoogle } from './google/index.ts';
 import { createSandboxPayU, SANDBOX_PAYU_KEY, SANDBOX_PAYU_SALT } from './payu/index.ts';
 import { STYLES } from './html.ts';
 import { createSandboxEc2, type SandboxEc2 } from './ec2/index.ts';
+import { createSandboxCloudWatch } from './cloudwatch/index.ts';
 
 export { SANDBOX_PAYU_KEY, SANDBOX_PAYU_SALT } from './payu/index.ts';
 
@@ -12,7 +14,16 @@ export { SANDBOX_PAYU_KEY, SANDBOX_PAYU_SALT } from './payu/index.ts';
  * It imports nothing of ours: it plays the other side. Mounted under /sandbox by
  * `npm start` and the test harness, never by the production web process.
  */
-export type SandboxOptions = { profile: 'fast' | 'aws'; ec2?: SandboxEc2 };
+export type SandboxOptions = {
+  profile: 'fast' | 'aws';
+  ec2?: SandboxEc2;
+  /**
+   * The merchant PayU plays for (the app's configured sandbox key and salt) and where its
+   * server-to-server webhook goes, as PayU's dashboard setting would say. Defaults: the
+   * public sandbox pair, no webhook.
+   */
+  payu?: { key: string; salt: string; webhookUrl?: string };
+};
 
 export function createSandbox(options: SandboxOptions): Middleware {
   const app = new Koa();
@@ -23,11 +34,16 @@ export function createSandbox(options: SandboxOptions): Middleware {
   });
   const mail = mailCatcher();
   router.use(mail.routes(), mail.allowedMethods());
+  router.use('/google', createSandboxGoogle().router.routes());
   const ec2 = options.ec2 ?? createSandboxEc2({ profile: options.profile });
   router.use('/ec2', ec2.router.routes(), ec2.router.allowedMethods());
+  // CloudWatch has points only for instances the EC2 stand-in says are running (usage page).
+  const cloudWatch = createSandboxCloudWatch({ fleet: () => ec2.state() });
+  router.use('/cloudwatch', cloudWatch.router.routes(), cloudWatch.router.allowedMethods());
   const payu = createSandboxPayU({
-    key: SANDBOX_PAYU_KEY,
-    salt: SANDBOX_PAYU_SALT,
+    key: options.payu?.key ?? SANDBOX_PAYU_KEY,
+    salt: options.payu?.salt ?? SANDBOX_PAYU_SALT,
+    ...(options.payu?.webhookUrl ? { webhookUrl: options.payu.webhookUrl } : {}),
     merchantName: 'Legend Cloud',
   });
   router.use('/payu', payu.routes(), payu.allowedMethods());

@@ -11,6 +11,7 @@ import { createApp } from '../api/app.ts';
 import { openServices } from '../api/services.ts';
 import { SPA_DIR } from '../api/static.ts';
 import { createSandbox } from '../sandbox/index.ts';
+import { createSandboxEc2, type SandboxEc2 } from '../sandbox/ec2/index.ts';
 import { startEmbeddedPostgres, type RunningPostgres } from './lib/postgres.ts';
 
 /**
@@ -53,6 +54,19 @@ if (!process.env.DATABASE_URL) {
 const config = loadConfig();
 const databaseUrl = process.env.DATABASE_URL as string;
 
+// The sandbox EC2 keeps its instances (and its key pair) in DATA_DIR across restarts. The
+// worker decrypts Windows passwords with that key pair's private key, handed over by env.
+let sandboxEc2: SandboxEc2 | undefined;
+if (config.sandbox.enabled && config.ec2.mode === 'sandbox') {
+  sandboxEc2 = createSandboxEc2({
+    profile: config.sandbox.profile,
+    stateFile: path.join(dataDir, 'sandbox-ec2.json'),
+    defaultKeyName: config.ec2.keyName,
+    warn: (message) => log.warn(message),
+  });
+  process.env.EC2_PRIVATE_KEY_PEM ??= sandboxEc2.defaultPrivateKeyPem();
+}
+
 const applied = await migrate(databaseUrl, { log: (line) => log.info(line) });
 log.info({ applied: applied.length }, 'migrations up to date');
 
@@ -62,7 +76,21 @@ const services = await openServices(
   createLogger({ level: config.logLevel, name: 'web' }),
 );
 const mounts = config.sandbox.enabled
-  ? [{ prefix: '/sandbox', middleware: createSandbox({ profile: config.sandbox.profile }) }]
+  ? [
+      {
+        prefix: '/sandbox',
+        middleware: createSandbox({
+          profile: config.sandbox.profile,
+          ...(sandboxEc2 ? { ec2: sandboxEc2 } : {}),
+          // The app's sandbox merchant, and PayU's webhook pointed at us as its dashboard would be.
+          payu: {
+            key: config.payu.key,
+            salt: config.payu.salt,
+            webhookUrl: `${config.sandbox.url}/api/payu/webhook`,
+          },
+        }),
+      },
+    ]
   : [];
 const server = createServer(createApp(services, { mounts }).callback());
 await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
@@ -97,6 +125,9 @@ async function shutdown(reason: string, exitCode = 0) {
   stopping = true;
   log.info({ reason }, 'stopping');
   await stopChild(worker);
+  await sandboxEc2
+    ?.flush()
+    .catch((error: unknown) => log.error({ err: error }, 'saving the sandbox EC2 state'));
   server.close();
   server.closeAllConnections();
   await services.close().catch((error: unknown) => log.error({ err: error }, 'closing services'));

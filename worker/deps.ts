@@ -3,6 +3,8 @@ import type { DatabasePool } from '../core/db/pool.ts';
 import type { Logger } from '../core/log.ts';
 import type { Mailer } from '../core/providers/mail.ts';
 import type { Boss } from '../core/queue.ts';
+import type { VmEc2 } from '../core/vmEc2.ts';
+import type { CloudWatch } from '../core/providers/cloudwatch.ts';
 
 /** What job handlers need, built once per worker process. */
 export type WorkerDeps = {
@@ -11,4 +13,11 @@ export type WorkerDeps = {
   boss: Boss;
   log: Logger;
   mailer: Mailer;
+  /** EC2 for the cloud-PC jobs (issue 5): AWS, or the sandbox in development and tests. */
+  vmEc2: VmEc2;
+  /**
+   * CloudWatch for `metrics-pull` (usage page): AWS, or the sandbox. Optional so deps built by
+   * hand for other jobs need not have it; `metrics-pull` makes its own from config if absent.
+   */
+  cloudWatch?: CloudWatch;
 };

@@ -1,9 +1,20 @@
 import type { WorkerDeps } from './deps.ts';
+import { sendJob } from '../core/queue.ts';
 
 /**
  * Cron sweeps. pg-boss fires each schedule once across all workers. Sweeps select a bounded
  * batch by a predicate that excludes rows already handled, so a re-run is harmless.
  */
-export async function registerSchedules(_deps: WorkerDeps): Promise<void> {
-  // The cloud-PC and plan issues add vm-sync, metrics-pull and plan-expiry here.
+export async function registerSchedules(deps: WorkerDeps): Promise<void> {
+  // Cloud PCs (issue 5). Minute-level sweeps are the safety net; machines in transition are
+  // also followed by per-machine checks every VM_POLL_SECONDS (core/vmActions.ts).
+  await deps.boss.schedule('vm-sync', '* * * * *', {});
+  await deps.boss.schedule('plan-expiry', '* * * * *', {});
+  await deps.boss.schedule('vm-reaper', '* * * * *', {});
+  await deps.boss.schedule('pool-replenish', '*/5 * * * *', {});
+  await deps.boss.schedule('vm-reconcile', '*/10 * * * *', {});
+  // Usage page: CPU/GPU samples from CloudWatch (METRICS_PULL_CRON).
+  await deps.boss.schedule('metrics-pull', deps.config.metrics.pullCron, {});
+  // Fill the warm pool now rather than at the next five-minute mark.
+  await sendJob(deps.boss, 'pool-replenish', {});
 }

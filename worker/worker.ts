@@ -6,6 +6,19 @@ import { startBoss, type QueueName } from '../core/queue.ts';
 import { sql } from '../core/db/pool.ts';
 import type { WorkerDeps } from './deps.ts';
 import { emailSend } from './jobs/emailSend.ts';
+import { paymentVerify } from './jobs/paymentVerify.ts';
+import { vmProvision } from './jobs/vmProvision.ts';
+import { vmSync } from './jobs/vmSync.ts';
+import { vmStart } from './jobs/vmStart.ts';
+import { vmStop } from './jobs/vmStop.ts';
+import { vmTerminate } from './jobs/vmTerminate.ts';
+import { poolReplenish } from './jobs/poolReplenish.ts';
+import { planExpiry } from './jobs/planExpiry.ts';
+import { vmReaper } from './jobs/vmReaper.ts';
+import { vmReconcile } from './jobs/vmReconcile.ts';
+import { createVmEc2, type VmEc2 } from '../core/vmEc2.ts';
+import { metricsPull } from './jobs/metricsPull.ts';
+import { createCloudWatch, type CloudWatch } from '../core/providers/cloudwatch.ts';
 import { registerSchedules } from './schedules.ts';
 
 type Handler = (deps: WorkerDeps) => (jobs: import('../core/queue.ts').Job<unknown>[]) => Promise<void>;
@@ -13,22 +26,58 @@ type Handler = (deps: WorkerDeps) => (jobs: import('../core/queue.ts').Job<unkno
 /** Every queue the worker serves, with its handler and how many jobs it takes at once. */
 const HANDLERS: Record<QueueName, { handler: Handler; batchSize: number; localConcurrency: number }> = {
   'email-send': { handler: emailSend, batchSize: 1, localConcurrency: 4 },
+  // Each job waits on PayU's verify API; a few at once keeps a burst of callbacks moving.
+  'payment-verify': { handler: paymentVerify, batchSize: 1, localConcurrency: 4 },
+  // Builds (or takes from the warm pool) the machine of a newly activated subscription.
+  'vm-provision': { handler: vmProvision, batchSize: 1, localConcurrency: 2 },
+  // Cloud PCs (issue 5). Each handler makes one or two short EC2 calls and schedules re-checks
+  // instead of waiting on a machine, so a few at once keep STOP/START snappy for everyone.
+  'vm-sync': { handler: vmSync, batchSize: 1, localConcurrency: 4 },
+  'vm-start': { handler: vmStart, batchSize: 1, localConcurrency: 4 },
+  'vm-stop': { handler: vmStop, batchSize: 1, localConcurrency: 4 },
+  'vm-terminate': { handler: vmTerminate, batchSize: 1, localConcurrency: 2 },
+  'pool-replenish': { handler: poolReplenish, batchSize: 1, localConcurrency: 1 },
+  'plan-expiry': { handler: planExpiry, batchSize: 1, localConcurrency: 1 },
+  'vm-reaper': { handler: vmReaper, batchSize: 1, localConcurrency: 1 },
+  'vm-reconcile': { handler: vmReconcile, batchSize: 1, localConcurrency: 1 },
+  'metrics-pull': { handler: metricsPull, batchSize: 1, localConcurrency: 1 },
 };
 
-export type RunningWorker = { deps: WorkerDeps; stop: () => Promise<void> };
+export type RunningWorker = {
+  deps: WorkerDeps;
+  /** `graceful: false` drops running jobs on the floor, like a killed process (tests). */
+  stop: (options?: { graceful?: boolean }) => Promise<void>;
+};
 
 /** Starts the worker: pg-boss with supervision and cron, one subscription per queue. */
 export async function startWorker(
   config: Config,
   databaseUrl: string,
   log: Logger,
-  overrides: { mailer?: Mailer; pollingIntervalSeconds?: number } = {},
+  overrides: {
+    mailer?: Mailer;
+    pollingIntervalSeconds?: number;
+    vmEc2?: VmEc2;
+    cloudWatch?: CloudWatch;
+  } = {},
 ): Promise<RunningWorker> {
   const db = await createDbPool(databaseUrl);
   await db.oneFirst(sql.unsafe`SELECT 1`);
   const boss = await startBoss(databaseUrl, 'worker');
   boss.on('error', (error) => log.error({ err: error }, 'queue error'));
-  const deps: WorkerDeps = { config, db, boss, log, mailer: overrides.mailer ?? createMailer(config) };
+  const vmEc2 = overrides.vmEc2 ?? createVmEc2(config.ec2);
+  const cloudWatch =
+    overrides.cloudWatch ??
+    createCloudWatch({ ...config.metrics.cloudWatch, maxAttempts: 3, requestTimeoutMs: 30_000 });
+  const deps: WorkerDeps = {
+    config,
+    db,
+    boss,
+    log,
+    mailer: overrides.mailer ?? createMailer(config),
+    vmEc2,
+    cloudWatch,
+  };
   for (const [name, { handler, batchSize, localConcurrency }] of Object.entries(HANDLERS)) {
     await boss.work(
       name,
@@ -40,10 +89,12 @@ export async function startWorker(
   log.info({ queues: Object.keys(HANDLERS) }, 'worker started');
   return {
     deps,
-    async stop() {
+    async stop(options = {}) {
       // Let running jobs finish (up to 20 s); unfinished ones are retried by another worker.
-      await boss.stop({ graceful: true, timeout: 20_000 });
+      await boss.stop({ graceful: options.graceful ?? true, timeout: 20_000 });
       await db.end();
+      if (!overrides.vmEc2) vmEc2.destroy();
+      if (!overrides.cloudWatch) cloudWatch.destroy();
       log.info('worker stopped');
     },
   };

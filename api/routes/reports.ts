@@ -36,7 +36,8 @@ export function reportRoutes(services: Services): Router<AppState> {
     const body = input<ReportBody>(ctx);
     const report = await services.db.transaction(async (trx) => {
       const row = await insertProblemReport(trx, {
-        userId: null,
+        // A logged-in reporter is linked (support sees who it was); anonymous reports stay allowed.
+        userId: ctx.state.user?.id ?? null,
         title: body.title,
         description: body.description,
         severity: body.severity,

@@ -3,6 +3,7 @@
  * Trial start, §9). One length everywhere, blog copy included (architecture deviation 4).
  */
 import { getPlan, findPlan, type Plan, type PlanId } from './plans.ts';
+import { DAY_MS, toEpochMs, type Instant } from './time.ts';
 
 export const TRIAL_HOURS = 1;
 export const TRIAL_LABEL = '1 hour';
@@ -46,6 +47,24 @@ export function findTrialOffer(idOrName: string): TrialOffer | undefined {
 export function isTrialPlanName(plan: string): boolean {
   return plan.trim().toLowerCase() === TRIAL_PLAN_NAME.toLowerCase();
 }
+
+/**
+ * How long a paid trial stays usable. Not a month like a plan: an hour of use needs no month,
+ * and a month-long trial machine would cost its disk for weeks. A day leaves room to come back.
+ */
+export const TRIAL_VALIDITY_MS = DAY_MS;
+
+export function trialExpiry(purchasedAt: Instant): Date {
+  return new Date(toEpochMs(purchasedAt) + TRIAL_VALIDITY_MS);
+}
+
+/**
+ * A running trial never blocks buying a plan: the purchase replaces it. (The spec's
+ * "purchase only after expiry" rule keeps people from paying twice for overlapping months,
+ * which a one-hour trial is not.) Other trials are refused: one per user and phone number.
+ */
+export const TRIAL_ALREADY_USED_MESSAGE = 'You have already used your 1 hour trial. Please choose a plan.';
+export const TRIAL_NEEDS_PHONE_MESSAGE = 'A trial needs a phone number on your account.';
 
 export const TRIAL_MESSAGES = {
   loginRequired: 'Please login first',

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { formatAmountForPayU, parseRupeeAmount } from '../domain/money.ts';
 
 /**
  * PayU India hosted checkout, our side of it: the request hash for the payment form, the
@@ -7,7 +8,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
  * to the sandbox stand-in and to PayU; only the config differs.
  *
  * Money is integer paise; PayU's `amount` string is formatted from it once by
- * `formatAmount`, and that exact string is what gets hashed and posted.
+ * `formatAmount` (over core/domain/money.ts, the one implementation), and that exact string is
+ * what gets hashed and posted.
  */
 
 export type PayUConfig = {
@@ -64,22 +66,18 @@ function sha512(input: string): string {
 // ---------------------------------------------------------------------------------------
 // Amounts
 
-/** Integer paise → PayU's amount string with two decimals: 145000 → '1450.00'. */
+/** Integer paise → PayU's amount string with two decimals: 145000 → '1450.00' (core/domain/money.ts). */
 export function formatAmount(paise: number): string {
   if (!Number.isSafeInteger(paise) || paise <= 0) {
     throw new PayUError('invalid-request', `amount must be a positive whole number of paise, got ${paise}`);
   }
-  const rupees = Math.floor(paise / 100);
-  const rest = paise % 100;
-  return `${rupees}.${String(rest).padStart(2, '0')}`;
+  return formatAmountForPayU(paise);
 }
-
-const AMOUNT_TEXT = /^(\d{1,13})(?:\.(\d*))?$/;
 
 /**
  * An amount as PayU writes it ('10', '10.00', '1450.5', 10, 1450.5) → integer paise, or
  * null when it is not a plain non-negative amount with at most two meaningful decimals.
- * Strings are split on the dot and never go through a float, so '0.29' is 29 exactly.
+ * Strings are read by core/domain/money.ts and never go through a float, so '0.29' is 29 exactly.
  */
 export function parseAmountToPaise(value: unknown): number | null {
   if (typeof value === 'number') {
@@ -89,15 +87,8 @@ export function parseAmountToPaise(value: unknown): number | null {
     return Math.abs(paise - value * 100) < 1e-6 ? paise : null;
   }
   if (typeof value !== 'string') return null;
-  const match = AMOUNT_TEXT.exec(value.trim());
-  if (!match) return null;
-  const whole = match[1] ?? '0';
-  const decimals = match[2] ?? '';
-  // '10.500' is fine, '10.505' is not a paise amount.
-  if (decimals.length > 2 && /[^0]/.test(decimals.slice(2))) return null;
-  const fraction = decimals.slice(0, 2).padEnd(2, '0');
-  const paise = Number(whole) * 100 + Number(fraction);
-  return Number.isSafeInteger(paise) ? paise : null;
+  // PayU sometimes pads to three or four decimals ('10.500'); zeros past the paise mean nothing.
+  return parseRupeeAmount(value.trim().replace(/^(\d+\.\d{2})0+$/, '$1'));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import { createLogger } from '../../core/log.ts';
 import { createApp } from '../../api/app.ts';
 import { openServices, type Services } from '../../api/services.ts';
 import { createSandbox } from '../../sandbox/index.ts';
+import { createSandboxEc2, type SandboxEc2, type SandboxEc2Options } from '../../sandbox/ec2/index.ts';
 import { startWorker, type RunningWorker } from '../../worker/worker.ts';
 import { freshDatabase } from './db.ts';
 
@@ -15,6 +16,8 @@ export type TestStack = {
   services: Services;
   /** Present when started with `{ worker: true }`. */
   worker: RunningWorker | undefined;
+  /** The sandbox EC2 mounted at /sandbox/ec2 (control it in-process: faults, capacity, clock). */
+  sandboxEc2: SandboxEc2;
   /** fetch against the stack with JSON in and out, Origin set like a browser's. */
   api: (
     path: string,
@@ -34,25 +37,44 @@ export type TestStack = {
  * this file's own, and optionally the real worker. Closed after the file's tests.
  */
 export async function startTestStack(
-  options: { worker?: boolean; env?: Record<string, string> } = {},
+  options: { worker?: boolean; env?: Record<string, string>; sandboxEc2?: SandboxEc2Options } = {},
 ): Promise<TestStack> {
   const databaseUrl = await freshDatabase();
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = address && typeof address === 'object' ? address.port : 0;
+  // The app decrypts Windows passwords with the sandbox key pair's private key, as in `npm start`.
+  const sandboxEc2 = createSandboxEc2({ profile: 'fast', ...options.sandboxEc2 });
   const config = loadConfig({
     NODE_ENV: 'test',
     PORT: String(port),
     DATABASE_URL: databaseUrl,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     APP_SECRET: 'test-secret-test-secret-test-secret-000',
+    EC2_PRIVATE_KEY_PEM: sandboxEc2.defaultPrivateKeyPem(),
+    // No warm pool unless a test asks: other features' tests need no machines launched ahead.
+    WARM_POOL_SIZE: '0',
+    VM_POLL_SECONDS: '0.5',
     ...options.env,
   });
   const log = createLogger({ level: config.logLevel, name: 'test' });
   const services = await openServices(config, databaseUrl, log);
   const app = createApp(services, {
-    mounts: [{ prefix: '/sandbox', middleware: createSandbox({ profile: 'fast' }) }],
+    mounts: [
+      {
+        prefix: '/sandbox',
+        middleware: createSandbox({
+          profile: 'fast',
+          ec2: sandboxEc2,
+          payu: {
+            key: config.payu.key,
+            salt: config.payu.salt,
+            webhookUrl: `${config.sandbox.url}/api/payu/webhook`,
+          },
+        }),
+      },
+    ],
   });
   server.on('request', app.callback());
   const worker = options.worker
@@ -73,6 +95,7 @@ export async function startTestStack(
     config,
     services,
     worker,
+    sandboxEc2,
     async api(path, init = {}) {
       const response = await fetch(`${url}${path}`, {
         method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),

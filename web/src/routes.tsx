@@ -12,34 +12,37 @@ export type RouteDef = {
   comingSoon?: string;
 };
 
-const ComingSoon = lazy(() => import('./pages/ComingSoon.tsx'));
-const soon = (path: string, feature: string): RouteDef => ({
-  path,
-  component: ComingSoon,
-  comingSoon: feature,
-});
+const Subscription = lazy(() => import('./pages/Subscription.tsx'));
+// Accounts (issue 3): both sign-up steps are one screen; guarded pages ask the server first.
+const Register = lazy(() => import('./pages/Register.tsx'));
 
 export const ROUTES: RouteDef[] = [
-  soon('/', 'Legend Cloud'),
-  soon('/services', 'Services'),
-  soon('/register', 'Register'),
-  soon('/register/otp', 'Register'),
-  soon('/login', 'Login'),
-  soon('/forgot-password', 'Forgot password'),
-  soon('/reset-password', 'Reset password'),
-  soon('/dashboard', 'Dashboard'),
-  soon('/select-vm', 'Plans'),
-  soon('/trial', '1 hour trial'),
-  soon('/payment', 'Confirm & Pay'),
-  soon('/payment-success', 'Payment'),
-  soon('/payment-failure', 'Payment'),
-  soon('/progress', 'Usage'),
-  soon('/blogs', 'Blogs'),
-  soon('/BlogPostPage/:id', 'Blog'),
+  { path: '/', component: lazy(() => import('./pages/Landing.tsx')) },
+  { path: '/services', component: lazy(() => import('./pages/Services.tsx')) },
+  { path: '/register', component: Register },
+  { path: '/register/otp', component: Register },
+  { path: '/login', component: lazy(() => import('./pages/Login.tsx')) },
+  { path: '/forgot-password', component: lazy(() => import('./pages/ForgotPassword.tsx')) },
+  { path: '/reset-password', component: lazy(() => import('./pages/ResetPassword.tsx')) },
+  { path: '/auth/google/callback', component: lazy(() => import('./pages/GoogleCallback.tsx')) },
+  { path: '/account/security', component: lazy(() => import('./pages/AccountSecurity.tsx')) },
+  { path: '/dashboard', component: lazy(() => import('./pages/Dashboard.tsx')) },
+  { path: '/select-vm', component: lazy(() => import('./pages/SelectVm.tsx')) },
+  { path: '/trial', component: lazy(() => import('./pages/Trial.tsx')) },
+  { path: '/payment', component: lazy(() => import('./pages/Payment.tsx')) },
+  { path: '/payment-success', component: lazy(() => import('./pages/PaymentSuccess.tsx')) },
+  { path: '/payment-failure', component: lazy(() => import('./pages/PaymentFailure.tsx')) },
+  // Usage charts (spec §2 Progress page): guarded inside the page; uPlot loads only with it.
+  { path: '/progress', component: lazy(() => import('./pages/Progress.tsx')) },
+  { path: '/blogs', component: lazy(() => import('./pages/Blogs.tsx')) },
+  { path: '/BlogPostPage/:id', component: lazy(() => import('./pages/BlogPost.tsx')) },
   { path: '/report-problem', component: lazy(() => import('./pages/ReportProblem.tsx')) },
-  soon('/history', 'History'),
-  soon('/invoice', 'Invoice'),
-  soon('/privacy-policy', 'Privacy Policy'),
-  soon('/terms-of-service', 'Terms of Service'),
-  soon('/contact-us', 'Contact Us'),
+  { path: '/history', component: lazy(() => import('./pages/History.tsx')) },
+  { path: '/invoice', component: lazy(() => import('./pages/Invoice.tsx')) },
+  { path: '/privacy-policy', component: lazy(() => import('./pages/PrivacyPolicy.tsx')) },
+  { path: '/terms-of-service', component: lazy(() => import('./pages/TermsOfService.tsx')) },
+  { path: '/contact-us', component: lazy(() => import('./pages/ContactUs.tsx')) },
+  // The links in blog subscription mails (double opt-in).
+  { path: '/subscribe/confirm', component: Subscription },
+  { path: '/subscribe/unsubscribe', component: Subscription },
 ];

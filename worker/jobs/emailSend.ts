@@ -1,5 +1,6 @@
 import type { Job } from '../../core/queue.ts';
 import { parsePayload } from '../../core/queue.ts';
+import { openSealedMail } from '../../core/emails/sealed.ts';
 import type { WorkerDeps } from '../deps.ts';
 
 /**
@@ -9,7 +10,8 @@ import type { WorkerDeps } from '../deps.ts';
 export function emailSend(deps: WorkerDeps) {
   return async (jobs: Job<unknown>[]) => {
     for (const job of jobs) {
-      const mail = parsePayload('email-send', job.data);
+      // Codes and reset links travel encrypted in the job; they are opened only here.
+      const mail = openSealedMail(deps.config.appSecret, parsePayload('email-send', job.data));
       const { messageId } = await deps.mailer.send({
         to: mail.to,
         subject: mail.subject,

@@ -2,7 +2,7 @@ import useSWR from 'swr';
 import { ApiError, swrFetcher } from './fetcher.ts';
 
 /** What `GET /api/auth/login` (the session check, spec §7) answers for a logged-in user. */
-export type SessionUser = { email: string; name: string; hasPlan: boolean };
+export type SessionUser = { email: string; name: string; phone: string | null; hasPlan: boolean };
 
 export type Session =
   | { status: 'loading'; user: undefined }
@@ -16,7 +16,7 @@ export const SESSION_KEY = '/auth/login';
  * that does not know sessions yet) means anonymous; other failures are logged only (spec §8).
  */
 export function useSession(): Session {
-  const { data, error, isLoading } = useSWR<SessionUser>(SESSION_KEY, swrFetcher, {
+  const { data, error, isLoading } = useSWR<SessionUser | null>(SESSION_KEY, swrFetcher, {
     shouldRetryOnError: false,
     revalidateOnFocus: true,
   });
