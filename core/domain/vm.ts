@@ -117,3 +117,43 @@ export function startRefusal(
       return { status: 409, message: VM_MESSAGES.failed };
   }
 }
+
+/**
+ * The VM dashboard record (spec §3), field by field, plus what the dashboard needs to be
+ * honest about the machine (transitions, delays, failures, hours). Never a raw row: the
+ * password, instance id and anything else not listed stay on the server.
+ */
+export type DashboardRecord = {
+  email: string;
+  name: string;
+  purchaseDate: string | null;
+  expiryDate: string | null;
+  /** Empty when the user has no plan (spec §3). */
+  selectedPlan: string;
+  selectedDuration: number | null;
+  selectedStorage: string | null;
+  /** Rupees per month. */
+  selectedPrice: number | null;
+  /** Usage counted up to `vmLastStateChange`; while running the dashboard adds the time since. */
+  vmUsageSeconds: number;
+  vmLastState: VmDisplayState;
+  vmLastStateChange: string | null;
+  /** Our authenticated downloads; null until there is something to download. */
+  rdpUrl: string | null;
+  pwdUrl: string | null;
+  isRunning: boolean;
+  /** Known only while the machine runs (a new one after every start). */
+  vmPublicIp: string | null;
+  // Beyond the spec's record:
+  planActive: boolean;
+  remainingSeconds: number | null;
+  outOfHours: boolean;
+  canStart: boolean;
+  canStop: boolean;
+  /** A plain sentence about something slow or wrong, or null. */
+  notice: string | null;
+  /** When a lapsed plan's machine is deleted unless renewed. */
+  keptUntil: string | null;
+  streamingClientUrl: string;
+  setupVideoUrl: string | null;
+};

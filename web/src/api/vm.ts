@@ -1,37 +1,11 @@
 import useSWR, { mutate } from 'swr';
 import { api, swrFetcher } from './fetcher.ts';
 import { TIMERS_MS } from '../../../core/domain/constants.ts';
-import type { VmDisplayState } from '../../../core/domain/vm.ts';
+import type { DashboardRecord } from '../../../core/domain/vm.ts';
 
 /** The cloud PC's calls (spec §7 `/vm/dashboard/{email}`, `/vm/start-vm`; deviation 5 `/vm/stop-vm`). */
 
-/** Spec §3 "VM dashboard record" as api/presenters/vm.ts sends it. */
-export type DashboardRecord = {
-  email: string;
-  name: string;
-  purchaseDate: string | null;
-  expiryDate: string | null;
-  selectedPlan: string;
-  selectedDuration: number | null;
-  selectedStorage: string | null;
-  selectedPrice: number | null;
-  vmUsageSeconds: number;
-  vmLastState: VmDisplayState;
-  vmLastStateChange: string | null;
-  rdpUrl: string | null;
-  pwdUrl: string | null;
-  isRunning: boolean;
-  vmPublicIp: string | null;
-  planActive: boolean;
-  remainingSeconds: number | null;
-  outOfHours: boolean;
-  canStart: boolean;
-  canStop: boolean;
-  notice: string | null;
-  keptUntil: string | null;
-  streamingClientUrl: string;
-  setupVideoUrl: string | null;
-};
+export type { DashboardRecord };
 
 export function dashboardKey(email: string): string {
   return `/vm/dashboard/${encodeURIComponent(email)}`;
