@@ -150,6 +150,13 @@ export const QUEUES = {
     retryBackoff: false,
     expireInSeconds: 300,
   }),
+  // Hourly deletion of dead rows (rate-limit counters, expired sessions, codes and links).
+  housekeeping: defineQueue(Sweep, {
+    retryLimit: 2,
+    retryDelay: 60,
+    retryBackoff: true,
+    expireInSeconds: 600,
+  }),
   'vm-reconcile': defineQueue(Sweep, {
     retryLimit: 1,
     retryDelay: 60,

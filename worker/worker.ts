@@ -18,6 +18,7 @@ import { vmReaper } from './jobs/vmReaper.ts';
 import { vmReconcile } from './jobs/vmReconcile.ts';
 import { createVmEc2, type VmEc2 } from '../core/vmEc2.ts';
 import { metricsPull } from './jobs/metricsPull.ts';
+import { housekeeping } from './jobs/housekeeping.ts';
 import { createCloudWatch, type CloudWatch } from '../core/providers/cloudwatch.ts';
 import { registerSchedules } from './schedules.ts';
 
@@ -41,6 +42,7 @@ const HANDLERS: Record<QueueName, { handler: Handler; batchSize: number; localCo
   'vm-reaper': { handler: vmReaper, batchSize: 1, localConcurrency: 1 },
   'vm-reconcile': { handler: vmReconcile, batchSize: 1, localConcurrency: 1 },
   'metrics-pull': { handler: metricsPull, batchSize: 1, localConcurrency: 1 },
+  housekeeping: { handler: housekeeping, batchSize: 1, localConcurrency: 1 },
 };
 
 export type RunningWorker = {

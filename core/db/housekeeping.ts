@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { sql, type Db } from './pool.ts';
+
+/**
+ * Rows that are dead and stay dead: rate-limit counters past their window, sessions long
+ * expired or revoked, one-time codes, reset links and two-factor challenges past expiry, and
+ * sign-ups never finished. Kept a while after death for support questions ("why was I logged
+ * out?"), then deleted in bounded batches so one run never holds long locks.
+ */
+export const RETENTION = {
+  /** Expired or revoked sessions. */
+  sessionsDays: 30,
+  /** Codes, reset links, two-factor challenges after expiry. */
+  secretsDays: 1,
+  /** A sign-up whose code was never entered. */
+  pendingRegistrationDays: 2,
+} as const;
+
+const BATCH = 5000;
+const Count = z.object({ count: z.number() });
+
+async function deleteBatch(db: Db, table: string, where: ReturnType<typeof sql.fragment>): Promise<number> {
+  const name = sql.identifier([table]);
+  return db.oneFirst(sql.type(Count)`
+    WITH doomed AS (SELECT ctid FROM ${name} WHERE ${where} LIMIT ${BATCH}),
+         gone AS (DELETE FROM ${name} WHERE ctid IN (SELECT ctid FROM doomed) RETURNING 1)
+    SELECT count(*)::int AS count FROM gone`);
+}
+
+export type Purged = Record<
+  | 'rateLimits'
+  | 'sessions'
+  | 'oneTimeCodes'
+  | 'passwordResetTokens'
+  | 'twoFactorChallenges'
+  | 'pendingRegistrations',
+  number
+>;
+
+/** One bounded pass over every table. Run again while it reports a full batch anywhere. */
+export async function purgeExpired(db: Db, now: Date): Promise<Purged> {
+  const iso = now.toISOString();
+  const days = (n: number) => sql.fragment`${iso}::timestamptz - make_interval(days => ${n})`;
+  return {
+    // rate-limiter-flexible stores `expire` as epoch milliseconds; null means no expiry.
+    rateLimits: await deleteBatch(
+      db,
+      'rate_limits',
+      sql.fragment`expire IS NOT NULL AND expire < ${now.getTime()}`,
+    ),
+    sessions: await deleteBatch(
+      db,
+      'sessions',
+      sql.fragment`expires_at < ${days(RETENTION.sessionsDays)} OR revoked_at < ${days(RETENTION.sessionsDays)}`,
+    ),
+    oneTimeCodes: await deleteBatch(
+      db,
+      'one_time_codes',
+      sql.fragment`expires_at < ${days(RETENTION.secretsDays)}`,
+    ),
+    passwordResetTokens: await deleteBatch(
+      db,
+      'password_reset_tokens',
+      sql.fragment`expires_at < ${days(RETENTION.secretsDays)}`,
+    ),
+    twoFactorChallenges: await deleteBatch(
+      db,
+      'two_factor_challenges',
+      sql.fragment`expires_at < ${days(RETENTION.secretsDays)}`,
+    ),
+    pendingRegistrations: await deleteBatch(
+      db,
+      'pending_registrations',
+      sql.fragment`updated_at < ${days(RETENTION.pendingRegistrationDays)}`,
+    ),
+  };
+}
+
+export const PURGE_BATCH = BATCH;
