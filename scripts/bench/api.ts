@@ -1,13 +1,9 @@
 import { createServer } from 'node:http';
-import { mkdtemp, rm, chmod, mkdir } from 'node:fs/promises';
-import path from 'node:path';
-import pg from 'pg';
 import { loadConfig } from '../../core/config.ts';
-import { migrate } from '../../core/db/migrate.ts';
 import { createLogger } from '../../core/log.ts';
 import { createApp } from '../../api/app.ts';
 import { openServices } from '../../api/services.ts';
-import { startEmbeddedPostgres, withDatabase } from '../lib/postgres.ts';
+import { startScratchDatabase } from '../lib/scratch.ts';
 import { fmtMs, heading, median, percentile } from './lib.ts';
 
 /**
@@ -16,17 +12,9 @@ import { fmtMs, heading, median, percentile } from './lib.ts';
  */
 export async function benchApi(): Promise<void> {
   heading('API request path (embedded Postgres, one web process)');
-  await mkdir('.test-data', { recursive: true });
-  const dir = await mkdtemp(path.resolve('.test-data', 'bench-'));
-  await chmod(dir, 0o755);
-  const postgres = await startEmbeddedPostgres(path.join(dir, 'pg'));
+  const database = await startScratchDatabase('bench-', 'bench');
   try {
-    const admin = new pg.Client({ connectionString: postgres.url });
-    await admin.connect();
-    await admin.query('CREATE DATABASE bench');
-    await admin.end();
-    const url = withDatabase(postgres.url, 'bench');
-    await migrate(url);
+    const url = database.url;
     const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: url, LOG_LEVEL: 'silent' });
     const services = await openServices(config, url, createLogger({ level: 'silent', name: 'bench' }));
     // Reports are limited per IP; the bench measures the path, not the limiter's refusal.
@@ -84,7 +72,6 @@ export async function benchApi(): Promise<void> {
     server.close();
     await services.close();
   } finally {
-    await postgres.stop();
-    await rm(dir, { recursive: true, force: true });
+    await database.stop();
   }
 }

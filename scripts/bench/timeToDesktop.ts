@@ -1,11 +1,7 @@
 import { createServer } from 'node:http';
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import path from 'node:path';
 import Koa from 'koa';
 import Router from '@koa/router';
-import pg from 'pg';
 import { loadConfig, type Config } from '../../core/config.ts';
-import { migrate } from '../../core/db/migrate.ts';
 import { createDbPool, sql } from '../../core/db/pool.ts';
 import { activateSubscription, insertPendingSubscription } from '../../core/db/subscriptions.ts';
 import { insertUser } from '../../core/db/users.ts';
@@ -21,7 +17,7 @@ import type { WorkerDeps } from '../../worker/deps.ts';
 import { replenishPool } from '../../worker/jobs/poolReplenish.ts';
 import { provisionVm } from '../../worker/jobs/vmProvision.ts';
 import { syncVms } from '../../worker/jobs/vmSync.ts';
-import { startEmbeddedPostgres, withDatabase } from '../lib/postgres.ts';
+import { startScratchDatabase } from '../lib/scratch.ts';
 import { heading, median, percentile } from './lib.ts';
 
 /**
@@ -61,10 +57,7 @@ function clockText(ms: number): string {
 
 export async function benchTimeToDesktop(): Promise<{ coldMs: number; warmMs: number }> {
   heading('Time to desktop: paid → public IP and password ready (sandbox EC2, `aws` profile)');
-  await mkdir('.test-data', { recursive: true });
-  const dir = await mkdtemp(path.resolve('.test-data', 'bench-ttd-'));
-  await chmod(dir, 0o755);
-  const postgres = await startEmbeddedPostgres(path.join(dir, 'pg'));
+  const database = await startScratchDatabase('bench-ttd-', 'bench_ttd');
   const random = seeded(2026);
   const clock = { t: Date.parse('2030-01-01T00:00:00.000Z') };
   const sandbox = createSandboxEc2({ profile: 'aws', now: () => clock.t, random, warn: () => {} });
@@ -78,12 +71,7 @@ export async function benchTimeToDesktop(): Promise<{ coldMs: number; warmMs: nu
   const endpoint = `http://127.0.0.1:${address && typeof address === 'object' ? address.port : 0}/sandbox/ec2/`;
 
   try {
-    const admin = new pg.Client({ connectionString: postgres.url });
-    await admin.connect();
-    await admin.query('CREATE DATABASE bench_ttd');
-    await admin.end();
-    const url = withDatabase(postgres.url, 'bench_ttd');
-    await migrate(url);
+    const url = database.url;
     const config: Config = loadConfig({
       NODE_ENV: 'test',
       DATABASE_URL: url,
@@ -230,7 +218,6 @@ export async function benchTimeToDesktop(): Promise<{ coldMs: number; warmMs: nu
   } finally {
     server.closeAllConnections();
     server.close();
-    await postgres.stop();
-    await rm(dir, { recursive: true, force: true });
+    await database.stop();
   }
 }

@@ -1,11 +1,11 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { migrate } from '../../core/db/migrate.ts';
 import { ensureQueues, BOSS_SCHEMA } from '../../core/queue.ts';
 import { PgBoss } from 'pg-boss';
-import { startEmbeddedPostgres, withDatabase, type RunningPostgres } from '../../scripts/lib/postgres.ts';
+import { startEmbeddedPostgres, type RunningPostgres } from '../../scripts/lib/postgres.ts';
+import { createDatabase, scratchDir } from '../../scripts/lib/scratch.ts';
 
 export const TEMPLATE_DB = 'legend_test_template';
 
@@ -26,19 +26,11 @@ export default async function setup(project: TestProject) {
   let dir: string | undefined;
   let serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
-    await import('node:fs/promises').then((fs) => fs.mkdir('.test-data', { recursive: true }));
-    dir = await mkdtemp(path.resolve('.test-data', 'pg-'));
-    // mkdtemp makes it 0700; the postgres system user must be able to enter it.
-    await chmod(dir, 0o755);
+    dir = await scratchDir('pg-');
     running = await startEmbeddedPostgres(path.join(dir, 'cluster'));
     serverUrl = running.url;
   }
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DB} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${TEMPLATE_DB}`);
-  await admin.end();
-  const templateUrl = withDatabase(serverUrl, TEMPLATE_DB);
+  const templateUrl = await createDatabase(serverUrl, TEMPLATE_DB);
   await migrate(templateUrl);
   const boss = new PgBoss({
     connectionString: templateUrl,

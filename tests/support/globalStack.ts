@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import type { TestProject } from 'vitest/node';
 import { freePort } from '../../scripts/lib/postgres.ts';
+import { scratchDir } from '../../scripts/lib/scratch.ts';
 import { findChromium } from './browserPath.ts';
 
 declare module 'vitest' {
@@ -29,9 +29,7 @@ export default async function setup(project: TestProject) {
     return;
   }
 
-  await mkdir('.test-data', { recursive: true });
-  const dataDir = await mkdtemp(path.resolve('.test-data', 'e2e-'));
-  await chmod(dataDir, 0o755);
+  const dataDir = await scratchDir('e2e-');
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, ['scripts/start.ts', '--no-build'], {
     env: {
