@@ -36,7 +36,7 @@ type AccountLimiters = {
   twoFactorUser: Limiter;
 };
 
-export function createLimiters(pgPool: pg.Pool): Services['limiters'] {
+function createLimiters(pgPool: pg.Pool): Services['limiters'] {
   return {
     // Anonymous reports are allowed, so keep a lid on them: 10 an hour from one address.
     reports: createLimiter(pgPool, {

@@ -189,7 +189,7 @@ export const SANDBOX_PAYU_SALT = 'legend-sandbox-payu-salt-not-a-secret';
  * own answers back the capacity model (cloud-PC issue). Conservative: a fresh AWS account's
  * G-instance vCPU quota is small.
  */
-export const DEFAULT_CAPACITY_LIMITS: Readonly<Record<string, number>> = {
+const DEFAULT_CAPACITY_LIMITS: Readonly<Record<string, number>> = {
   'g4dn.xlarge': 20,
   'g4dn.2xlarge': 10,
   'g5.xlarge': 10,

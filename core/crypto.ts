@@ -35,7 +35,7 @@ export type KeyPurpose = string;
 const keys = new Map<string, Buffer>();
 
 /** A 32-byte key for one purpose, derived from the app secret (cached: HKDF per call is waste). */
-export function deriveKey(appSecret: string, purpose: KeyPurpose): Buffer {
+function deriveKey(appSecret: string, purpose: KeyPurpose): Buffer {
   const cacheKey = `${purpose}\u0000${appSecret}`;
   let key = keys.get(cacheKey);
   if (!key) {

@@ -25,7 +25,7 @@ export function newRecoveryCodes(): string[] {
 }
 
 /** Case, spaces and dashes do not matter when a recovery code is typed back. */
-export function normaliseRecoveryCode(code: string): string {
+function normaliseRecoveryCode(code: string): string {
   return code.toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 

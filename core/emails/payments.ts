@@ -9,7 +9,7 @@ import { formatLongDate } from '../domain/time.ts';
 type Mail = Payload<'email-send'>;
 
 /** Links to the invoice on /history (highlighted) and its printable page. */
-export function invoiceLinks(publicUrl: string, invoice: Pick<Invoice, 'invoice_number'>) {
+function invoiceLinks(publicUrl: string, invoice: Pick<Invoice, 'invoice_number'>) {
   const id = encodeURIComponent(invoice.invoice_number);
   return {
     history: `${publicUrl}/history?invoiceId=${id}`,

@@ -4,6 +4,7 @@ import {
   type MetricDataQuery,
   type MetricDataResult,
 } from '@aws-sdk/client-cloudwatch';
+import { awsClientConfig, type AwsClientOptions } from './awsClientConfig.ts';
 
 /**
  * CloudWatch through the real `@aws-sdk/client-cloudwatch` (AWS JSON 1.0), against AWS or the
@@ -15,19 +16,6 @@ import {
  * and calls PutMetricData with namespace `LegendCloud/GPU`, metric `GPUUtilization`,
  * dimension `InstanceId`; a machine without it simply has no GPU points.
  */
-
-export type CloudWatchOptions = {
-  region: string;
-  /** The sandbox, e.g. `${sandboxUrl}/sandbox/cloudwatch/`; unset for AWS. */
-  endpoint?: string | undefined;
-  /** Unset: the SDK's default chain (environment, instance role, …). */
-  credentials?:
-    { accessKeyId: string; secretAccessKey: string; sessionToken?: string | undefined } | undefined;
-  /** Attempts per call including the SDK's own retries of 5xx and throttling. */
-  maxAttempts?: number | undefined;
-  /** A job must never hang on a socket. */
-  requestTimeoutMs?: number | undefined;
-};
 
 export const UTILISATION_METRICS = {
   cpu: { namespace: 'AWS/EC2', metricName: 'CPUUtilization' },
@@ -68,15 +56,8 @@ export type CloudWatch = {
   destroy(): void;
 };
 
-export function createCloudWatch(options: CloudWatchOptions): CloudWatch {
-  const timeout = options.requestTimeoutMs ?? 30_000;
-  const client = new CloudWatchClient({
-    region: options.region,
-    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-    ...(options.credentials ? { credentials: options.credentials } : {}),
-    maxAttempts: options.maxAttempts ?? 3,
-    requestHandler: { requestTimeout: timeout, connectionTimeout: Math.min(timeout, 10_000) },
-  });
+export function createCloudWatch(options: AwsClientOptions): CloudWatch {
+  const client = new CloudWatchClient(awsClientConfig(options));
 
   async function utilisation(request: UtilisationRequest): Promise<UtilisationSample[]> {
     const ids = [...new Set(request.instanceIds)];

@@ -12,6 +12,7 @@ import {
   type Instance,
   type InstanceStateChange,
 } from '@aws-sdk/client-ec2';
+import { awsClientConfig, type AwsClientOptions } from './awsClientConfig.ts';
 
 /**
  * EC2 through the real `@aws-sdk/client-ec2`, against AWS or the sandbox (same wire
@@ -19,27 +20,7 @@ import {
  * the raw client stays available for anything else.
  */
 
-export type Ec2ClientOptions = {
-  region: string;
-  /** The sandbox, e.g. `${sandboxUrl}/sandbox/ec2/`; unset for AWS. */
-  endpoint?: string | undefined;
-  /** Unset: the SDK's default chain (environment, instance role, …). */
-  credentials?:
-    { accessKeyId: string; secretAccessKey: string; sessionToken?: string | undefined } | undefined;
-  /** Attempts per call including the SDK's own retries of 5xx and throttling. */
-  maxAttempts?: number | undefined;
-  /** A job must never hang on a socket. */
-  requestTimeoutMs?: number | undefined;
-};
-
-export const EC2_STATES = [
-  'pending',
-  'running',
-  'shutting-down',
-  'terminated',
-  'stopping',
-  'stopped',
-] as const;
+const EC2_STATES = ['pending', 'running', 'shutting-down', 'terminated', 'stopping', 'stopped'] as const;
 export type Ec2State = (typeof EC2_STATES)[number];
 
 const STATE_BY_CODE: Record<number, Ec2State> = {
@@ -111,15 +92,8 @@ export type Ec2 = {
 const IDS_PER_CALL = 200;
 const PAGE_SIZE = 1000;
 
-export function createEc2Client(options: Ec2ClientOptions): Ec2 {
-  const timeout = options.requestTimeoutMs ?? 30_000;
-  const client = new EC2Client({
-    region: options.region,
-    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-    ...(options.credentials ? { credentials: options.credentials } : {}),
-    maxAttempts: options.maxAttempts ?? 3,
-    requestHandler: { requestTimeout: timeout, connectionTimeout: Math.min(timeout, 10_000) },
-  });
+export function createEc2Client(options: AwsClientOptions): Ec2 {
+  const client = new EC2Client(awsClientConfig(options));
 
   async function describePages(filters: Filter[]): Promise<Ec2Instance[]> {
     const found: Ec2Instance[] = [];

@@ -53,10 +53,10 @@ export class PayUError extends Error {
   }
 }
 
-export const TXNID_MAX = 25;
-export const PRODUCTINFO_MAX = 100;
+const TXNID_MAX = 25;
+const PRODUCTINFO_MAX = 100;
 export const FIRSTNAME_MAX = 60;
-export const REFUND_TOKEN_MAX = 23;
+const REFUND_TOKEN_MAX = 23;
 const UDF_MAX = 255;
 
 function sha512(input: string): string {

@@ -5,6 +5,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import { z } from 'zod';
+import { readRawBody } from '../body.ts';
 import { utilisation, type SeriesKind } from './series.ts';
 
 /**
@@ -28,8 +29,8 @@ import { utilisation, type SeriesKind } from './series.ts';
  * inject errors through `/_control`.
  */
 
-export const GPU_NAMESPACE = 'LegendCloud/GPU';
-export const GPU_METRIC = 'GPUUtilization';
+const GPU_NAMESPACE = 'LegendCloud/GPU';
+const GPU_METRIC = 'GPUUtilization';
 
 /** The machines as the EC2 stand-in sees them (its `/_state` shape, the fields used here). */
 export type Fleet = {
@@ -161,7 +162,6 @@ const PutMetricDataInput = z.object({
 });
 
 const MAX_QUERIES = 500;
-const MAX_BODY = 1024 * 1024;
 /** Points kept per series sent with PutMetricData, and series kept: a sandbox, not a database. */
 const MAX_POINTS_PER_SERIES = 5_000;
 const MAX_SERIES = 20_000;
@@ -200,15 +200,7 @@ function aggregate(stat: string, values: number[]): number {
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > MAX_BODY) throw invalid('The request body is too large.');
-    chunks.push(buffer);
-  }
-  const raw = Buffer.concat(chunks);
+  const raw = await readRawBody(req, () => invalid('The request body is too large.'));
   // The SDK gzips PutMetricData bodies above 10 KB (request compression).
   if (req.headers['content-encoding'] === 'gzip') {
     try {

@@ -14,7 +14,7 @@ const STATUS: Record<string, number> = {
   Unavailable: 503,
 };
 
-export function statusFor(code: string): number {
+function statusFor(code: string): number {
   return STATUS[code] ?? 400;
 }
 

@@ -4,6 +4,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import { z } from 'zod';
+import { readRawBody } from '../body.ts';
 import { createEngine, type ControlInput, type Engine } from './engine.ts';
 import { Ec2Error } from './errors.ts';
 import { createSaver, loadState, type Saver } from './persistence.ts';
@@ -103,18 +104,12 @@ export const ControlSchema = z.strictObject({
   keyPairs: z.record(z.string(), z.string()).optional(),
 });
 
-const MAX_BODY = 1024 * 1024;
-
 async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > MAX_BODY) throw new Ec2Error('InvalidParameterValue', 'The request body is too large.');
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const raw = await readRawBody(
+    req,
+    () => new Ec2Error('InvalidParameterValue', 'The request body is too large.'),
+  );
+  return raw.toString('utf8');
 }
 
 export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {

@@ -19,7 +19,7 @@ export type StateName = keyof typeof STATE_CODES;
 
 const TagSchema = z.object({ key: z.string(), value: z.string() });
 
-export const InstanceRecordSchema = z.object({
+const InstanceRecordSchema = z.object({
   seq: z.number().int(),
   instanceId: z.string(),
   reservationId: z.string(),
@@ -60,7 +60,7 @@ export const InstanceRecordSchema = z.object({
 
 export type InstanceRecord = z.infer<typeof InstanceRecordSchema>;
 
-export const TokenRecordSchema = z.object({
+const TokenRecordSchema = z.object({
   reservationId: z.string(),
   fingerprint: z.string(),
   instanceIds: z.array(z.string()),

@@ -3,9 +3,9 @@
  * namespace with lists as `<item>` members, so a few escaping helpers beat an XML library.
  */
 
-export const EC2_NAMESPACE = 'http://ec2.amazonaws.com/doc/2016-11-15/';
+const EC2_NAMESPACE = 'http://ec2.amazonaws.com/doc/2016-11-15/';
 
-export function escapeXml(value: string): string {
+function escapeXml(value: string): string {
   return value
     .replaceAll('&', '&amp;')
     .replaceAll('<', '&lt;')

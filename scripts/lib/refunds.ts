@@ -32,7 +32,7 @@ export type RefundTarget = {
 };
 
 /** A payment by txnid or by invoice number (LC/2026-27/000001). */
-export async function findRefundTarget(db: DatabasePool, reference: string): Promise<RefundTarget> {
+async function findRefundTarget(db: DatabasePool, reference: string): Promise<RefundTarget> {
   const ref = reference.trim();
   let payment: Payment | null;
   if (ref.includes('/')) {
@@ -61,7 +61,7 @@ export type Quote = {
   basis: string;
 };
 
-export function quoteFor(
+function quoteFor(
   target: RefundTarget,
   refunds: readonly Refund[],
   config: Pick<Config, 'refundPolicy'>,
