@@ -113,10 +113,7 @@ export async function checkPurchase(
   }
   const active = await findActiveSubscription(db, user.id, now);
   // The active-plan rule comes first in the spec, before even the duration.
-  const buyingTrial = resolved.ok
-    ? resolved.purchase.isTrial
-    : request.isTrial || isTrialPlanName(request.plan);
-  const blocking = blockingPlan(active, buyingTrial);
+  const blocking = blockingPlan(active, request.isTrial || isTrialPlanName(request.plan));
   if (blocking) {
     const choice = checkPlanChoice(
       { loggedIn: true, current: blocking, plan: request.plan, hours: request.hours },
@@ -126,11 +123,9 @@ export async function checkPurchase(
   }
   if (!resolved.ok) return resolved;
   const { purchase } = resolved;
-  if (purchase.isTrial) {
-    if (!user.phone) return { ok: false, problem: 'trial-needs-phone', message: TRIAL_NEEDS_PHONE_MESSAGE };
-    if (await hasUsedTrial(db, user.id, user.phone)) {
-      return { ok: false, problem: 'trial-used', message: TRIAL_ALREADY_USED_MESSAGE };
-    }
+  // A used trial was refused above; only the missing phone is left to check.
+  if (purchase.isTrial && !user.phone) {
+    return { ok: false, problem: 'trial-needs-phone', message: TRIAL_NEEDS_PHONE_MESSAGE };
   }
   const capacity = await checkCapacity(db, purchase.planId, { limits: input.capacityLimits, now });
   if (!capacity.ok) return { ok: false, problem: 'capacity', message: capacity.message };

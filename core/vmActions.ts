@@ -26,6 +26,21 @@ export function subscriptionInForce(subscription: Subscription | null, now: Date
   );
 }
 
+/** The conditional transition and, when it happened, the job that carries it out, in one transaction. */
+async function transitionAndSend(
+  db: Db,
+  boss: Boss,
+  queue: 'vm-start' | 'vm-stop' | 'vm-terminate',
+  vmId: string,
+  transition: (trx: Db) => Promise<Vm | null>,
+): Promise<Vm | null> {
+  return db.transaction(async (trx) => {
+    const vm = await transition(trx);
+    if (vm) await sendJob(boss, queue, { vmId }, { db: trx });
+    return vm;
+  });
+}
+
 /** stopped → starting + `vm-start`. Null when the VM was not stopped. */
 export async function requestStart(
   db: Db,
@@ -34,11 +49,7 @@ export async function requestStart(
   reason: string,
   now: Date,
 ): Promise<Vm | null> {
-  return db.transaction(async (trx) => {
-    const vm = await requestVmStart(trx, vmId, reason, now);
-    if (vm) await sendJob(boss, 'vm-start', { vmId }, { db: trx });
-    return vm;
-  });
+  return transitionAndSend(db, boss, 'vm-start', vmId, (trx) => requestVmStart(trx, vmId, reason, now));
 }
 
 /** running → stopping (usage counted up to now) + `vm-stop`. Null when it was not running. */
@@ -49,13 +60,11 @@ export async function requestStop(
   reason: string,
   now: Date,
 ): Promise<Vm | null> {
-  return db.transaction(async (trx) => {
+  return transitionAndSend(db, boss, 'vm-stop', vmId, async (trx) => {
     const current = await findVm(trx, vmId);
     const subscription = current ? await findSubscription(trx, current.subscription_id) : null;
     const cap = subscription ? planCapSeconds(subscription) : Number.MAX_SAFE_INTEGER;
-    const vm = await requestVmStop(trx, vmId, reason, now, cap);
-    if (vm) await sendJob(boss, 'vm-stop', { vmId }, { db: trx });
-    return vm;
+    return requestVmStop(trx, vmId, reason, now, cap);
   });
 }
 
@@ -67,11 +76,9 @@ export async function requestTerminate(
   reason: string,
   now: Date,
 ): Promise<Vm | null> {
-  return db.transaction(async (trx) => {
-    const vm = await requestVmTerminate(trx, vmId, reason, now);
-    if (vm) await sendJob(boss, 'vm-terminate', { vmId }, { db: trx });
-    return vm;
-  });
+  return transitionAndSend(db, boss, 'vm-terminate', vmId, (trx) =>
+    requestVmTerminate(trx, vmId, reason, now),
+  );
 }
 
 /**

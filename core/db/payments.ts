@@ -62,29 +62,19 @@ export async function recordCallback(db: Db, txnid: string, claimedStatus: strin
     WHERE txnid = ${txnid}`);
 }
 
-/** initiated → success, with what PayU answered. Null when another job got there first. */
-export async function markPaymentSuccess(
+/**
+ * initiated → success | failure, with what PayU answered. Null when the payment was no longer
+ * initiated (another job got there first).
+ */
+export async function settlePayment(
   db: Db,
   txnid: string,
+  status: 'success' | 'failure',
   verified: { mihpayid: string | null; answer: unknown; at: Date },
 ): Promise<Payment | null> {
   return db.maybeOne(sql.type(Payment)`
     UPDATE payments
-    SET status = 'success', mihpayid = ${verified.mihpayid}, verify_answer = ${sql.jsonb(toJson(verified.answer))},
-        verified_at = ${verified.at.toISOString()}, updated_at = now()
-    WHERE txnid = ${txnid} AND status = 'initiated'
-    RETURNING ${COLUMNS}`);
-}
-
-/** initiated → failure, with what PayU answered. Null when the payment was no longer initiated. */
-export async function markPaymentFailure(
-  db: Db,
-  txnid: string,
-  verified: { mihpayid: string | null; answer: unknown; at: Date },
-): Promise<Payment | null> {
-  return db.maybeOne(sql.type(Payment)`
-    UPDATE payments
-    SET status = 'failure', mihpayid = ${verified.mihpayid}, verify_answer = ${sql.jsonb(toJson(verified.answer))},
+    SET status = ${status}, mihpayid = ${verified.mihpayid}, verify_answer = ${sql.jsonb(toJson(verified.answer))},
         verified_at = ${verified.at.toISOString()}, updated_at = now()
     WHERE txnid = ${txnid} AND status = 'initiated'
     RETURNING ${COLUMNS}`);

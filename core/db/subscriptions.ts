@@ -60,6 +60,14 @@ export async function findSubscription(db: Db, id: string): Promise<Subscription
   return db.maybeOne(sql.type(Subscription)`SELECT ${COLUMNS} FROM subscriptions WHERE id = ${id}`);
 }
 
+/** Subscriptions by id, for a sweep that needs the plan of many machines at once. */
+export async function findSubscriptionsByIds(db: Db, ids: string[]): Promise<Map<string, Subscription>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.any(sql.type(Subscription)`
+    SELECT ${COLUMNS} FROM subscriptions WHERE id = ANY(${sql.array(ids, 'uuid')})`);
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
 /** The user's latest plan choice still waiting for payment: what /payment confirms. */
 export async function findLatestPendingSubscription(db: Db, userId: string): Promise<Subscription | null> {
   return db.maybeOne(sql.type(Subscription)`

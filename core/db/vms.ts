@@ -1,3 +1,4 @@
+import type { QuerySqlToken } from 'slonik';
 import { z } from 'zod';
 import { sql, type Db } from './pool.ts';
 
@@ -30,6 +31,8 @@ export const LIVE_STATES = [
   'stopping',
   'stopped',
 ] as const;
+
+const LIVE_STATE_LIST = sql.join([...LIVE_STATES], sql.fragment`, `);
 
 export const Vm = z.object({
   id: z.uuid(),
@@ -102,6 +105,23 @@ async function openSegment(db: Db, vm: Vm, at: Date): Promise<void> {
     ON CONFLICT (vm_id) WHERE ended_at IS NULL DO NOTHING`);
 }
 
+/**
+ * A transition that ends usage counting: the conditional UPDATE and, when it matched, the open
+ * run segment closed where usage stopped counting.
+ */
+async function transitionClosingSegment(
+  db: Db,
+  vmId: string,
+  now: Date,
+  update: QuerySqlToken<typeof Vm>,
+): Promise<Vm | null> {
+  return db.transaction(async (trx) => {
+    const vm = await trx.maybeOne(update);
+    if (vm) await closeSegment(trx, vmId, vm.usage_counted_at ?? now);
+    return vm;
+  });
+}
+
 export async function findVm(db: Db, id: string): Promise<Vm | null> {
   return db.maybeOne(sql.type(Vm)`SELECT ${COLUMNS} FROM vms WHERE id = ${id}`);
 }
@@ -116,14 +136,14 @@ export async function findVmBySubscription(db: Db, subscriptionId: string): Prom
 export async function findLiveVmByUser(db: Db, userId: string): Promise<Vm | null> {
   return db.maybeOne(sql.type(Vm)`
     SELECT ${COLUMNS} FROM vms
-    WHERE user_id = ${userId} AND state IN (${sql.join([...LIVE_STATES], sql.fragment`, `)})`);
+    WHERE user_id = ${userId} AND state IN (${LIVE_STATE_LIST})`);
 }
 
 /** What the dashboard shows: the live machine, else the latest one (failed or deleted). */
 export async function findDashboardVm(db: Db, userId: string): Promise<Vm | null> {
   return db.maybeOne(sql.type(Vm)`
     SELECT ${COLUMNS} FROM vms WHERE user_id = ${userId}
-    ORDER BY (state IN (${sql.join([...LIVE_STATES], sql.fragment`, `)})) DESC, created_at DESC
+    ORDER BY (state IN (${LIVE_STATE_LIST})) DESC, created_at DESC
     LIMIT 1`);
 }
 
@@ -169,7 +189,7 @@ export async function attachSubscription(
         usage_counted_at = CASE WHEN state = 'running' THEN ${ts(now)}::timestamptz ELSE usage_counted_at END,
         state_changed_at = CASE WHEN state = 'running' THEN ${ts(now)}::timestamptz ELSE state_changed_at END,
         problem = NULL, updated_at = now()
-      WHERE id = ${vmId} AND state IN (${sql.join([...LIVE_STATES], sql.fragment`, `)})
+      WHERE id = ${vmId} AND state IN (${LIVE_STATE_LIST})
         AND subscription_id <> ${subscriptionId}
       RETURNING ${COLUMNS}`);
     if (vm?.state === 'running') {
@@ -297,17 +317,14 @@ export async function requestVmStop(
   now: Date,
   capSeconds: number,
 ): Promise<Vm | null> {
-  return db.transaction(async (trx) => {
-    const vm = await trx.maybeOne(sql.type(Vm)`
+  const update = sql.type(Vm)`
       UPDATE vms SET state = 'stopping', state_changed_at = ${ts(now)}, state_reason = ${reason},
         usage_seconds = ${accrued(now, capSeconds)},
         usage_counted_at = greatest(usage_counted_at, ${ts(now)}),
         stop_requested_at = ${ts(now)}, updated_at = now()
       WHERE id = ${vmId} AND state = 'running'
-      RETURNING ${COLUMNS}`);
-    if (vm) await closeSegment(trx, vmId, vm.usage_counted_at ?? now);
-    return vm;
-  });
+    RETURNING ${COLUMNS}`;
+  return transitionClosingSegment(db, vmId, now, update);
 }
 
 /** stopped → starting (a START from the customer or a renewal). */
@@ -339,16 +356,13 @@ export async function markVmStopped(
   now: Date,
   problem: string | null = null,
 ): Promise<Vm | null> {
-  return db.transaction(async (trx) => {
-    const vm = await trx.maybeOne(sql.type(Vm)`
+  const update = sql.type(Vm)`
       UPDATE vms SET state = 'stopped', state_changed_at = ${ts(now)},
         state_reason = coalesce(${reason}, state_reason), public_ip = NULL, stopped_at = ${ts(now)},
         problem = ${problem}, updated_at = now()
       WHERE id = ${vmId} AND state IN (${sql.join([...from], sql.fragment`, `)})
-      RETURNING ${COLUMNS}`);
-    if (vm) await closeSegment(trx, vmId, vm.usage_counted_at ?? now);
-    return vm;
-  });
+    RETURNING ${COLUMNS}`;
+  return transitionClosingSegment(db, vmId, now, update);
 }
 
 /** Any state but terminated → terminating (plan lapsed past grace, account deleted, replaced). */
@@ -358,15 +372,12 @@ export async function requestVmTerminate(
   reason: string,
   now: Date,
 ): Promise<Vm | null> {
-  return db.transaction(async (trx) => {
-    const vm = await trx.maybeOne(sql.type(Vm)`
+  const update = sql.type(Vm)`
       UPDATE vms SET state = 'terminating', state_changed_at = ${ts(now)}, state_reason = ${reason},
         terminate_requested_at = ${ts(now)}, updated_at = now()
       WHERE id = ${vmId} AND state NOT IN ('terminating', 'terminated')
-      RETURNING ${COLUMNS}`);
-    if (vm) await closeSegment(trx, vmId, vm.usage_counted_at ?? now);
-    return vm;
-  });
+    RETURNING ${COLUMNS}`;
+  return transitionClosingSegment(db, vmId, now, update);
 }
 
 export async function markVmTerminated(db: Db, vmId: string, now: Date): Promise<Vm | null> {
@@ -385,15 +396,12 @@ export async function markVmError(
   problem: string,
   now: Date,
 ): Promise<Vm | null> {
-  return db.transaction(async (trx) => {
-    const vm = await trx.maybeOne(sql.type(Vm)`
+  const update = sql.type(Vm)`
       UPDATE vms SET state = 'error', state_changed_at = ${ts(now)}, problem = ${problem},
         error_at = ${ts(now)}, public_ip = NULL, updated_at = now()
       WHERE id = ${vmId} AND state IN (${sql.join([...from], sql.fragment`, `)})
-      RETURNING ${COLUMNS}`);
-    if (vm) await closeSegment(trx, vmId, vm.usage_counted_at ?? now);
-    return vm;
-  });
+    RETURNING ${COLUMNS}`;
+  return transitionClosingSegment(db, vmId, now, update);
 }
 
 /** The customer has been told provisioning is late: once per VM. */
@@ -482,7 +490,7 @@ export async function listVmsPastGrace(db: Db, now: Date, graceDays: number, lim
       SELECT ${COLUMNS} FROM vms WHERE id IN (
       SELECT v.id FROM vms v
       JOIN subscriptions s ON s.id = v.subscription_id
-      WHERE v.state IN (${sql.join([...LIVE_STATES], sql.fragment`, `)})
+      WHERE v.state IN (${LIVE_STATE_LIST})
         AND (s.status IN ('expired', 'cancelled') OR s.expires_at <= ${ts(now)})
         AND least(coalesce(s.cancelled_at, s.expires_at), s.expires_at) < ${endedBefore}
         AND NOT EXISTS (
@@ -501,11 +509,11 @@ export async function countMachinesInUse(db: Db, instanceType: string, now: Date
   return db.oneFirst(sql.type(z.object({ count: z.number() }))`
     SELECT (
       (SELECT count(*) FROM vms WHERE instance_type = ${instanceType}
-         AND state IN (${sql.join([...LIVE_STATES], sql.fragment`, `)}))
+         AND state IN (${LIVE_STATE_LIST}))
       + (SELECT count(*) FROM subscriptions s
          WHERE s.instance_type = ${instanceType} AND s.status = 'active' AND s.expires_at > ${ts(now)}
            AND NOT EXISTS (SELECT 1 FROM vms v WHERE v.user_id = s.user_id
-             AND v.state IN (${sql.join([...LIVE_STATES], sql.fragment`, `)})))
+             AND v.state IN (${LIVE_STATE_LIST})))
     )::int AS count`);
 }
 

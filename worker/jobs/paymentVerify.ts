@@ -1,10 +1,5 @@
 import { findUserById } from '../../core/db/users.ts';
-import {
-  findPaymentByTxnid,
-  markPaymentFailure,
-  markPaymentSuccess,
-  setPaymentProblem,
-} from '../../core/db/payments.ts';
+import { findPaymentByTxnid, setPaymentProblem, settlePayment } from '../../core/db/payments.ts';
 import {
   activateSubscription,
   expireLapsedSubscriptions,
@@ -83,7 +78,7 @@ async function verifyPayment(
       await settleSuccess(deps, txnid, verified, log);
       return;
     case 'failure':
-      if (await markPaymentFailure(deps.db, txnid, verified)) {
+      if (await settlePayment(deps.db, txnid, 'failure', verified)) {
         log.info({ unmappedstatus: answer.unmappedstatus }, 'payment-verify: PayU says the payment failed');
       }
       return;
@@ -109,7 +104,7 @@ async function settleSuccess(
 ): Promise<void> {
   const { config, boss } = deps;
   const outcome = await deps.db.transaction(async (trx) => {
-    const paid = await markPaymentSuccess(trx, txnid, verified);
+    const paid = await settlePayment(trx, txnid, 'success', verified);
     if (!paid) return { kind: 'duplicate' as const };
     await lockUserPlans(trx, paid.user_id);
     const now = new Date();

@@ -10,7 +10,7 @@ import {
   recordPoolLaunch,
   type PoolInstance,
 } from '../../core/db/poolInstances.ts';
-import { findSubscription } from '../../core/db/subscriptions.ts';
+import { findSubscription, findSubscriptionsByIds, type Subscription } from '../../core/db/subscriptions.ts';
 import {
   accrueUsage,
   findVm,
@@ -90,10 +90,16 @@ export async function syncVms(deps: WorkerDeps, target: Payload<'vm-sync'> = {})
     }
   }
 
+  // The plans of running machines, for usage accrual: one query for the batch, not one per row.
+  const subscriptions = await findSubscriptionsByIds(
+    db,
+    vms.filter((v) => v.state === 'running').map((v) => v.subscription_id),
+  );
   const now = new Date();
   for (const vm of vms) {
     try {
-      await syncVm(deps, vm, vm.instance_id ? instances.get(vm.instance_id) : undefined);
+      const instance = vm.instance_id ? instances.get(vm.instance_id) : undefined;
+      await syncVm(deps, vm, instance, subscriptions.get(vm.subscription_id) ?? null);
     } catch (error) {
       deps.log.error({ vmId: vm.id, error: describeEc2Error(error) }, 'vm-sync: could not sync a machine');
     }
@@ -210,7 +216,13 @@ function missingTooLong(since: Date | null, now: Date): boolean {
   return since === null || now.getTime() - since.getTime() > GRACE_MISSING_MS;
 }
 
-export async function syncVm(deps: WorkerDeps, vm: Vm, instance: Ec2Instance | undefined): Promise<void> {
+/** `subscription` is the VM's plan when it is running (what usage is accrued against). */
+export async function syncVm(
+  deps: WorkerDeps,
+  vm: Vm,
+  instance: Ec2Instance | undefined,
+  subscription: Subscription | null,
+): Promise<void> {
   const now = new Date();
   const log = deps.log.child({ vmId: vm.id, instanceId: vm.instance_id, state: vm.state });
   if (!vm.instance_id) return;
@@ -251,7 +263,7 @@ export async function syncVm(deps: WorkerDeps, vm: Vm, instance: Ec2Instance | u
         if (stopped) log.info('vm-sync: machine was shut down from inside');
         return;
       }
-      if (instance.state === 'running') await accrue(deps, vm, log);
+      if (instance.state === 'running' && subscription) await accrue(deps, vm, subscription, log);
       return;
 
     case 'stopping':
@@ -331,11 +343,14 @@ async function becomeReady(
 }
 
 /** Usage up to now, hour alerts, and the stop when the hours are used up. */
-async function accrue(deps: WorkerDeps, vm: Vm, log: WorkerDeps['log']): Promise<void> {
+async function accrue(
+  deps: WorkerDeps,
+  vm: Vm,
+  subscription: Subscription,
+  log: WorkerDeps['log'],
+): Promise<void> {
   const { db, boss, config } = deps;
   const now = new Date();
-  const subscription = await findSubscription(db, vm.subscription_id);
-  if (!subscription) return;
   const counted = await accrueUsage(db, vm.id, now, planCapSeconds(subscription));
   if (!counted) return;
   for (const percent of hourAlertsReached(subscription.hours, counted.usage_seconds)) {
