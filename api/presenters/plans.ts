@@ -1,6 +1,7 @@
 import type { Invoice } from '../../core/db/invoices.ts';
 import type { Payment } from '../../core/db/payments.ts';
 import type { Subscription } from '../../core/db/subscriptions.ts';
+import type { PaymentStatusRecord, SubscriptionRecord } from '../../core/domain/planRecords.ts';
 import { DURATIONS, PLANS, getPlan, type Plan } from '../../core/domain/plans.ts';
 import { TRIAL_OFFERS } from '../../core/domain/trial.ts';
 
@@ -54,22 +55,8 @@ export function catalogueBody(): CatalogueBody {
   };
 }
 
-/** A plan choice (pending) or a bought plan, in the spec's selected* words (§3). */
-export type SubscriptionBody = {
-  subscriptionId: string;
-  status: Subscription['status'];
-  selectedPlan: string;
-  selectedDuration: number;
-  selectedStorage: string;
-  /** Rupees, as the spec's selectedPrice. */
-  selectedPrice: number;
-  pricePaise: number;
-  isTrial: boolean;
-  /** The plan whose machine a trial runs on ("LEGEND"); the plan itself otherwise. */
-  machinePlan: string;
-  purchaseDate: string | null;
-  expiryDate: string | null;
-};
+/** A plan choice (pending) or a bought plan: the record both sides share (core/domain/planRecords.ts). */
+export type SubscriptionBody = SubscriptionRecord;
 
 export function subscriptionBody(s: Subscription): SubscriptionBody {
   return {
@@ -87,14 +74,7 @@ export function subscriptionBody(s: Subscription): SubscriptionBody {
   };
 }
 
-export type PaymentStatusBody = {
-  txnid: string;
-  status: Payment['status'];
-  /** Paid but not activated: support will refund. */
-  needsAttention: boolean;
-  subscription: SubscriptionBody | null;
-  invoiceId: string | null;
-};
+export type PaymentStatusBody = PaymentStatusRecord;
 
 export function paymentStatusBody(
   payment: Payment,

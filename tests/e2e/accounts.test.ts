@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { generate } from 'otplib';
 import { describe, expect, it } from 'vitest';
 import {
@@ -10,48 +9,16 @@ import {
   useBrowser,
   type Page,
 } from '../support/browser.ts';
+import {
+  codeIn,
+  logInWithPassword,
+  PASSWORD,
+  registeredUser,
+  uniqueEmail,
+  waitForMail,
+} from '../support/e2eUsers.ts';
 
 const browser = useBrowser();
-const PASSWORD = 'Str0ng!Passw0rd';
-
-const uniqueEmail = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}@example.com`;
-
-type Mail = { subject: string; text: string; sentAt: string };
-
-async function mailsTo(to: string): Promise<Mail[]> {
-  const response = await fetch(`${baseUrl()}/sandbox/mail?to=${encodeURIComponent(to)}`);
-  return (await response.json()) as Mail[];
-}
-
-/** Waits for the `nth` (1-based, oldest first) mail to `to` whose subject contains `subject`. */
-async function waitForMail(to: string, subject: string, nth = 1): Promise<Mail> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    const matching = (await mailsTo(to)).filter((m) => m.subject.includes(subject)).reverse();
-    const mail = matching[nth - 1];
-    if (mail) return mail;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`no mail "${subject}" #${nth} to ${to}`);
-}
-
-const codeIn = (mail: Mail) => /\b(\d{6})\b/.exec(mail.text)![1]!;
-
-/** An account made through the API as a browser would (sign-up, mailed code, verify). */
-async function registeredUser(name = 'Kiran Das'): Promise<{ email: string; name: string }> {
-  const email = uniqueEmail('e2e');
-  const post = (path: string, body: unknown) =>
-    fetch(`${baseUrl()}/api${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-  const registered = await post('/auth/register', { name, email, phone: '9876543210', password: PASSWORD });
-  expect(registered.status).toBe(200);
-  const code = codeIn(await waitForMail(email, 'verification code'));
-  expect((await post('/auth/verify-otp', { email, otp: code })).status).toBe(200);
-  return { email, name };
-}
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 
@@ -75,13 +42,6 @@ async function openProfile(page: Page) {
   const toggle = page.getByRole('button', { name: 'My Profile' });
   if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
   return page.getByRole('region', { name: 'Profile' });
-}
-
-async function logInWithPassword(page: Page, email: string, password = PASSWORD) {
-  await page.goto('/login');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Login', exact: true }).click();
 }
 
 describe.skipIf(!hasBrowser())('accounts in the browser', () => {

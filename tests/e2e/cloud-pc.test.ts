@@ -1,4 +1,3 @@
-import { randomBytes, randomInt } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -10,6 +9,7 @@ import {
   useBrowser,
   type Page,
 } from '../support/browser.ts';
+import { buy, logIn, post, registeredUser } from '../support/e2eUsers.ts';
 
 /**
  * The cloud PC in the browser against the real stack (`npm start`'s, sandbox EC2 on the fast
@@ -19,65 +19,11 @@ import {
  */
 
 const browser = useBrowser();
-const PASSWORD = 'Str0ng!Passw0rd';
-
-async function post(path: string, body: unknown) {
-  return fetch(`${baseUrl()}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-}
 
 /** Slows the sandbox's machines so the transitional states stay on screen long enough to look at. */
 async function sandboxTimings(timings: Record<string, [number, number]> | null) {
   const response = await post('/sandbox/ec2/_control', timings ? { timings } : { profile: 'fast' });
   if (!response.ok) throw new Error(`sandbox control: ${response.status} ${await response.text()}`);
-}
-
-async function codeMailedTo(email: string): Promise<string> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    const mails = (await (
-      await fetch(`${baseUrl()}/sandbox/mail?to=${encodeURIComponent(email)}`)
-    ).json()) as Array<{
-      subject: string;
-      text: string;
-    }>;
-    const code = mails.map((m) => /\b(\d{6})\b/.exec(m.text)?.[1]).find(Boolean);
-    if (code) return code;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`no code mailed to ${email}`);
-}
-
-async function registeredUser(name: string): Promise<{ email: string; name: string }> {
-  const email = `pc-${randomBytes(4).toString('hex')}@example.com`;
-  const phone = `9${String(randomInt(0, 1e9)).padStart(9, '0')}`;
-  expect((await post('/api/auth/register', { name, email, phone, password: PASSWORD })).status).toBe(200);
-  expect((await post('/api/auth/verify-otp', { email, otp: await codeMailedTo(email) })).status).toBe(200);
-  return { email, name };
-}
-
-async function logIn(page: Page, email: string) {
-  await page.goto('/login');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Login', exact: true }).click();
-  await page.waitForURL(`${baseUrl()}/`);
-}
-
-/** /select-vm → /payment → the sandbox's PayU page → back to /payment-success. */
-async function buy(page: Page, plan: string, hours: number, amount: string) {
-  await page.goto('/select-vm');
-  const card = page.getByRole('article', { name: plan, exact: true });
-  await card.getByRole('radio', { name: `${hours} h` }).check();
-  await card.getByRole('button', { name: /^(Choose Plan|Renew Plan)$/ }).click();
-  await page.waitForURL('**/payment');
-  await page.getByRole('button', { name: `Pay ${amount}` }).click();
-  await page.waitForURL('**/sandbox/payu/_payment');
-  await page.getByRole('button', { name: `Pay ${amount} (success)` }).click();
-  await page.waitForURL(/\/payment-success\?txnid=/);
 }
 
 const fact = (page: Page, label: string) =>
@@ -102,7 +48,7 @@ afterAll(async () => {
 
 describe.skipIf(!hasBrowser())('cloud PC dashboard', () => {
   it('buy → the success page waits → dashboard with the IP; files download; STOP → START on a new IP; the timer ticks', async () => {
-    const user = await registeredUser('Meera Iyer');
+    const user = await registeredUser('Meera Iyer', 'pc');
     const page = await browser.newPage(DESKTOP);
     await logIn(page, user.email);
     // Slow enough to see "Setting up…", "Stopping…" and "Starting…" on screen.
@@ -213,7 +159,7 @@ describe.skipIf(!hasBrowser())('cloud PC dashboard', () => {
   });
 
   it('a logged-in user without a plan is offered one', async () => {
-    const user = await registeredUser('Dev Patel');
+    const user = await registeredUser('Dev Patel', 'pc');
     const page = await browser.newPage(MOBILE);
     await logIn(page, user.email);
     await page.goto('/dashboard');

@@ -1,4 +1,3 @@
-import { randomBytes, randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   baseUrl,
@@ -9,50 +8,9 @@ import {
   useBrowser,
   type Page,
 } from '../support/browser.ts';
+import { logIn, registeredUser, waitForMail } from '../support/e2eUsers.ts';
 
 const browser = useBrowser();
-const PASSWORD = 'Str0ng!Passw0rd';
-
-type Mail = { subject: string; text: string };
-
-async function mailsTo(to: string): Promise<Mail[]> {
-  const response = await fetch(`${baseUrl()}/sandbox/mail?to=${encodeURIComponent(to)}`);
-  return (await response.json()) as Mail[];
-}
-
-async function waitForMail(to: string, subject: string): Promise<Mail> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    const mail = (await mailsTo(to)).find((m) => m.subject.includes(subject));
-    if (mail) return mail;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`no mail "${subject}" to ${to}`);
-}
-
-/** A verified account made through the API (sign-up and the mailed code), with its own phone number. */
-async function registeredUser(name = 'Meera Iyer'): Promise<{ email: string; name: string }> {
-  const email = `buyer-${randomBytes(4).toString('hex')}@example.com`;
-  const phone = `9${String(randomInt(0, 1e9)).padStart(9, '0')}`;
-  const post = (path: string, body: unknown) =>
-    fetch(`${baseUrl()}/api${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-  expect((await post('/auth/register', { name, email, phone, password: PASSWORD })).status).toBe(200);
-  const code = /\b(\d{6})\b/.exec((await waitForMail(email, 'verification code')).text)![1]!;
-  expect((await post('/auth/verify-otp', { email, otp: code })).status).toBe(200);
-  return { email, name };
-}
-
-async function logIn(page: Page, email: string) {
-  await page.goto('/login');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Login', exact: true }).click();
-  await page.waitForURL(`${baseUrl()}/`);
-}
 
 /** Answers the next alert and tells what it said. */
 function nextAlert(page: Page): Promise<string> {
@@ -118,7 +76,7 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
   });
 
   it('asks for a duration before anything else happens', async () => {
-    const user = await registeredUser();
+    const user = await registeredUser('Meera Iyer', 'buyer');
     const page = await browser.newPage(DESKTOP);
     await logIn(page, user.email);
     await page.goto('/select-vm');
@@ -127,7 +85,7 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
   });
 
   it('buys LEGEND 45 h through the PayU checkout, then sees the plan block, history and the printable invoice', async () => {
-    const user = await registeredUser('Meera Iyer');
+    const user = await registeredUser('Meera Iyer', 'buyer');
     const page = await browser.newPage(DESKTOP);
     await logIn(page, user.email);
     await page.goto('/select-vm');
@@ -183,7 +141,7 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
   });
 
   it('on a phone: pays, reads history and the invoice at 360 px', async () => {
-    const user = await registeredUser('Dev Patel');
+    const user = await registeredUser('Dev Patel', 'buyer');
     const page = await browser.newPage(MOBILE);
     await logIn(page, user.email);
     await page.goto('/select-vm');
@@ -203,7 +161,7 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
   });
 
   it('a failed payment shows "Payment failed" and returns home after 5 seconds', async () => {
-    const user = await registeredUser();
+    const user = await registeredUser('Meera Iyer', 'buyer');
     const page = await browser.newPage(MOBILE);
     await logIn(page, user.email);
     await page.goto('/select-vm');
@@ -226,7 +184,7 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
     await expect(alert).resolves.toBe('Please login first');
     await visitor.waitForURL('**/login');
 
-    const user = await registeredUser('Tara Singh');
+    const user = await registeredUser('Tara Singh', 'buyer');
     const page = await browser.newPage(MOBILE);
     await logIn(page, user.email);
     await page.goto('/trial');

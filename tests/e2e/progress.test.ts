@@ -1,14 +1,6 @@
-import { randomBytes, randomInt } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  baseUrl,
-  DESKTOP,
-  hasBrowser,
-  MOBILE,
-  screenshot,
-  useBrowser,
-  type Page,
-} from '../support/browser.ts';
+import { DESKTOP, hasBrowser, MOBILE, screenshot, useBrowser, type Page } from '../support/browser.ts';
+import { buy, logIn, registeredUser } from '../support/e2eUsers.ts';
 
 /**
  * The usage page (/progress) in the browser against the real stack (`npm start`'s: sandbox
@@ -19,59 +11,6 @@ import {
  */
 
 const browser = useBrowser();
-const PASSWORD = 'Str0ng!Passw0rd';
-
-async function post(path: string, body: unknown) {
-  return fetch(`${baseUrl()}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-}
-
-async function codeMailedTo(email: string): Promise<string> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    const response = await fetch(`${baseUrl()}/sandbox/mail?to=${encodeURIComponent(email)}`);
-    const mails = (await response.json()) as Array<{ text: string }>;
-    const code = mails.map((m) => /\b(\d{6})\b/.exec(m.text)?.[1]).find(Boolean);
-    if (code) return code;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`no code mailed to ${email}`);
-}
-
-/** A verified account made through the API (sign-up and the mailed code). */
-async function registeredUser(): Promise<string> {
-  const email = `usage-${randomBytes(4).toString('hex')}@example.com`;
-  const phone = `9${String(randomInt(0, 1e9)).padStart(9, '0')}`;
-  expect(
-    (await post('/api/auth/register', { name: 'Kavya Menon', email, phone, password: PASSWORD })).status,
-  ).toBe(200);
-  expect((await post('/api/auth/verify-otp', { email, otp: await codeMailedTo(email) })).status).toBe(200);
-  return email;
-}
-
-async function logIn(page: Page, email: string) {
-  await page.goto('/login');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Login', exact: true }).click();
-  await page.waitForURL(`${baseUrl()}/`);
-}
-
-/** /select-vm → /payment → the sandbox's PayU page → back to /payment-success. */
-async function buyLegend45(page: Page) {
-  await page.goto('/select-vm');
-  const card = page.getByRole('article', { name: 'LEGEND', exact: true });
-  await card.getByRole('radio', { name: '45 h' }).check();
-  await card.getByRole('button', { name: /^(Choose Plan|Renew Plan)$/ }).click();
-  await page.waitForURL('**/payment');
-  await page.getByRole('button', { name: 'Pay ₹1,830.00' }).click();
-  await page.waitForURL('**/sandbox/payu/_payment');
-  await page.getByRole('button', { name: 'Pay ₹1,830.00 (success)' }).click();
-  await page.waitForURL(/\/payment-success\?txnid=/);
-}
 
 /** Polls the dashboard record (as the page's own session) until `check` holds. */
 async function untilDashboard(page: Page, email: string, what: string, check: (body: any) => boolean) {
@@ -105,10 +44,10 @@ describe.skipIf(!hasBrowser())('usage page', () => {
 
   beforeAll(async () => {
     if (!hasBrowser()) return;
-    email = await registeredUser();
+    ({ email } = await registeredUser('Kavya Menon', 'usage'));
     const page = await browser.newPage(DESKTOP);
     await logIn(page, email);
-    await buyLegend45(page);
+    await buy(page, 'LEGEND', 45, '₹1,830.00');
     await untilDashboard(page, email, 'running', (body) => body.isRunning === true);
   }, 120_000);
 

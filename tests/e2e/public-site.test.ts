@@ -8,19 +8,13 @@ import {
   useBrowser,
   type Page,
 } from '../support/browser.ts';
+import { mailsTo, type Mail } from '../support/e2eUsers.ts';
 
 const browser = useBrowser();
 const VIEWPORTS = [
   ['1280', DESKTOP],
   ['360', MOBILE],
 ] as const;
-
-type Mail = { to: string; subject: string; text: string };
-
-async function mailsTo(to: string): Promise<Mail[]> {
-  const response = await fetch(`${baseUrl()}/sandbox/mail?to=${encodeURIComponent(to)}`);
-  return (await response.json()) as Mail[];
-}
 
 async function waitForMail(to: string, match: (mail: Mail) => boolean): Promise<Mail> {
   const deadline = Date.now() + 20_000;

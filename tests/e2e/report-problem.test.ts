@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { baseUrl, DESKTOP, hasBrowser, MOBILE, screenshot, useBrowser } from '../support/browser.ts';
+import { mailsTo } from '../support/e2eUsers.ts';
 
 const browser = useBrowser();
-
-async function mailsTo(to: string): Promise<Array<{ subject: string; text: string }>> {
-  const response = await fetch(`${baseUrl()}/sandbox/mail?to=${encodeURIComponent(to)}`);
-  return (await response.json()) as Array<{ subject: string; text: string }>;
-}
 
 describe.skipIf(!hasBrowser())('report a problem', () => {
   it('refuses a bad phone with the spec message and sends nothing', async () => {

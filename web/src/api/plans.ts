@@ -4,34 +4,17 @@ import { useSearch } from 'wouter';
 import { readStored, writeStored } from '../storage.ts';
 import { api, ApiError, swrFetcher } from './fetcher.ts';
 import { TIMERS_MS } from '../../../core/domain/constants.ts';
+import type { PaymentStatusRecord, SubscriptionRecord } from '../../../core/domain/planRecords.ts';
 
 /** Typed hooks and calls for plans, checkout, payments and invoices (spec §7). */
 
-/** A plan choice or a bought plan, in the spec's selected* words (api/presenters/plans.ts). */
-export type PlanChoice = {
-  subscriptionId: string;
-  status: 'pending_payment' | 'active' | 'expired' | 'cancelled';
-  selectedPlan: string;
-  selectedDuration: number;
-  selectedStorage: string;
-  selectedPrice: number;
-  pricePaise: number;
-  isTrial: boolean;
-  machinePlan: string;
-  purchaseDate: string | null;
-  expiryDate: string | null;
-};
+/** A plan choice or a bought plan, in the spec's selected* words (core/domain/planRecords.ts). */
+export type PlanChoice = SubscriptionRecord;
 
 /** Spec §3 "Payment-start response": the SPA posts all but `action` as a form to `action`. */
 export type PaymentStart = Record<string, string> & { action: string; txnid: string; amount: string };
 
-export type PaymentStatus = {
-  txnid: string;
-  status: 'initiated' | 'success' | 'failure';
-  needsAttention: boolean;
-  subscription: PlanChoice | null;
-  invoiceId: string | null;
-};
+export type PaymentStatus = PaymentStatusRecord;
 
 export type Invoice = {
   invoiceId: string;

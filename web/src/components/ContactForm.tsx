@@ -1,6 +1,8 @@
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { api, errorMessage } from '../api/fetcher.ts';
-import { isValidPhone, normalisePhoneInput, PHONE_MESSAGE } from '../../../core/domain/phone.ts';
+import { StatusMessage, type Status } from './StatusMessage.tsx';
+import { EmailField, PhoneField, TextField } from './TextField.tsx';
+import { isValidPhone, PHONE_MESSAGE } from '../../../core/domain/phone.ts';
 import {
   FEEDBACK_FIELDS,
   FEEDBACK_LIMITS,
@@ -17,7 +19,6 @@ type Values = {
   message: string;
 };
 type Name = keyof Values;
-type Status = { kind: 'success' | 'error'; text: string } | null;
 
 const EMPTY: Values = { firstName: '', lastName: '', field: '', contactNumber: '', email: '', message: '' };
 const ORDER: Name[] = ['firstName', 'lastName', 'field', 'contactNumber', 'email', 'message'];
@@ -90,31 +91,27 @@ export function ContactForm({ autoFocus = false }: { autoFocus?: boolean }) {
   return (
     <form ref={formRef} className="form contact-form" onSubmit={submit} noValidate aria-label="Contact form">
       <div className="form-row">
-        <label className="field">
-          <span>First Name</span>
-          <input
-            name="firstName"
-            autoComplete="given-name"
-            value={values.firstName}
-            maxLength={FEEDBACK_LIMITS.name}
-            onChange={(e) => set('firstName')(e.target.value)}
-            required
-            autoFocus={autoFocus}
-            {...describe('firstName')}
-          />
-        </label>
-        <label className="field">
-          <span>Last Name</span>
-          <input
-            name="lastName"
-            autoComplete="family-name"
-            value={values.lastName}
-            maxLength={FEEDBACK_LIMITS.name}
-            onChange={(e) => set('lastName')(e.target.value)}
-            required
-            {...describe('lastName')}
-          />
-        </label>
+        <TextField
+          label="First Name"
+          name="firstName"
+          autoComplete="given-name"
+          value={values.firstName}
+          maxLength={FEEDBACK_LIMITS.name}
+          onChange={set('firstName')}
+          required
+          autoFocus={autoFocus}
+          {...describe('firstName')}
+        />
+        <TextField
+          label="Last Name"
+          name="lastName"
+          autoComplete="family-name"
+          value={values.lastName}
+          maxLength={FEEDBACK_LIMITS.name}
+          onChange={set('lastName')}
+          required
+          {...describe('lastName')}
+        />
       </div>
       <label className="field">
         <span>Your field</span>
@@ -136,33 +133,20 @@ export function ContactForm({ autoFocus = false }: { autoFocus?: boolean }) {
         </select>
       </label>
       <div className="form-row">
-        <label className="field">
-          <span>Contact Number</span>
-          <input
-            name="contactNumber"
-            type="tel"
-            inputMode="numeric"
-            autoComplete="tel-national"
-            placeholder="10-digit mobile"
-            value={values.contactNumber}
-            onChange={(e) => set('contactNumber')(normalisePhoneInput(e.target.value))}
-            required
-            {...describe('contactNumber')}
-          />
-        </label>
-        <label className="field">
-          <span>Email</span>
-          <input
-            name="email"
-            type="email"
-            autoComplete="email"
-            value={values.email}
-            maxLength={FEEDBACK_LIMITS.email}
-            onChange={(e) => set('email')(e.target.value)}
-            required
-            {...describe('email')}
-          />
-        </label>
+        <PhoneField
+          label="Contact Number"
+          name="contactNumber"
+          placeholder="10-digit mobile"
+          value={values.contactNumber}
+          onChange={set('contactNumber')}
+          {...describe('contactNumber')}
+        />
+        <EmailField
+          value={values.email}
+          maxLength={FEEDBACK_LIMITS.email}
+          onChange={set('email')}
+          {...describe('email')}
+        />
       </div>
       <label className="field">
         <span>Message</span>
@@ -176,9 +160,7 @@ export function ContactForm({ autoFocus = false }: { autoFocus?: boolean }) {
           {...describe('message')}
         />
       </label>
-      <div id={statusId} role="status" aria-live="polite" className="form-status">
-        {status && <p className={`notice ${status.kind}`}>{status.text}</p>}
-      </div>
+      <StatusMessage status={status} id={statusId} />
       <button type="submit" className="button primary" disabled={busy}>
         {busy ? 'Sending…' : 'Send Message'}
       </button>

@@ -8,9 +8,10 @@ export function statusFrom(text: string, kind?: 'success' | 'error' | 'info'): S
   return { kind: kind ?? (/success/i.test(text) ? 'success' : 'error'), text };
 }
 
-export function StatusMessage({ status }: { status: Status }) {
+/** `id` lets fields point at the message with aria-describedby. */
+export function StatusMessage({ status, id }: { status: Status; id?: string }) {
   return (
-    <div role="status" aria-live="polite" className="form-status">
+    <div id={id} role="status" aria-live="polite" className="form-status">
       {status && <p className={`notice ${status.kind}`}>{status.text}</p>}
     </div>
   );

@@ -1,19 +1,5 @@
 import { useEffect, useState } from 'react';
 
-const REDUCED_MOTION = '(prefers-reduced-motion: reduce)';
-
-/** True while the person has asked their system for less motion; follows changes live. */
-export function usePrefersReducedMotion(): boolean {
-  const [reduced, setReduced] = useState(() => window.matchMedia(REDUCED_MOTION).matches);
-  useEffect(() => {
-    const query = window.matchMedia(REDUCED_MOTION);
-    const update = () => setReduced(query.matches);
-    query.addEventListener('change', update);
-    return () => query.removeEventListener('change', update);
-  }, []);
-  return reduced;
-}
-
 /** True while the tab is hidden: timers and animations have nothing to show then. */
 export function useDocumentHidden(): boolean {
   const [hidden, setHidden] = useState(() => document.hidden);

@@ -4,6 +4,7 @@ import { api, errorMessage } from '../api/fetcher.ts';
 import { Page } from '../components/Layout.tsx';
 import { RequireUser } from '../components/RequireUser.tsx';
 import { StatusMessage, statusFrom, type Status } from '../components/StatusMessage.tsx';
+import { CodeField } from '../components/TextField.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
 
 /**
@@ -164,17 +165,7 @@ function TwoFactorPanel() {
           </p>
         </div>
         <form className="auth-form" onSubmit={confirm} noValidate>
-          <label className="field">
-            <span>Code from the app</span>
-            <input
-              name="code"
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              maxLength={6}
-              value={code}
-              onChange={(e) => setCode(e.target.value.replace(/\D/g, '').slice(0, 6))}
-            />
-          </label>
+          <CodeField label="Code from the app" name="code" value={code} onChange={setCode} />
           <StatusMessage status={status} />
           <div className="button-row">
             <button type="submit" className="button primary" disabled={busy}>

@@ -4,6 +4,7 @@ import { needsTwoFactor, rememberLogin, type LoginReply } from '../api/auth.ts';
 import { api, errorMessage } from '../api/fetcher.ts';
 import type { SessionUser } from '../api/session.ts';
 import { StatusMessage, statusFrom, type Status } from '../components/StatusMessage.tsx';
+import { CodeField, EmailField } from '../components/TextField.tsx';
 import { TwoFactorStep } from '../components/TwoFactorStep.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { ACCOUNT_MESSAGES as M, normaliseEmail } from '../../../core/domain/account.ts';
@@ -110,17 +111,7 @@ export default function ForgotPassword() {
                     ? 'We will email you a link to set a new password. It works once, for 30 minutes.'
                     : 'We will email you a 6-digit code to log in with. It works for 10 minutes.'}
                 </p>
-                <label className="field">
-                  <span>Email</span>
-                  <input
-                    name="email"
-                    type="email"
-                    autoComplete="email"
-                    value={email}
-                    onChange={(e) => setEmail(e.target.value)}
-                    required
-                  />
-                </label>
+                <EmailField value={email} onChange={setEmail} />
                 <StatusMessage status={status} />
                 <button type="submit" className="button primary" disabled={busy}>
                   {busy ? 'Sending…' : 'Send'}
@@ -129,19 +120,7 @@ export default function ForgotPassword() {
             ) : (
               <form className="auth-form" onSubmit={verify} noValidate>
                 <StatusMessage status={status} />
-                <label className="field">
-                  <span>OTP</span>
-                  <input
-                    name="otp"
-                    inputMode="numeric"
-                    autoComplete="one-time-code"
-                    maxLength={6}
-                    value={otp}
-                    onChange={(e) => setOtp(e.target.value.replace(/\D/g, '').slice(0, 6))}
-                    autoFocus
-                    required
-                  />
-                </label>
+                <CodeField label="OTP" value={otp} onChange={setOtp} autoFocus required />
                 <button type="submit" className="button primary" disabled={busy}>
                   {busy ? 'Verifying…' : 'Verify & Login'}
                 </button>

@@ -6,6 +6,7 @@ import { useSession, type SessionUser } from '../api/session.ts';
 import { GoogleSignIn } from '../components/GoogleSignIn.tsx';
 import { PasswordField } from '../components/PasswordField.tsx';
 import { StatusMessage, statusFrom, type Status } from '../components/StatusMessage.tsx';
+import { EmailField } from '../components/TextField.tsx';
 import { TwoFactorStep } from '../components/TwoFactorStep.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { ACCOUNT_MESSAGES as M, normaliseEmail } from '../../../core/domain/account.ts';
@@ -77,17 +78,7 @@ export default function Login() {
           <>
             <p className="muted auth-lead">Welcome back. Log in to reach your cloud PC.</p>
             <form className="auth-form" onSubmit={submit} noValidate>
-              <label className="field">
-                <span>Email</span>
-                <input
-                  name="email"
-                  type="email"
-                  autoComplete="email"
-                  value={email}
-                  onChange={(e) => setEmail(e.target.value)}
-                  required
-                />
-              </label>
+              <EmailField value={email} onChange={setEmail} />
               <PasswordField
                 label="Password"
                 value={password}

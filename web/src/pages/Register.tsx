@@ -7,6 +7,7 @@ import { GoogleSignIn } from '../components/GoogleSignIn.tsx';
 import { PasswordChecklist } from '../components/PasswordChecklist.tsx';
 import { PasswordField } from '../components/PasswordField.tsx';
 import { StatusMessage, statusFrom, type Status } from '../components/StatusMessage.tsx';
+import { CodeField, EmailField, PhoneField, TextField } from '../components/TextField.tsx';
 import { TwoFactorStep } from '../components/TwoFactorStep.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
 import {
@@ -121,40 +122,17 @@ function SignUpForm() {
     <>
       <p className="muted auth-lead">Create your account. We will email you a code to confirm it.</p>
       <form className="auth-form" onSubmit={submit} noValidate>
-        <label className="field">
-          <span>Name</span>
-          <input
-            name="name"
-            autoComplete="name"
-            maxLength={NAME_MAX_LENGTH}
-            value={form.name}
-            onChange={(e) => set('name')(e.target.value)}
-            required
-          />
-        </label>
-        <label className="field">
-          <span>Email</span>
-          <input
-            name="email"
-            type="email"
-            autoComplete="email"
-            value={form.email}
-            onChange={(e) => set('email')(e.target.value)}
-            required
-          />
-        </label>
-        <label className="field">
-          <span>Phone</span>
-          <input
-            name="phone"
-            type="tel"
-            inputMode="numeric"
-            autoComplete="tel-national"
-            value={form.phone}
-            onChange={(e) => set('phone')(normalisePhoneInput(e.target.value))}
-            required
-          />
-        </label>
+        <TextField
+          label="Name"
+          name="name"
+          autoComplete="name"
+          maxLength={NAME_MAX_LENGTH}
+          value={form.name}
+          onChange={set('name')}
+          required
+        />
+        <EmailField value={form.email} onChange={set('email')} />
+        <PhoneField label="Phone" name="phone" value={form.phone} onChange={set('phone')} />
         <PasswordField
           label="Password"
           value={form.password}
@@ -235,20 +213,7 @@ function CodeStep() {
         minutes.
       </p>
       <form className="auth-form" onSubmit={verify} noValidate>
-        <label className="field">
-          <span>OTP</span>
-          <input
-            name="otp"
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            pattern="[0-9]*"
-            maxLength={6}
-            value={otp}
-            onChange={(e) => setOtp(e.target.value.replace(/\D/g, '').slice(0, 6))}
-            autoFocus
-            required
-          />
-        </label>
+        <CodeField label="OTP" pattern="[0-9]*" value={otp} onChange={setOtp} autoFocus required />
         <StatusMessage status={status} />
         <button type="submit" className="button primary" disabled={busy}>
           {busy ? 'Verifying…' : 'Verify'}

@@ -1,6 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { api, errorMessage } from '../api/fetcher.ts';
 import { Page } from '../components/Layout.tsx';
+import { StatusMessage, type Status } from '../components/StatusMessage.tsx';
+import { PhoneField, TextField } from '../components/TextField.tsx';
 import { isValidPhone, normalisePhoneInput, PHONE_MESSAGE } from '../../../core/domain/phone.ts';
 import {
   DEFAULT_SEVERITY,
@@ -9,8 +11,6 @@ import {
   SEVERITIES,
   type Severity,
 } from '../../../core/domain/problemReport.ts';
-
-type Status = { kind: 'success' | 'error'; text: string } | null;
 
 const EMPTY = { title: '', description: '', severity: DEFAULT_SEVERITY as Severity, phoneNumber: '' };
 
@@ -67,16 +67,14 @@ export default function ReportProblem() {
   return (
     <Page title="Report a Problem" lead="Tell us what went wrong. Our support team replies within 12 hours.">
       <form className="card form" onSubmit={submit} noValidate>
-        <label className="field">
-          <span>Issue Title</span>
-          <input
-            name="title"
-            value={form.title}
-            maxLength={REPORT_LIMITS.title}
-            onChange={(e) => set('title')(e.target.value)}
-            required
-          />
-        </label>
+        <TextField
+          label="Issue Title"
+          name="title"
+          value={form.title}
+          maxLength={REPORT_LIMITS.title}
+          onChange={set('title')}
+          required
+        />
         <label className="field">
           <span>Description</span>
           <textarea
@@ -98,21 +96,13 @@ export default function ReportProblem() {
             ))}
           </select>
         </label>
-        <label className="field">
-          <span>Phone Number</span>
-          <input
-            name="phoneNumber"
-            type="tel"
-            inputMode="numeric"
-            autoComplete="tel-national"
-            value={form.phoneNumber}
-            onChange={(e) => set('phoneNumber')(normalisePhoneInput(e.target.value))}
-            required
-          />
-        </label>
-        <div role="status" aria-live="polite" className="form-status">
-          {status && <p className={`notice ${status.kind}`}>{status.text}</p>}
-        </div>
+        <PhoneField
+          label="Phone Number"
+          name="phoneNumber"
+          value={form.phoneNumber}
+          onChange={set('phoneNumber')}
+        />
+        <StatusMessage status={status} />
         <button type="submit" className="button primary" disabled={busy}>
           {busy ? 'Submitting…' : 'Submit Report'}
         </button>

@@ -1,0 +1,86 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { expect } from 'vitest';
+import { baseUrl, type Page } from './browser.ts';
+
+/**
+ * What the browser tests share about customers: the sandbox's mailbox, accounts made through
+ * the API as the SPA would make them, logging in on /login, and buying a plan through PayU's
+ * sandbox checkout.
+ */
+
+export const PASSWORD = 'Str0ng!Passw0rd';
+
+export const uniqueEmail = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}@example.com`;
+
+export type Mail = { subject: string; text: string; sentAt: string };
+
+/** The sandbox's mail to `to`, newest first. */
+export async function mailsTo(to: string): Promise<Mail[]> {
+  const response = await fetch(`${baseUrl()}/sandbox/mail?to=${encodeURIComponent(to)}`);
+  return (await response.json()) as Mail[];
+}
+
+/** Waits for the `nth` (1-based, oldest first) mail to `to` whose subject contains `subject`. */
+export async function waitForMail(to: string, subject: string, nth = 1): Promise<Mail> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const matching = (await mailsTo(to)).filter((m) => m.subject.includes(subject)).reverse();
+    const mail = matching[nth - 1];
+    if (mail) return mail;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`no mail "${subject}" #${nth} to ${to}`);
+}
+
+/** The six-digit code a mail carries. */
+export const codeIn = (mail: Mail) => /\b(\d{6})\b/.exec(mail.text)![1]!;
+
+/** POSTs JSON to the stack (`path` from the origin, e.g. `/api/auth/register`). */
+export function post(path: string, body: unknown) {
+  return fetch(`${baseUrl()}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+/** A verified account made through the API (sign-up and the mailed code), with its own phone number. */
+export async function registeredUser(
+  name = 'Kiran Das',
+  emailPrefix = 'e2e',
+): Promise<{ email: string; name: string }> {
+  const email = uniqueEmail(emailPrefix);
+  const phone = `9${String(randomInt(0, 1e9)).padStart(9, '0')}`;
+  expect((await post('/api/auth/register', { name, email, phone, password: PASSWORD })).status).toBe(200);
+  const code = codeIn(await waitForMail(email, 'verification code'));
+  expect((await post('/api/auth/verify-otp', { email, otp: code })).status).toBe(200);
+  return { email, name };
+}
+
+/** Fills and submits the /login form; does not wait for where it leads. */
+export async function logInWithPassword(page: Page, email: string, password = PASSWORD) {
+  await page.goto('/login');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Login', exact: true }).click();
+}
+
+/** Logs in and waits to land on /. */
+export async function logIn(page: Page, email: string) {
+  await logInWithPassword(page, email);
+  await page.waitForURL(`${baseUrl()}/`);
+}
+
+/** /select-vm → /payment → the sandbox's PayU page → back to /payment-success. */
+export async function buy(page: Page, plan: string, hours: number, amount: string) {
+  await page.goto('/select-vm');
+  const card = page.getByRole('article', { name: plan, exact: true });
+  await card.getByRole('radio', { name: `${hours} h` }).check();
+  await card.getByRole('button', { name: /^(Choose Plan|Renew Plan)$/ }).click();
+  await page.waitForURL('**/payment');
+  await page.getByRole('button', { name: `Pay ${amount}` }).click();
+  await page.waitForURL('**/sandbox/payu/_payment');
+  await page.getByRole('button', { name: `Pay ${amount} (success)` }).click();
+  await page.waitForURL(/\/payment-success\?txnid=/);
+}
+
