@@ -8,7 +8,7 @@ import {
   useBrowser,
   type Page,
 } from '../support/browser.ts';
-import { logIn, registeredUser, waitForMail } from '../support/e2eUsers.ts';
+import { logIn, paymentVerified, registeredUser, waitForMail } from '../support/e2eUsers.ts';
 
 const browser = useBrowser();
 
@@ -99,7 +99,7 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
     await payOnPayU(page, '₹1,830.00', 'success', 'plans-payu-checkout-1280');
 
     await page.waitForURL(/\/payment-success\?txnid=/);
-    await page.getByRole('heading', { name: 'Payment successful!' }).waitFor({ timeout: 20_000 });
+    await paymentVerified(page);
     await page.getByText('Payment verified. Your Virtual Computer is on the way. Please wait…').waitFor();
     await screenshot(page, 'plans-payment-success-1280');
     const receipt = await waitForMail(user.email, 'Payment received');
@@ -150,7 +150,7 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
     await page.getByRole('button', { name: 'Pay ₹2,299.00' }).waitFor();
     await screenshot(page, 'plans-payment-360');
     await payOnPayU(page, '₹2,299.00', 'success', 'plans-payu-checkout-360');
-    await page.getByRole('heading', { name: 'Payment successful!' }).waitFor({ timeout: 20_000 });
+    await paymentVerified(page);
     await screenshot(page, 'plans-payment-success-360');
     await page.goto('/history');
     await page.getByRole('article', { name: /^Invoice LC\// }).waitFor();
@@ -198,7 +198,7 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
     await page.waitForURL('**/payment');
     await page.getByText('Trial · PRO LEGEND').waitFor();
     await payOnPayU(page, '₹45.00', 'success');
-    await page.getByRole('heading', { name: 'Payment successful!' }).waitFor({ timeout: 20_000 });
+    await paymentVerified(page);
 
     // One trial per account.
     await page.goto('/trial');

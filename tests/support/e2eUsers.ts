@@ -84,3 +84,15 @@ export async function buy(page: Page, plan: string, hours: number, amount: strin
   await page.waitForURL(/\/payment-success\?txnid=/);
 }
 
+/**
+ * After paying: the success page says "Payment successful!" until the dashboard has the PC's
+ * IP, then moves to /dashboard (spec §4). With a warm-pool machine that can be within a second
+ * of verification, so the heading may be gone before a test looks; either screen proves PayU's
+ * answer was verified (the success page shows neither before that).
+ */
+export async function paymentVerified(page: Page, timeout = 20_000): Promise<void> {
+  await page
+    .getByRole('heading', { name: 'Payment successful!' })
+    .or(page.getByRole('heading', { name: 'Dashboard', exact: true }))
+    .waitFor({ timeout });
+}
