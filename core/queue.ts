@@ -93,8 +93,9 @@ export const QUEUES = {
     expireInSeconds: 120,
   }),
   'vm-provision': defineQueue(VmProvision, {
-    // EC2 capacity errors and throttling clear in minutes: keep trying for about an hour.
-    retryLimit: 10,
+    // EC2 capacity errors and throttling clear in minutes: keep trying for about two hours.
+    // This is the launch budget too: the machine gives up on its 20th launch attempt.
+    retryLimit: 19,
     retryDelay: 15,
     retryBackoff: true,
     retryDelayMax: 600,
@@ -109,8 +110,8 @@ export const QUEUES = {
   }),
   'vm-start': defineQueue(VmAction, {
     // A stopped GPU machine can meet InsufficientInstanceCapacity: back off for a few minutes;
-    // the handler gives up (machine back to stopped, operator alerted) after its attempt limit.
-    retryLimit: 8,
+    // the machine goes back to stopped (operator alerted) on its 6th failed attempt.
+    retryLimit: 5,
     retryDelay: 10,
     retryBackoff: true,
     retryDelayMax: 120,
@@ -174,6 +175,14 @@ export const QUEUES = {
 } as const;
 
 export type QueueName = keyof typeof QUEUES;
+
+/**
+ * How many times an operation is tried in all: the first run plus the queue's retries. Handlers
+ * that count attempts on a row give up at this number, so one budget governs each operation.
+ */
+export function attemptBudget(name: QueueName): number {
+  return QUEUES[name].options.retryLimit + 1;
+}
 export type Payload<Q extends QueueName> = z.infer<(typeof QUEUES)[Q]['schema']>;
 export const QUEUE_NAMES = Object.keys(QUEUES) as QueueName[];
 export const deadLetterQueue = (name: QueueName): string => `${name}-dlq`;

@@ -1,6 +1,6 @@
 import type { Config } from './config.ts';
 import type { Db } from './db/pool.ts';
-import { findSubscription, type Subscription } from './db/subscriptions.ts';
+import { findSubscription } from './db/subscriptions.ts';
 import { findVm, requestVmStart, requestVmStop, requestVmTerminate, type Vm } from './db/vms.ts';
 import { planSeconds } from './domain/usage.ts';
 import { sendJob, type Boss } from './queue.ts';
@@ -11,20 +11,6 @@ import { sendJob, type Boss } from './queue.ts';
  * the API (START/STOP), the worker (hours, expiry, renewal) and account deletion. Nothing here
  * calls AWS.
  */
-
-/** Seconds a subscription's plan allows (the cap of usage accrual). */
-export function planCapSeconds(subscription: Pick<Subscription, 'hours'>): number {
-  return planSeconds(subscription.hours);
-}
-
-export function subscriptionInForce(subscription: Subscription | null, now: Date): boolean {
-  return (
-    subscription !== null &&
-    subscription.status === 'active' &&
-    subscription.expires_at !== null &&
-    subscription.expires_at.getTime() > now.getTime()
-  );
-}
 
 /** The conditional transition and, when it happened, the job that carries it out, in one transaction. */
 async function transitionAndSend(
@@ -63,7 +49,7 @@ export async function requestStop(
   return transitionAndSend(db, boss, 'vm-stop', vmId, async (trx) => {
     const current = await findVm(trx, vmId);
     const subscription = current ? await findSubscription(trx, current.subscription_id) : null;
-    const cap = subscription ? planCapSeconds(subscription) : Number.MAX_SAFE_INTEGER;
+    const cap = subscription ? planSeconds(subscription.hours) : Number.MAX_SAFE_INTEGER;
     return requestVmStop(trx, vmId, reason, now, cap);
   });
 }

@@ -58,8 +58,6 @@ export const VM_ENV = {
     .min(1)
     .max(24 * 3600)
     .optional(),
-  VM_MAX_LAUNCH_ATTEMPTS: z.coerce.number().int().min(1).max(200).optional(),
-  VM_MAX_START_ATTEMPTS: z.coerce.number().int().min(1).max(100).optional(),
   ORPHAN_GRACE_MINUTES: z.coerce
     .number()
     .min(0)
@@ -99,10 +97,8 @@ export type VmConfig = {
   pollSeconds: number;
   /** A transition with no progress for this long is picked up again by the reaper. */
   stuckSeconds: number;
-  maxLaunchAttempts: number;
   /** Launch attempts in the main subnets before the fallback subnets are tried. */
   launchAttemptsBeforeFallback: number;
-  maxStartAttempts: number;
   orphanGraceMinutes: number;
   streamingClientUrl: string;
   setupVideoUrl: string | null;
@@ -221,9 +217,7 @@ export function parseVmConfig(
     // The sandbox's fast profile settles in seconds; AWS in tens of seconds to minutes.
     pollSeconds: env.VM_POLL_SECONDS ?? (sandbox && context.profile === 'fast' ? 1 : 10),
     stuckSeconds: env.VM_STUCK_SECONDS ?? 30 * 60,
-    maxLaunchAttempts: env.VM_MAX_LAUNCH_ATTEMPTS ?? 20,
     launchAttemptsBeforeFallback: 2,
-    maxStartAttempts: env.VM_MAX_START_ATTEMPTS ?? 6,
     orphanGraceMinutes: env.ORPHAN_GRACE_MINUTES ?? 60,
     streamingClientUrl: env.STREAMING_CLIENT_URL ?? DEFAULT_STREAMING_CLIENT_URL,
     setupVideoUrl: env.SETUP_VIDEO_URL ?? null,

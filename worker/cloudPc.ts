@@ -1,14 +1,7 @@
 import { findUserById } from '../core/db/users.ts';
 import { recordNotice, type NoticeKind } from '../core/db/vmNotices.ts';
 import type { Db } from '../core/db/pool.ts';
-import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
-import {
-  classifyEc2Error,
-  ec2RequestId,
-  toInstance,
-  type Ec2,
-  type Ec2Instance,
-} from '../core/providers/ec2.ts';
+import { classifyEc2Error, ec2RequestId, type Ec2 } from '../core/providers/ec2.ts';
 import { decryptWindowsPassword, WindowsPasswordError } from '../core/providers/windowsPassword.ts';
 import { sendJob, type Boss, type Payload } from '../core/queue.ts';
 import { sealWindowsPassword } from '../core/vmSecrets.ts';
@@ -88,10 +81,6 @@ export function describeEc2Error(error: unknown): string {
   return `${name}${requestId ? ` (request ${requestId})` : ''}: ${message}`.slice(0, 500);
 }
 
-export function isIdempotentMismatch(error: unknown): boolean {
-  return (error as { name?: string }).name === 'IdempotentParameterMismatch';
-}
-
 /** Errors after which waiting (and another subnet) may help. */
 export function isRetryableCapacity(error: unknown): boolean {
   const kind = classifyEc2Error(error);
@@ -101,36 +90,4 @@ export function isRetryableCapacity(error: unknown): boolean {
 /** A job step to be tried again later (pg-boss retries it with backoff). */
 export class RetryLater extends Error {
   override name = 'RetryLater';
-}
-
-/**
- * Instances by the ClientToken they were launched with (our VM or pool row id): how a lost
- * RunInstances answer, or a worker that died before recording it, is recovered.
- */
-export async function findByClientTokens(
-  ec2: Ec2,
-  clientTokens: string[],
-): Promise<Map<string, Ec2Instance>> {
-  const found = new Map<string, Ec2Instance>();
-  for (let i = 0; i < clientTokens.length; i += 200) {
-    let nextToken: string | undefined;
-    do {
-      const page = await ec2.client.send(
-        new DescribeInstancesCommand({
-          Filters: [{ Name: 'client-token', Values: clientTokens.slice(i, i + 200) }],
-          MaxResults: 1000,
-          NextToken: nextToken,
-        }),
-      );
-      for (const instance of (page.Reservations ?? []).flatMap((r) => r.Instances ?? []).map(toInstance)) {
-        if (!instance.clientToken) continue;
-        const seen = found.get(instance.clientToken);
-        // A terminated duplicate never hides the live one.
-        if (!seen || seen.state === 'terminated' || seen.state === 'shutting-down')
-          found.set(instance.clientToken, instance);
-      }
-      nextToken = page.NextToken || undefined;
-    } while (nextToken);
-  }
-  return found;
 }

@@ -20,4 +20,9 @@ export type WorkerDeps = {
    * hand for other jobs need not have it; `metrics-pull` makes its own from config if absent.
    */
   cloudWatch?: CloudWatch;
+  /**
+   * Whether Remote Desktop answers on a machine's public address: a machine is ready only when
+   * it does. Absent, readiness does not wait for it.
+   */
+  remoteDesktop?: { probe(host: string, port: number): Promise<'open' | 'closed'> };
 };

@@ -66,6 +66,8 @@ function vm(overrides: Partial<Vm>): Vm {
     error_at: null,
     delayed_at: null,
     synced_at: null,
+    last_error: null,
+    last_error_at: null,
     created_at: at(3600),
     updated_at: at(60),
     ...overrides,

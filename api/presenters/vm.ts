@@ -1,6 +1,12 @@
 import type { Subscription } from '../../core/db/subscriptions.ts';
 import type { Vm } from '../../core/db/vms.ts';
-import { isOutOfHours, remainingSeconds } from '../../core/domain/usage.ts';
+import {
+  downloadsReady,
+  hoursExhausted,
+  keptUntil as keptUntilOf,
+  planInForce,
+} from '../../core/domain/lifecycle.ts';
+import { remainingSeconds } from '../../core/domain/usage.ts';
 import {
   displayStateOf,
   VM_MESSAGES,
@@ -20,17 +26,19 @@ export function dashboardBody(input: {
   now: Date;
 }): DashboardBody {
   const { user, subscription, vm, vmConfig, now } = input;
-  const planActive =
-    subscription !== null &&
-    subscription.status === 'active' &&
-    subscription.expires_at !== null &&
-    subscription.expires_at.getTime() > now.getTime();
+  const plan = subscription && {
+    status: subscription.status,
+    expiresAt: subscription.expires_at,
+    hours: subscription.hours,
+    cancelledAt: subscription.cancelled_at,
+  };
+  const planActive = planInForce(plan, now);
   // The VM's usage belongs to the subscription it serves; a plan it does not serve yet starts at zero.
   const servesPlan = vm !== null && subscription !== null && vm.subscription_id === subscription.id;
   const running = vm?.state === 'running';
   const usageSeconds = vm && servesPlan ? usageAtStateChange(vm) : 0;
   const accruedNow = vm && servesPlan ? vm.usage_seconds : 0;
-  const outOfHours = subscription !== null && isOutOfHours(subscription.hours, accruedNow);
+  const outOfHours = plan !== null && hoursExhausted(plan, accruedNow);
 
   let state = displayStateOf(vm?.state);
   // A warm-pool machine only needs a start (about a minute), not a first boot: say so.
@@ -41,15 +49,18 @@ export function dashboardBody(input: {
 
   const email = encodeURIComponent(user.email);
   const version = vm?.started_at ? vm.started_at.getTime() : 0;
-  const rdpUrl = running && vm?.public_ip ? `/api/vm/rdp/${email}?v=${version}` : null;
-  const pwdUrl =
-    vm?.password_encrypted && vm.state !== 'terminated' && vm.state !== 'terminating' && vm.state !== 'error'
-      ? `/api/vm/password/${email}`
-      : null;
-  const keptUntil =
-    subscription && !planActive && vm && vm.state !== 'terminated' && subscription.expires_at
-      ? new Date(subscription.expires_at.getTime() + vmConfig.graceDays * 86_400_000).toISOString()
-      : null;
+  const ready = vm
+    ? downloadsReady({
+        state: vm.state,
+        publicIp: vm.public_ip,
+        passwordStored: vm.password_encrypted !== null,
+      })
+    : { rdp: false, password: false };
+  const rdpUrl = ready.rdp ? `/api/vm/rdp/${email}?v=${version}` : null;
+  const pwdUrl = ready.password ? `/api/vm/password/${email}` : null;
+  const kept =
+    plan && !planActive && vm && vm.state !== 'terminated' ? keptUntilOf(plan, vmConfig.graceDays) : null;
+  const keptUntil = kept === null ? null : new Date(kept).toISOString();
 
   return {
     email: user.email,

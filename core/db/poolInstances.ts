@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { POOL_STATES } from '../domain/lifecycle.ts';
 import { sql, type Db } from './pool.ts';
 
 /**
@@ -6,9 +7,6 @@ import { sql, type Db } from './pool.ts';
  * then stopped. `launching → stopping → ready → claimed`, or `failed`. A row's id is the
  * ClientToken of its launch, so replenishing twice never launches twice for one row.
  */
-
-export const POOL_STATES = ['launching', 'stopping', 'ready', 'claimed', 'failed'] as const;
-export type PoolState = (typeof POOL_STATES)[number];
 
 export const PoolInstance = z.object({
   id: z.uuid(),
@@ -190,4 +188,22 @@ export async function findPoolInstancesByIds(db: Db, ids: string[]): Promise<Poo
 
 export async function findPoolInstance(db: Db, id: string): Promise<PoolInstance | null> {
   return db.maybeOne(sql.type(PoolInstance)`SELECT ${COLUMNS} FROM pool_instances WHERE id = ${id}`);
+}
+
+/** The pool row's lease, as for machines (`leaseVm`): null while another worker acts on it. */
+export async function leasePoolInstance(
+  db: Db,
+  id: string,
+  token: string,
+  seconds: number,
+): Promise<PoolInstance | null> {
+  return db.maybeOne(sql.type(PoolInstance)`
+    UPDATE pool_instances SET lease_token = ${token}, lease_until = now() + make_interval(secs => ${seconds})
+    WHERE id = ${id} AND (lease_until IS NULL OR lease_until < now() OR lease_token = ${token})
+    RETURNING ${COLUMNS}`);
+}
+
+export async function releasePoolInstance(db: Db, id: string, token: string): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE pool_instances SET lease_token = NULL, lease_until = NULL WHERE id = ${id} AND lease_token = ${token}`);
 }

@@ -124,13 +124,6 @@ export async function hasUsedTrial(db: Db, userId: string, phone: string | null)
     ) AS exists`);
 }
 
-/** Machines of an instance type in use: unexpired active subscriptions on it. */
-export async function countActiveOnInstanceType(db: Db, instanceType: string, now: Date): Promise<number> {
-  return db.oneFirst(sql.type(z.object({ count: z.number() }))`
-    SELECT count(*)::int AS count FROM subscriptions
-    WHERE instance_type = ${instanceType} AND status = 'active' AND expires_at > ${now.toISOString()}`);
-}
-
 /**
  * Marks the user's lapsed subscriptions expired, so a renewal can become the one active
  * subscription. The expiry sweep does the same for everyone; this is the same rule, early.

@@ -1,36 +1,16 @@
 import type { QuerySqlToken } from 'slonik';
 import { z } from 'zod';
+import { LIVE_STATES, MACHINE_STATES, type MachineState } from '../domain/lifecycle.ts';
 import { sql, type Db } from './pool.ts';
 
 /**
- * Cloud PCs (issue 5). Every change of state is a conditional UPDATE naming the states it may
+ * Cloud PCs. Every change of state is a conditional UPDATE naming the states it may
  * leave: a replayed job, a second worker or a racing request finds nothing to change and gets
  * null back. Timestamps record each transition. Usage seconds are counted up to
  * `usage_counted_at` and only while `running`; boot time and failed starts are never counted.
  */
 
-export const VM_STATES = [
-  'requested',
-  'provisioning',
-  'starting',
-  'running',
-  'stopping',
-  'stopped',
-  'terminating',
-  'terminated',
-  'error',
-] as const;
-export type VmState = (typeof VM_STATES)[number];
-
-/** States in which a VM still is (or is becoming) the customer's machine. */
-export const LIVE_STATES = [
-  'requested',
-  'provisioning',
-  'starting',
-  'running',
-  'stopping',
-  'stopped',
-] as const;
+export type VmState = MachineState;
 
 const LIVE_STATE_LIST = sql.join([...LIVE_STATES], sql.fragment`, `);
 
@@ -42,7 +22,7 @@ export const Vm = z.object({
   plan_id: z.string(),
   instance_type: z.string(),
   storage_gb: z.number().int(),
-  state: z.enum(VM_STATES),
+  state: z.enum(MACHINE_STATES),
   state_changed_at: z.date(),
   state_reason: z.string().nullable(),
   problem: z.string().nullable(),
@@ -71,6 +51,8 @@ export const Vm = z.object({
   error_at: z.date().nullable(),
   delayed_at: z.date().nullable(),
   synced_at: z.date().nullable(),
+  last_error: z.string().nullable(),
+  last_error_at: z.date().nullable(),
   created_at: z.date(),
   updated_at: z.date(),
 });
@@ -81,7 +63,7 @@ const COLUMNS = sql.fragment`id, user_id, subscription_id, subscription_attached
   availability_zone, public_ip, password_encrypted, password_ready_at, launch_attempts, start_attempts,
   usage_seconds, usage_counted_at, requested_at, provision_started_at, launched_at, ready_at,
   start_requested_at, started_at, stop_requested_at, stopped_at, terminate_requested_at, terminated_at,
-  error_at, delayed_at, synced_at, created_at, updated_at`;
+  error_at, delayed_at, synced_at, last_error, last_error_at, created_at, updated_at`;
 
 const ts = (at: Date) => at.toISOString();
 
@@ -236,11 +218,6 @@ export async function recordLaunch(
     WHERE id = ${vmId} AND state = 'provisioning'
       AND (instance_id IS NULL OR instance_id = ${instance.instanceId})
     RETURNING ${COLUMNS}`);
-}
-
-/** What the last attempt ran into, for the dashboard (customer words) and operators. */
-export async function setVmProblem(db: Db, vmId: string, problem: string | null): Promise<void> {
-  await db.query(sql.unsafe`UPDATE vms SET problem = ${problem}, updated_at = now() WHERE id = ${vmId}`);
 }
 
 /** A claimed warm-pool instance becomes the VM's (requested → provisioning; it still needs a start). */
@@ -552,4 +529,26 @@ export async function listRunSegments(db: Db, vmId: string): Promise<RunSegment[
 /** Marks a row as looked at (the reaper's re-enqueue), so the next reaper run waits again. */
 export async function touchVm(db: Db, vmId: string): Promise<void> {
   await db.query(sql.unsafe`UPDATE vms SET updated_at = now() WHERE id = ${vmId}`);
+}
+
+/**
+ * Takes the row's lease for `seconds` and answers the row as it is now, or null while another
+ * worker holds it. Whoever acts on a machine's instance holds its lease for the call.
+ */
+export async function leaseVm(db: Db, vmId: string, token: string, seconds: number): Promise<Vm | null> {
+  return db.maybeOne(sql.type(Vm)`
+    UPDATE vms SET lease_token = ${token}, lease_until = now() + make_interval(secs => ${seconds})
+    WHERE id = ${vmId} AND (lease_until IS NULL OR lease_until < now() OR lease_token = ${token})
+    RETURNING ${COLUMNS}`);
+}
+
+export async function releaseVm(db: Db, vmId: string, token: string): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE vms SET lease_token = NULL, lease_until = NULL WHERE id = ${vmId} AND lease_token = ${token}`);
+}
+
+/** A step on this machine failed (for operators; `problem` is what the customer reads). */
+export async function recordVmError(db: Db, vmId: string, message: string, now: Date): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE vms SET last_error = ${message.slice(0, 1000)}, last_error_at = ${ts(now)} WHERE id = ${vmId}`);
 }

@@ -3,7 +3,6 @@ import {
   PLAN_CHOICE_MESSAGES,
   activePlanBlocksPurchaseMessage,
   activePlanNote,
-  canPurchase,
   checkPlanChoice,
   daysLeft,
   expiryRemindersDue,
@@ -37,12 +36,6 @@ describe('active plan', () => {
     expect(isPlanActive({ plan: '  ', hours: 45, expiresAt: later(DAY) }, now)).toBe(false);
     expect(isPlanActive({ plan: null, hours: null, expiresAt: later(DAY) }, now)).toBe(false);
     expect(isPlanActive(null, now)).toBe(false);
-  });
-
-  it('allows a purchase or extension only after expiry', () => {
-    expect(canPurchase({ plan: 'LEGEND', hours: 30, expiresAt: later(DAY) }, now)).toBe(false);
-    expect(canPurchase({ plan: 'LEGEND', hours: 30, expiresAt: later(-DAY) }, now)).toBe(true);
-    expect(canPurchase(undefined, now)).toBe(true);
   });
 });
 

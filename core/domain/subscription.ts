@@ -1,5 +1,6 @@
 /** Active-plan rules and the plan-choice messages (spec §2 Plan selection, §4 Active plan, §5, §8, §9). */
 import { findPlan, isDuration, type DurationHours, type Plan } from './plans.ts';
+import { planInForce } from './lifecycle.ts';
 import { DAY_MS, formatLongDate, toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
 
 /** What the rules need to know of a user's current plan (spec §3: selectedPlan, selectedDuration, expiryDate). */
@@ -48,8 +49,9 @@ function hasPlanName(plan: string | null | undefined): plan is string {
  */
 export function isPlanActive(current: CurrentPlan | null | undefined, now: Instant): boolean {
   if (!current || !hasPlanName(current.plan)) return false;
+  // The browser's cache knows no status: a named plan counts as paid; expiry decides.
   const expiresAt = toEpochMsOrNull(current.expiresAt);
-  return expiresAt !== null && expiresAt > toEpochMs(now);
+  return planInForce({ status: 'active', expiresAt, hours: current.hours ?? 0 }, now);
 }
 
 /**
@@ -60,11 +62,6 @@ export function daysLeft(expiresAt: Instant | null | undefined, now: Instant): n
   const expiry = toEpochMsOrNull(expiresAt);
   if (expiry === null) return 0;
   return Math.max(0, Math.ceil((expiry - toEpochMs(now)) / DAY_MS));
-}
-
-/** Purchase or extension is allowed only once the current plan has expired (spec §4). */
-export function canPurchase(current: CurrentPlan | null | undefined, now: Instant): boolean {
-  return !isPlanActive(current, now);
 }
 
 /** Spec §5, shown when someone with an unexpired plan tries to choose another. */
@@ -121,7 +118,7 @@ export function checkPlanChoice(request: PlanChoiceRequest, now: Instant): PlanC
   return { ok: true, plan, hours: request.hours, pricePaise: plan.pricesPaise[request.hours] };
 }
 
-/** Reminder emails go out this many days before expiry (issue 5). */
+/** Reminder emails go out this many days before expiry: time to renew without a gap. */
 export const EXPIRY_REMINDER_DAYS = [3, 1] as const;
 export type ExpiryReminderDays = (typeof EXPIRY_REMINDER_DAYS)[number];
 

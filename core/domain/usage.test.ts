@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  formatHms,
-  hourAlertsReached,
-  isOutOfHours,
-  liveUsageSeconds,
-  remainingSeconds,
-  usagePercent,
-  vmDisplayState,
-} from './usage.ts';
+import { formatHms, hourAlertsReached, liveUsageSeconds, remainingSeconds, vmDisplayState } from './usage.ts';
 
 describe('remaining time', () => {
   it('is the plan’s hours in seconds minus the time used', () => {
@@ -19,12 +11,6 @@ describe('remaining time', () => {
   it('never goes below zero', () => {
     expect(remainingSeconds(30, 108_000)).toBe(0);
     expect(remainingSeconds(30, 200_000)).toBe(0);
-  });
-
-  it('marks a plan out of hours exactly when nothing remains', () => {
-    expect(isOutOfHours(30, 107_999)).toBe(false);
-    expect(isOutOfHours(30, 108_000)).toBe(true);
-    expect(isOutOfHours(1, 4_000)).toBe(true);
   });
 });
 
@@ -94,15 +80,7 @@ describe('formatHms', () => {
   });
 });
 
-describe('share of hours used', () => {
-  it('is a percentage of the plan’s seconds, kept within 0–100', () => {
-    expect(usagePercent(30, 0)).toBe(0);
-    expect(usagePercent(30, 54_000)).toBe(50);
-    expect(usagePercent(30, 108_000)).toBe(100);
-    expect(usagePercent(30, 500_000)).toBe(100);
-    expect(usagePercent(0, 0)).toBe(100);
-  });
-
+describe('hour alerts', () => {
   it('reaches the 80% alert at exactly 80% of the hours and the 100% alert at all of them', () => {
     expect(hourAlertsReached(45, 129_599)).toEqual([]);
     expect(hourAlertsReached(45, 129_600)).toEqual([80]);

@@ -56,13 +56,6 @@ export function formatHms(seconds: number): string {
   return `${hours}h ${String(minutes).padStart(2, '0')}m ${String(secs).padStart(2, '0')}s`;
 }
 
-/** Share of the plan's hours used, 0–100 for display (a plan with no hours counts as fully used). */
-export function usagePercent(durationHours: number, usedSeconds: number): number {
-  const plan = planSeconds(durationHours);
-  if (plan <= 0) return 100;
-  return Math.min(100, Math.max(0, (usedSeconds / plan) * 100));
-}
-
 /** Emails go out at these shares of the plan's hours (issue 5). */
 export const HOUR_ALERT_PERCENTS = [80, 100] as const;
 export type HourAlertPercent = (typeof HOUR_ALERT_PERCENTS)[number];
@@ -72,11 +65,6 @@ export function hourAlertsReached(durationHours: number, usedSeconds: number): H
   const plan = planSeconds(durationHours);
   // Compared in whole numbers so 80% of 45 h is exactly 129,600 s, not a float near it.
   return HOUR_ALERT_PERCENTS.filter((percent) => usedSeconds * 100 >= plan * percent);
-}
-
-/** The plan's hours are used up: the VM must stop and START is refused (architecture deviation 5). */
-export function isOutOfHours(durationHours: number, usedSeconds: number): boolean {
-  return remainingSeconds(durationHours, usedSeconds) === 0;
 }
 
 export const USAGE_MESSAGES = {

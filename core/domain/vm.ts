@@ -3,8 +3,9 @@
  * architecture deviation 5). Strings the spec gives are kept verbatim; the rest say plainly
  * what is happening, including when something is slow or went wrong.
  */
-import { isOutOfHours, USAGE_MESSAGES } from './usage.ts';
-import { toEpochMs, type Instant } from './time.ts';
+import { hoursExhausted, planInForce } from './lifecycle.ts';
+import { USAGE_MESSAGES } from './usage.ts';
+import type { Instant } from './time.ts';
 
 /** The states a VM shows (spec §3 vmLastState: running or stopped, plus honest transitions). */
 export const VM_DISPLAY_STATES = [
@@ -23,7 +24,7 @@ export const VM_MESSAGES = {
   loading: 'Loading your dashboard…',
   fetching: 'Fetching…',
   generating: 'Generating…',
-  rdpHint: 'Download this file again after every logout: your PC gets a new address every time it starts.',
+  rdpHint: 'Download this file again after every start: your PC gets a new address every time it starts.',
   stoppedHint: USAGE_MESSAGES.stoppedHint,
   startFailed: USAGE_MESSAGES.startFailed,
   outOfHours: USAGE_MESSAGES.outOfHours,
@@ -95,14 +96,8 @@ export function startRefusal(
 ): StartRefusal | null {
   if (!vm || vm.state === 'terminated' || vm.state === 'terminating')
     return { status: 404, message: VM_MESSAGES.noVm };
-  if (
-    !plan ||
-    plan.status !== 'active' ||
-    plan.expiresAt === null ||
-    toEpochMs(plan.expiresAt) <= toEpochMs(now)
-  )
-    return { status: 409, message: VM_MESSAGES.planExpired };
-  if (isOutOfHours(plan.hours, plan.usageSeconds)) return { status: 409, message: VM_MESSAGES.outOfHours };
+  if (!plan || !planInForce(plan, now)) return { status: 409, message: VM_MESSAGES.planExpired };
+  if (hoursExhausted(plan, plan.usageSeconds)) return { status: 409, message: VM_MESSAGES.outOfHours };
   switch (vm.state) {
     case 'stopped':
     case 'starting':

@@ -85,6 +85,12 @@ export type Ec2 = {
   /** `passwordData` is '' until Windows' first boot has produced one. */
   getPasswordData(instanceId: string): Promise<{ passwordData: string; timestamp: Date | null }>;
   tagInstances(instanceIds: string[], tags: Record<string, string>): Promise<void>;
+  /**
+   * Instances by the ClientToken they were launched with (our VM or pool row id): how a lost
+   * RunInstances answer, or a worker that died before recording it, is recovered. A terminated
+   * duplicate never hides a live one.
+   */
+  findByClientTokens(clientTokens: string[]): Promise<Map<string, Ec2Instance>>;
   destroy(): void;
 };
 
@@ -210,6 +216,20 @@ export function createEc2Client(options: AwsClientOptions): Ec2 {
           Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
         }),
       );
+    },
+
+    async findByClientTokens(clientTokens) {
+      const found = new Map<string, Ec2Instance>();
+      for (let i = 0; i < clientTokens.length; i += IDS_PER_CALL) {
+        const batch = clientTokens.slice(i, i + IDS_PER_CALL);
+        for (const instance of await describePages([{ Name: 'client-token', Values: batch }])) {
+          if (!instance.clientToken) continue;
+          const seen = found.get(instance.clientToken);
+          if (!seen || seen.state === 'terminated' || seen.state === 'shutting-down')
+            found.set(instance.clientToken, instance);
+        }
+      }
+      return found;
     },
 
     destroy() {

@@ -12,15 +12,10 @@ import {
 } from '../../core/db/poolInstances.ts';
 import { PLANS } from '../../core/domain/plans.ts';
 import type { Ec2Instance } from '../../core/providers/ec2.ts';
-import { parsePayload, type Job } from '../../core/queue.ts';
+import { attemptBudget, parsePayload, type Job } from '../../core/queue.ts';
 import { scheduleVmCheck } from '../../core/vmActions.ts';
 import { poolTags, subnetForAttempt } from '../../core/vmEc2.ts';
-import {
-  describeEc2Error,
-  findByClientTokens,
-  isIdempotentMismatch,
-  isRetryableCapacity,
-} from '../cloudPc.ts';
+import { describeEc2Error, isRetryableCapacity } from '../cloudPc.ts';
 import type { WorkerDeps } from '../deps.ts';
 
 /**
@@ -88,14 +83,15 @@ async function launchPoolInstance(deps: WorkerDeps, row: PoolInstance): Promise<
       tags: poolTags(config.ec2, { id: row.id, planId: row.plan_id }),
     });
   } catch (error) {
-    if (isIdempotentMismatch(error))
-      instance = (await findByClientTokens(deps.vmEc2.ec2, [row.id])).get(row.id) ?? null;
+    if ((error as { name?: string }).name === 'IdempotentParameterMismatch')
+      instance = (await deps.vmEc2.ec2.findByClientTokens([row.id])).get(row.id) ?? null;
     if (!instance) {
       const detail = describeEc2Error(error);
       const now = new Date();
       if (isRetryableCapacity(error)) await recordCapacityShortage(db, row.instance_type, detail, now);
       // The pool is a nicety: a failure waits for the next replenish, customers are not affected.
-      if (begun.launch_attempts >= config.vm.maxLaunchAttempts) await markPoolFailed(db, row.id, detail, now);
+      if (begun.launch_attempts >= attemptBudget('vm-provision'))
+        await markPoolFailed(db, row.id, detail, now);
       else await setPoolProblem(db, row.id, detail);
       deps.log.warn(
         { poolInstanceId: row.id, attempt: begun.launch_attempts, error: detail },

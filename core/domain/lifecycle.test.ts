@@ -1,0 +1,669 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decideMachine,
+  decidePoolInstance,
+  downloadsReady,
+  hoursExhausted,
+  inGrace,
+  isTransitional,
+  machineForPlan,
+  pastGrace,
+  planEnded,
+  planInForce,
+  type CloudView,
+  type DecisionKind,
+  type LifecycleInput,
+  type MachineFacts,
+  type MachineState,
+  type PlanFacts,
+} from './lifecycle.ts';
+
+const NOW = new Date('2026-06-10T12:00:00Z');
+const MIN = 60_000;
+const DAY = 86_400_000;
+const at = (offsetMs: number) => new Date(NOW.getTime() + offsetMs);
+const limits = { missingGraceMs: 5 * MIN, maxStartAttempts: 6 };
+
+const PLANS = {
+  inForce: { status: 'active', expiresAt: at(10 * DAY), hours: 30 },
+  expiredByClock: { status: 'active', expiresAt: at(-MIN), hours: 30 },
+  expired: { status: 'expired', expiresAt: at(-DAY), hours: 30 },
+  cancelled: { status: 'cancelled', expiresAt: at(10 * DAY), hours: 30, cancelledAt: at(-DAY) },
+  unpaid: { status: 'pending_payment', expiresAt: null, hours: 30 },
+  none: null,
+} satisfies Record<string, PlanFacts | null>;
+type PlanCase = keyof typeof PLANS;
+
+const CLOUD: Record<string, CloudView | undefined> = {
+  unseen: undefined,
+  missing: null,
+  pending: { state: 'pending', publicIp: null, vmTag: 'vm-1' },
+  runningNoIp: { state: 'running', publicIp: null, vmTag: 'vm-1' },
+  running: { state: 'running', publicIp: '203.0.113.10', vmTag: 'vm-1' },
+  runningPoolTags: { state: 'running', publicIp: '203.0.113.10', vmTag: null },
+  stopping: { state: 'stopping', publicIp: null, vmTag: 'vm-1' },
+  stopped: { state: 'stopped', publicIp: null, vmTag: 'vm-1' },
+  stoppedPoolTags: { state: 'stopped', publicIp: null, vmTag: null },
+  shuttingDown: { state: 'shutting-down', publicIp: null, vmTag: 'vm-1' },
+  terminated: { state: 'terminated', publicIp: null, vmTag: 'vm-1' },
+};
+type CloudCase = keyof typeof CLOUD;
+
+function machine(state: MachineState, overrides: Partial<MachineFacts> = {}): MachineFacts {
+  return {
+    id: 'vm-1',
+    state,
+    source: 'launch',
+    instanceId: 'i-0123456789abcdef0',
+    launchAttempts: 1,
+    startAttempts: 0,
+    passwordStored: true,
+    usageSeconds: 3600,
+    usageCountedAt: state === 'running' ? at(-MIN) : null,
+    launchedAt: at(-10 * MIN),
+    startRequestedAt: at(-10 * MIN),
+    stoppedAt: at(-10 * MIN),
+    ...overrides,
+  };
+}
+
+type Case = [
+  name: string,
+  machine: MachineFacts,
+  plan: PlanCase,
+  cloud: CloudCase,
+  expected: DecisionKind,
+  reason: RegExp,
+  extra?: Partial<LifecycleInput>,
+];
+
+const cases: Case[] = [
+  // requested: the provisioning job's business.
+  [
+    'requested, plan in force',
+    machine('requested', { instanceId: null, launchAttempts: 0 }),
+    'inForce',
+    'unseen',
+    'launch',
+    /no machine yet/,
+  ],
+  [
+    'requested, plan expired',
+    machine('requested', { instanceId: null }),
+    'expired',
+    'unseen',
+    'nothing',
+    /no longer in force/,
+  ],
+  [
+    'requested, plan cancelled',
+    machine('requested', { instanceId: null }),
+    'cancelled',
+    'unseen',
+    'nothing',
+    /no longer in force/,
+  ],
+  [
+    'requested, no plan',
+    machine('requested', { instanceId: null }),
+    'none',
+    'unseen',
+    'nothing',
+    /no longer in force/,
+  ],
+  // provisioning without an instance.
+  [
+    'provisioning, never launched',
+    machine('provisioning', { instanceId: null, launchAttempts: 0 }),
+    'inForce',
+    'unseen',
+    'launch',
+    /no instance yet/,
+  ],
+  [
+    'provisioning, launch answer lost',
+    machine('provisioning', { instanceId: null, launchAttempts: 2 }),
+    'inForce',
+    'unseen',
+    'adopt',
+    /ClientToken/,
+  ],
+  [
+    'provisioning, plan ended before launch',
+    machine('provisioning', { instanceId: null, launchAttempts: 0 }),
+    'expiredByClock',
+    'unseen',
+    'nothing',
+    /no longer in force/,
+  ],
+  [
+    'provisioning, plan unpaid',
+    machine('provisioning', { instanceId: null }),
+    'unpaid',
+    'unseen',
+    'nothing',
+    /no longer in force/,
+  ],
+  // provisioning with an instance.
+  [
+    'provisioning, not looked at yet',
+    machine('provisioning', { passwordStored: false }),
+    'inForce',
+    'unseen',
+    'observe',
+    /EC2/,
+  ],
+  [
+    'provisioning, missing just after launch',
+    machine('provisioning', { launchedAt: at(-MIN) }),
+    'inForce',
+    'missing',
+    'wait',
+    /eventually consistent/,
+  ],
+  [
+    'provisioning, missing for long',
+    machine('provisioning', { launchedAt: at(-10 * MIN) }),
+    'inForce',
+    'missing',
+    'lost',
+    /does not know/,
+  ],
+  [
+    'provisioning, missing, launch time unknown',
+    machine('provisioning', { launchedAt: null }),
+    'inForce',
+    'missing',
+    'lost',
+    /does not know/,
+  ],
+  ['provisioning, terminated', machine('provisioning'), 'inForce', 'terminated', 'lost', /terminated/],
+  [
+    'provisioning, shutting down',
+    machine('provisioning'),
+    'inForce',
+    'shuttingDown',
+    'lost',
+    /shutting-down/,
+  ],
+  [
+    'provisioning, pending',
+    machine('provisioning', { passwordStored: false }),
+    'inForce',
+    'pending',
+    'wait',
+    /pending/,
+  ],
+  [
+    'provisioning, stopping',
+    machine('provisioning', { passwordStored: false }),
+    'inForce',
+    'stopping',
+    'wait',
+    /stopping/,
+  ],
+  [
+    'provisioning launch, stopped in first boot',
+    machine('provisioning', { passwordStored: false }),
+    'inForce',
+    'stopped',
+    'lost',
+    /first boot/,
+  ],
+  [
+    'provisioning, running, no password',
+    machine('provisioning', { passwordStored: false }),
+    'inForce',
+    'running',
+    'capture-password',
+    /first boot/,
+  ],
+  [
+    'provisioning, running, password, no IP',
+    machine('provisioning'),
+    'inForce',
+    'runningNoIp',
+    'wait',
+    /public address/,
+  ],
+  [
+    'provisioning, ready to probe',
+    machine('provisioning'),
+    'inForce',
+    'running',
+    'probe-remote-desktop',
+    /Remote Desktop/,
+  ],
+  [
+    'provisioning, RDP closed',
+    machine('provisioning'),
+    'inForce',
+    'running',
+    'wait',
+    /Remote Desktop/,
+    { remoteDesktop: 'closed' },
+  ],
+  [
+    'provisioning, RDP open',
+    machine('provisioning'),
+    'inForce',
+    'running',
+    'mark-ready',
+    /Remote Desktop answers/,
+    { remoteDesktop: 'open' },
+  ],
+  [
+    'provisioning, plan expired meanwhile, still finishes',
+    machine('provisioning'),
+    'expired',
+    'running',
+    'probe-remote-desktop',
+    /Remote Desktop/,
+  ],
+  // a claimed warm-pool instance.
+  [
+    'pool claim, pool tags still on',
+    machine('provisioning', { source: 'pool' }),
+    'inForce',
+    'stoppedPoolTags',
+    'tag',
+    /pool tags/,
+  ],
+  [
+    'pool claim, tags on running one',
+    machine('provisioning', { source: 'pool' }),
+    'inForce',
+    'runningPoolTags',
+    'tag',
+    /pool tags/,
+  ],
+  [
+    'pool claim, tagged, stopped',
+    machine('provisioning', { source: 'pool' }),
+    'inForce',
+    'stopped',
+    'start',
+    /warm-pool/,
+  ],
+  [
+    'pool claim, tagged, pending',
+    machine('provisioning', { source: 'pool' }),
+    'inForce',
+    'pending',
+    'wait',
+    /pending/,
+  ],
+  [
+    'pool claim, tagged, still stopping',
+    machine('provisioning', { source: 'pool' }),
+    'inForce',
+    'stopping',
+    'wait',
+    /stopping/,
+  ],
+  [
+    'pool claim, running, RDP open',
+    machine('provisioning', { source: 'pool' }),
+    'inForce',
+    'running',
+    'mark-ready',
+    /answers/,
+    { remoteDesktop: 'open' },
+  ],
+  [
+    'pool claim, instance gone',
+    machine('provisioning', { source: 'pool' }),
+    'inForce',
+    'terminated',
+    'lost',
+    /terminated/,
+  ],
+  // starting.
+  [
+    'starting, plan expired',
+    machine('starting'),
+    'expiredByClock',
+    'stopped',
+    'refuse-start',
+    /not in force/,
+  ],
+  ['starting, plan cancelled', machine('starting'), 'cancelled', 'unseen', 'refuse-start', /not in force/],
+  ['starting, no plan', machine('starting'), 'none', 'unseen', 'refuse-start', /not in force/],
+  [
+    'starting, hours used up',
+    machine('starting', { usageSeconds: 30 * 3600 }),
+    'inForce',
+    'stopped',
+    'refuse-start',
+    /hours/,
+  ],
+  ['starting, not looked at', machine('starting'), 'inForce', 'unseen', 'observe', /EC2/],
+  ['starting, stopped', machine('starting'), 'inForce', 'stopped', 'start', /stopped/],
+  [
+    'starting, budget spent',
+    machine('starting', { startAttempts: 6 }),
+    'inForce',
+    'stopped',
+    'give-up-start',
+    /6 start attempts/,
+  ],
+  [
+    'starting, one attempt left',
+    machine('starting', { startAttempts: 5 }),
+    'inForce',
+    'stopped',
+    'start',
+    /stopped/,
+  ],
+  ['starting, still stopping', machine('starting'), 'inForce', 'stopping', 'wait', /stopping/],
+  ['starting, pending', machine('starting'), 'inForce', 'pending', 'wait', /pending/],
+  ['starting, running without IP', machine('starting'), 'inForce', 'runningNoIp', 'wait', /public address/],
+  ['starting, running', machine('starting'), 'inForce', 'running', 'mark-running', /running/],
+  [
+    'starting, missing just after',
+    machine('starting', { startRequestedAt: at(-MIN) }),
+    'inForce',
+    'missing',
+    'wait',
+    /eventually/,
+  ],
+  ['starting, missing for long', machine('starting'), 'inForce', 'missing', 'lost', /does not know/],
+  ['starting, terminated', machine('starting'), 'inForce', 'terminated', 'lost', /terminated/],
+  // running.
+  ['running, not looked at', machine('running'), 'inForce', 'unseen', 'observe', /EC2/],
+  ['running, running', machine('running'), 'inForce', 'running', 'accrue', /count/],
+  [
+    'running, at 80 %',
+    machine('running', { usageSeconds: 24 * 3600 }),
+    'inForce',
+    'running',
+    'accrue',
+    /count/,
+  ],
+  [
+    'running, hours used up',
+    machine('running', { usageSeconds: 30 * 3600 - 10 }),
+    'inForce',
+    'running',
+    'request-stop',
+    /hours/,
+  ],
+  [
+    'running, plan expired by clock',
+    machine('running'),
+    'expiredByClock',
+    'running',
+    'request-stop',
+    /not in force/,
+  ],
+  ['running, plan expired', machine('running'), 'expired', 'running', 'request-stop', /not in force/],
+  ['running, plan cancelled', machine('running'), 'cancelled', 'running', 'request-stop', /not in force/],
+  ['running, no plan', machine('running'), 'none', 'running', 'request-stop', /not in force/],
+  [
+    'running, shut down inside (stopping)',
+    machine('running'),
+    'inForce',
+    'stopping',
+    'mark-stopped',
+    /inside Windows/,
+  ],
+  [
+    'running, shut down inside (stopped)',
+    machine('running'),
+    'inForce',
+    'stopped',
+    'mark-stopped',
+    /inside Windows/,
+  ],
+  ['running, EC2 pending', machine('running'), 'inForce', 'pending', 'wait', /pending/],
+  ['running, missing', machine('running'), 'inForce', 'missing', 'lost', /does not know/],
+  ['running, terminated', machine('running'), 'inForce', 'terminated', 'lost', /terminated/],
+  ['running, shutting down', machine('running'), 'inForce', 'shuttingDown', 'lost', /shutting-down/],
+  [
+    'running, no instance id',
+    machine('running', { instanceId: null }),
+    'inForce',
+    'unseen',
+    'lost',
+    /no instance/,
+  ],
+  // stopping.
+  ['stopping, not looked at', machine('stopping'), 'inForce', 'unseen', 'observe', /EC2/],
+  ['stopping, still running', machine('stopping'), 'inForce', 'running', 'stop', /still runs/],
+  ['stopping, stopping', machine('stopping'), 'inForce', 'stopping', 'wait', /stopping/],
+  ['stopping, stopped', machine('stopping'), 'inForce', 'stopped', 'mark-stopped', /stopped/],
+  ['stopping, plan expired, stopped', machine('stopping'), 'expired', 'stopped', 'mark-stopped', /stopped/],
+  ['stopping, pending', machine('stopping'), 'inForce', 'pending', 'wait', /pending/],
+  ['stopping, missing', machine('stopping'), 'inForce', 'missing', 'lost', /does not know/],
+  ['stopping, terminated', machine('stopping'), 'inForce', 'terminated', 'lost', /terminated/],
+  // stopped.
+  ['stopped, stopped', machine('stopped'), 'inForce', 'stopped', 'nothing', /stopped/],
+  ['stopped, plan expired, stopped', machine('stopped'), 'expired', 'stopped', 'nothing', /stopped/],
+  ['stopped, started outside', machine('stopped'), 'inForce', 'running', 'alert-unexpected', /nobody asked/],
+  ['stopped, pending outside', machine('stopped'), 'expired', 'pending', 'alert-unexpected', /nobody asked/],
+  [
+    'stopped, missing just after stop',
+    machine('stopped', { stoppedAt: at(-MIN) }),
+    'inForce',
+    'missing',
+    'wait',
+    /eventually/,
+  ],
+  ['stopped, missing for long', machine('stopped'), 'inForce', 'missing', 'lost', /does not know/],
+  ['stopped, terminated', machine('stopped'), 'expired', 'terminated', 'lost', /terminated/],
+  ['stopped, stopping', machine('stopped'), 'inForce', 'stopping', 'nothing', /stopping/],
+  // terminating.
+  ['terminating, not looked at', machine('terminating'), 'expired', 'unseen', 'observe', /gone/],
+  ['terminating, stopped', machine('terminating'), 'expired', 'stopped', 'terminate', /deleted/],
+  ['terminating, running', machine('terminating'), 'inForce', 'running', 'terminate', /deleted/],
+  ['terminating, gone', machine('terminating'), 'expired', 'terminated', 'mark-terminated', /gone/],
+  ['terminating, missing', machine('terminating'), 'expired', 'missing', 'mark-terminated', /gone/],
+  [
+    'terminating, launch sent, none recorded',
+    machine('terminating', { instanceId: null, launchAttempts: 1 }),
+    'expired',
+    'unseen',
+    'terminate',
+    /launch was sent/,
+  ],
+  [
+    'terminating, never launched',
+    machine('terminating', { instanceId: null, launchAttempts: 0 }),
+    'expired',
+    'unseen',
+    'mark-terminated',
+    /never had/,
+  ],
+  // resting states.
+  ['terminated', machine('terminated'), 'expired', 'terminated', 'nothing', /deleted/],
+  ['error', machine('error'), 'inForce', 'running', 'nothing', /operator/],
+];
+
+describe('decideMachine', () => {
+  it('covers every machine state', () => {
+    const states = new Set(cases.map(([, m]) => m.state));
+    expect([...states].sort()).toEqual(
+      [
+        'error',
+        'provisioning',
+        'requested',
+        'running',
+        'starting',
+        'stopped',
+        'stopping',
+        'terminated',
+        'terminating',
+      ].sort(),
+    );
+    expect(cases.length).toBeGreaterThanOrEqual(60);
+  });
+
+  it.each(cases)('%s → expected decision', (_name, facts, plan, cloud, expected, reason, extra) => {
+    const decision = decideMachine({
+      machine: facts,
+      plan: PLANS[plan],
+      cloud: CLOUD[cloud],
+      now: NOW,
+      limits,
+      ...extra,
+    });
+    expect(decision.kind).toBe(expected);
+    expect(decision.reason).toMatch(reason);
+  });
+
+  it('reports the hour alerts reached with the accrual and the out-of-hours stop', () => {
+    const accrue = decideMachine({
+      machine: machine('running', { usageSeconds: 24 * 3600 }),
+      plan: PLANS.inForce,
+      cloud: CLOUD.running,
+      now: NOW,
+      limits,
+    });
+    expect(accrue).toMatchObject({ kind: 'accrue', alerts: [80] });
+    const stop = decideMachine({
+      machine: machine('running', { usageSeconds: 30 * 3600 - 1 }),
+      plan: PLANS.inForce,
+      cloud: CLOUD.running,
+      now: NOW,
+      limits,
+    });
+    expect(stop).toMatchObject({ kind: 'request-stop', why: 'out-of-hours', alerts: [80, 100] });
+  });
+
+  it('is pure: the same input gives the same decision', () => {
+    const input = {
+      machine: machine('starting'),
+      plan: PLANS.inForce,
+      cloud: CLOUD.stopped,
+      now: NOW,
+      limits,
+    };
+    expect(decideMachine(input)).toEqual(decideMachine(structuredClone(input)));
+  });
+});
+
+describe('decidePoolInstance', () => {
+  const pool = (
+    state: 'launching' | 'stopping' | 'ready' | 'claimed' | 'failed',
+    instanceId: string | null = 'i-1',
+    launchAttempts = 1,
+  ) => ({
+    state,
+    instanceId,
+    launchAttempts,
+    launchedAt: at(-10 * MIN),
+  });
+  it.each([
+    ['launching, answer lost', pool('launching', null, 1), 'unseen', 'adopt'],
+    ['launching, not sent', pool('launching', null, 0), 'unseen', 'wait'],
+    ['launching, pending', pool('launching'), 'pending', 'wait'],
+    ['launching, running', pool('launching'), 'running', 'capture-password'],
+    ['launching, missing for long', pool('launching'), 'missing', 'fail'],
+    ['launching, terminated', pool('launching'), 'terminated', 'fail'],
+    ['stopping, running', pool('stopping'), 'running', 'stop'],
+    ['stopping, stopping', pool('stopping'), 'stopping', 'wait'],
+    ['stopping, stopped', pool('stopping'), 'stopped', 'mark-ready'],
+    ['ready, stopped', pool('ready'), 'stopped', 'nothing'],
+    ['ready, started outside', pool('ready'), 'running', 'stop'],
+    ['ready, not looked at', pool('ready'), 'unseen', 'observe'],
+    ['claimed', pool('claimed'), 'running', 'nothing'],
+    ['failed', pool('failed'), 'running', 'nothing'],
+  ] as const)('%s → %s', (_name, facts, cloud, expected) => {
+    expect(decidePoolInstance({ pool: facts, cloud: CLOUD[cloud], now: NOW, limits }).kind).toBe(expected);
+  });
+});
+
+describe('machineForPlan', () => {
+  const plan = { ...PLANS.inForce, planId: 'legend', instanceType: 'g4dn.xlarge', storageGb: 115 };
+  it.each([
+    ['no machine yet', plan, null, null, 'new'],
+    ['the plan has its machine', plan, { state: 'provisioning' }, null, 'existing'],
+    ['its machine failed: a new one', plan, { state: 'error' }, null, 'new'],
+    [
+      'renewal of the same kind',
+      plan,
+      null,
+      { planId: 'legend', instanceType: 'g4dn.xlarge', storageGb: 115 },
+      'keep-live',
+    ],
+    [
+      'another kind replaces',
+      plan,
+      null,
+      { planId: 'pro-legend', instanceType: 'g4dn.2xlarge', storageGb: 200 },
+      'new',
+    ],
+    ['plan expired', { ...plan, ...PLANS.expired }, null, null, 'skip'],
+    ['plan unpaid', { ...plan, ...PLANS.unpaid }, null, null, 'skip'],
+  ] as const)('%s → %s', (_name, p, planMachine, live, expected) => {
+    expect(machineForPlan({ plan: p, planMachine, live, now: NOW }).kind).toBe(expected);
+  });
+  it('says when a new machine replaces another', () => {
+    expect(
+      machineForPlan({
+        plan,
+        planMachine: null,
+        live: { planId: 'pro-legend', instanceType: 'g5.xlarge', storageGb: 115 },
+        now: NOW,
+      }),
+    ).toMatchObject({ kind: 'new', replaces: true });
+  });
+});
+
+describe('rules', () => {
+  it('plan in force: active and before its expiry instant', () => {
+    expect(planInForce(PLANS.inForce, NOW)).toBe(true);
+    expect(planInForce({ ...PLANS.inForce, expiresAt: NOW }, NOW)).toBe(false);
+    expect(planInForce(PLANS.expiredByClock, NOW)).toBe(false);
+    expect(planInForce(PLANS.cancelled, NOW)).toBe(false);
+    expect(planInForce(PLANS.unpaid, NOW)).toBe(false);
+    expect(planInForce(null, NOW)).toBe(false);
+  });
+  it('grace: kept for the grace days after the plan ended, then past grace', () => {
+    const ended = { status: 'expired', expiresAt: at(-3 * DAY), hours: 30 };
+    expect(planEnded(ended, NOW)).toBe(true);
+    expect(inGrace(ended, NOW, 7)).toBe(true);
+    expect(pastGrace(ended, NOW, 7)).toBe(false);
+    expect(pastGrace(ended, NOW, 3)).toBe(true);
+    expect(inGrace(PLANS.inForce, NOW, 7)).toBe(false);
+    // A cancellation ends the plan at the cancellation, not the expiry.
+    expect(pastGrace({ ...PLANS.cancelled, cancelledAt: at(-8 * DAY) }, NOW, 7)).toBe(true);
+  });
+  it('hours exhausted exactly when nothing remains', () => {
+    expect(hoursExhausted({ hours: 30 }, 107_999)).toBe(false);
+    expect(hoursExhausted({ hours: 30 }, 108_000)).toBe(true);
+    expect(hoursExhausted({ hours: 1 }, 4_000)).toBe(true);
+  });
+  it('transitional states are the ones that settle by themselves', () => {
+    expect(['requested', 'provisioning', 'starting', 'stopping', 'terminating'].every(isTransitional)).toBe(
+      true,
+    );
+    expect(['running', 'stopped', 'terminated', 'error', 'none'].some(isTransitional)).toBe(false);
+  });
+  it('downloads: the password once stored (not after deletion), the RDP file only while running with an address', () => {
+    expect(downloadsReady({ state: 'running', publicIp: '203.0.113.1', passwordStored: true })).toEqual({
+      rdp: true,
+      password: true,
+    });
+    expect(downloadsReady({ state: 'running', publicIp: null, passwordStored: true })).toEqual({
+      rdp: false,
+      password: true,
+    });
+    expect(downloadsReady({ state: 'stopped', publicIp: null, passwordStored: true })).toEqual({
+      rdp: false,
+      password: true,
+    });
+    expect(downloadsReady({ state: 'provisioning', publicIp: null, passwordStored: false })).toEqual({
+      rdp: false,
+      password: false,
+    });
+    expect(downloadsReady({ state: 'terminating', publicIp: null, passwordStored: true })).toEqual({
+      rdp: false,
+      password: false,
+    });
+    expect(downloadsReady({ state: 'error', publicIp: null, passwordStored: true })).toEqual({
+      rdp: false,
+      password: false,
+    });
+  });
+});

@@ -1,0 +1,159 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { sql } from '../../core/db/pool.ts';
+import { findSubscription, type Subscription } from '../../core/db/subscriptions.ts';
+import { insertVm, listVmsOutOfPlan, listVmsPastGrace, type VmState } from '../../core/db/vms.ts';
+import { LIVE_STATES, pastGrace, planInForce, type PlanFacts } from '../../core/domain/lifecycle.ts';
+import { createUser } from '../support/accounts.ts';
+import { cloudPcHelpers } from '../support/cloudPc.ts';
+import { startTestStack } from '../support/stack.ts';
+
+/**
+ * The SQL filters that select machines by a lifecycle rule must agree with the rule itself
+ * (core/domain/lifecycle.ts). One table of plans × machine states is written to the database;
+ * each SQL list is compared with the predicate applied to the same rows.
+ */
+
+const stack = await startTestStack();
+const cloud = cloudPcHelpers(stack);
+afterAll(() => cloud.destroy());
+
+const NOW = new Date();
+const DAY = 86_400_000;
+const GRACE_DAYS = 7;
+const at = (offsetMs: number) => new Date(NOW.getTime() + offsetMs);
+
+type PlanCase = {
+  name: string;
+  status: 'active' | 'expired' | 'cancelled';
+  expiresAt: Date;
+  cancelledAt: Date | null;
+};
+const PLAN_CASES: PlanCase[] = [
+  { name: 'active, a month left', status: 'active', expiresAt: at(30 * DAY), cancelledAt: null },
+  { name: 'active, a second left', status: 'active', expiresAt: at(1000), cancelledAt: null },
+  {
+    name: 'active, past expiry (sweep not run yet)',
+    status: 'active',
+    expiresAt: at(-1000),
+    cancelledAt: null,
+  },
+  {
+    name: 'active, past expiry and past grace',
+    status: 'active',
+    expiresAt: at(-(GRACE_DAYS + 1) * DAY),
+    cancelledAt: null,
+  },
+  { name: 'expired yesterday', status: 'expired', expiresAt: at(-DAY), cancelledAt: null },
+  {
+    name: 'expired just inside grace',
+    status: 'expired',
+    expiresAt: at(-GRACE_DAYS * DAY + 60_000),
+    cancelledAt: null,
+  },
+  {
+    name: 'expired just past grace',
+    status: 'expired',
+    expiresAt: at(-GRACE_DAYS * DAY - 60_000),
+    cancelledAt: null,
+  },
+  {
+    name: 'cancelled today, expiry ahead',
+    status: 'cancelled',
+    expiresAt: at(20 * DAY),
+    cancelledAt: at(-1000),
+  },
+  {
+    name: 'cancelled long ago, expiry ahead',
+    status: 'cancelled',
+    expiresAt: at(20 * DAY),
+    cancelledAt: at(-(GRACE_DAYS + 2) * DAY),
+  },
+  {
+    name: 'cancelled long ago, expired long ago',
+    status: 'cancelled',
+    expiresAt: at(-(GRACE_DAYS + 3) * DAY),
+    cancelledAt: at(-(GRACE_DAYS + 5) * DAY),
+  },
+];
+const VM_STATES: VmState[] = [
+  'requested',
+  'provisioning',
+  'starting',
+  'running',
+  'stopping',
+  'stopped',
+  'terminating',
+  'terminated',
+  'error',
+];
+
+type Row = { vmId: string; state: VmState; subscription: Subscription };
+const rows: Row[] = [];
+
+function facts(s: Subscription): PlanFacts {
+  return { status: s.status, expiresAt: s.expires_at, hours: s.hours, cancelledAt: s.cancelled_at };
+}
+
+// One customer per case, so "another plan of the same customer" never interferes.
+for (const plan of PLAN_CASES) {
+  for (const state of VM_STATES) {
+    const user = await createUser(stack);
+    const active = await cloud.activePlan(user.id);
+    await cloud.db.query(sql.unsafe`
+      UPDATE subscriptions SET status = ${plan.status}, expires_at = ${plan.expiresAt.toISOString()},
+        cancelled_at = ${plan.cancelledAt?.toISOString() ?? null}
+      WHERE id = ${active.id}`);
+    const vm = await insertVm(
+      cloud.db,
+      {
+        userId: user.id,
+        subscriptionId: active.id,
+        planId: 'legend',
+        instanceType: 'g4dn.xlarge',
+        storageGb: 115,
+      },
+      at(-40 * DAY),
+    );
+    await cloud.db.query(
+      sql.unsafe`UPDATE vms SET state = ${state}, instance_id = ${`i-${vm.id.slice(0, 8)}`}, usage_counted_at = now()
+      WHERE id = ${vm.id}`,
+    );
+    const subscription = await findSubscription(cloud.db, active.id);
+    rows.push({ vmId: vm.id, state, subscription: subscription! });
+  }
+}
+
+const ids = (list: Array<{ id: string }>) =>
+  new Set(list.map((v) => v.id).filter((id) => rows.some((r) => r.vmId === id)));
+
+describe('lifecycle rules in SQL agree with core/domain/lifecycle.ts', () => {
+  it(`covers ${PLAN_CASES.length} plans × ${VM_STATES.length} machine states`, () => {
+    expect(rows).toHaveLength(PLAN_CASES.length * VM_STATES.length);
+  });
+
+  it('running machines out of plan = running and not planInForce', async () => {
+    const fromSql = ids(await listVmsOutOfPlan(cloud.db, NOW, 10_000));
+    const fromRule = new Set(
+      rows
+        .filter((r) => r.state === 'running' && !planInForce(facts(r.subscription), NOW))
+        .map((r) => r.vmId),
+    );
+    expect(fromSql).toEqual(fromRule);
+    expect(fromRule.size).toBeGreaterThan(3);
+  });
+
+  it('machines past grace = live and pastGrace (no other plan in force)', async () => {
+    const fromSql = ids(await listVmsPastGrace(cloud.db, NOW, GRACE_DAYS, 10_000));
+    const fromRule = new Set(
+      rows
+        .filter(
+          (r) =>
+            (LIVE_STATES as readonly string[]).includes(r.state) &&
+            pastGrace(facts(r.subscription), NOW, GRACE_DAYS),
+        )
+        .map((r) => r.vmId),
+    );
+    expect(fromSql).toEqual(fromRule);
+    expect(fromRule.size).toBeGreaterThan(3);
+  });
+});

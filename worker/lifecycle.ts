@@ -1,0 +1,787 @@
+import { randomUUID } from 'node:crypto';
+import { recordCapacityAvailable, recordCapacityShortage } from '../core/db/ec2Fleet.ts';
+import { raiseAlert } from '../core/db/operatorAlerts.ts';
+import {
+  claimPoolInstance,
+  findPoolInstance,
+  leasePoolInstance,
+  markPoolFailed,
+  markPoolFirstBoot,
+  markPoolReady,
+  recordPoolLaunch,
+  releasePoolInstance,
+  type PoolInstance,
+} from '../core/db/poolInstances.ts';
+import { findSubscription, type Subscription } from '../core/db/subscriptions.ts';
+import {
+  accrueUsage,
+  assignPoolInstance,
+  beginLaunch,
+  countStartAttempt,
+  findVm,
+  leaseVm,
+  markVmError,
+  markVmRunning,
+  markVmStopped,
+  markVmTerminated,
+  recordLaunch,
+  recordVmError,
+  releaseVm,
+  storeVmPassword,
+  type Vm,
+} from '../core/db/vms.ts';
+import {
+  decideMachine,
+  decidePoolInstance,
+  DEFAULT_MISSING_GRACE_MS,
+  isTransitional,
+  type CloudView,
+  type Decision,
+  type LifecycleLimits,
+  type MachineFacts,
+  type PlanFacts,
+  type PoolDecision,
+} from '../core/domain/lifecycle.ts';
+import { isPlanId } from '../core/domain/plans.ts';
+import { planSeconds, type HourAlertPercent } from '../core/domain/usage.ts';
+import { VM_MESSAGES } from '../core/domain/vm.ts';
+import { hoursAlertMail, provisionFailedMail, provisionReadyLateMail } from '../core/emails/vms.ts';
+import { classifyEc2Error, type Ec2Instance } from '../core/providers/ec2.ts';
+import { attemptBudget, sendJob } from '../core/queue.ts';
+import { requestStop, scheduleVmCheck } from '../core/vmActions.ts';
+import { subnetForAttempt, TAGS, vmTags } from '../core/vmEc2.ts';
+import { capturePassword, describeEc2Error, isRetryableCapacity, notify, RetryLater } from './cloudPc.ts';
+import type { WorkerDeps } from './deps.ts';
+
+/**
+ * The one executor of the machine lifecycle. It gathers a machine's inputs (row, plan, what EC2
+ * says), asks `decideMachine` (core/domain/lifecycle.ts) for the next step, and carries it out
+ * through core/providers — repeating until the decision is to wait or nothing is left to do.
+ * Every EC2 call is made under the row's lease, after re-reading the row and deciding again, so
+ * a sweep and a job (or two workers) never act on one machine at once. A failure is retried by
+ * the job (RetryLater), or recorded on the row and logged by a sweep: never swallowed.
+ *
+ * `mode` says who runs it: a job owns its operation (launch, start) and its retry budget; a
+ * sweep only converges what needs no budget (marks, accrual, stops, tags, deletions).
+ */
+
+export type Mode = 'job' | 'sweep';
+
+/** What was carried out, in order, with what came of it. */
+export type Step = {
+  kind: Decision['kind'];
+  reason: string;
+  outcome?: 'claimed-pool' | 'launched' | 'failed';
+};
+
+export type Advance = { steps: Step[]; last: Decision; vm: Vm };
+
+/** Steps one call may take: observe, tag, start … are a handful; a loop would be a bug. */
+const MAX_STEPS = 8;
+/** The lease covers one EC2 call with the SDK's own timeout and retries. */
+const LEASE_SECONDS = 120;
+
+export function limitsOf(): LifecycleLimits {
+  return { missingGraceMs: DEFAULT_MISSING_GRACE_MS, maxStartAttempts: attemptBudget('vm-start') };
+}
+
+export function machineFacts(vm: Vm): MachineFacts {
+  return {
+    id: vm.id,
+    state: vm.state,
+    source: vm.source,
+    instanceId: vm.instance_id,
+    launchAttempts: vm.launch_attempts,
+    startAttempts: vm.start_attempts,
+    passwordStored: vm.password_encrypted !== null,
+    usageSeconds: vm.usage_seconds,
+    usageCountedAt: vm.state === 'running' ? vm.usage_counted_at : null,
+    launchedAt: vm.launched_at,
+    startRequestedAt: vm.start_requested_at,
+    stoppedAt: vm.stopped_at,
+  };
+}
+
+export function planFacts(subscription: Subscription | null): PlanFacts | null {
+  if (!subscription) return null;
+  return {
+    status: subscription.status,
+    expiresAt: subscription.expires_at,
+    hours: subscription.hours,
+    cancelledAt: subscription.cancelled_at,
+  };
+}
+
+/** EC2's view of an instance as the decisions read it; a missing instance is `null`. */
+export function cloudView(instance: Ec2Instance | null | undefined): CloudView {
+  if (!instance) return null;
+  return { state: instance.state, publicIp: instance.publicIp, vmTag: instance.tags[TAGS.vm] ?? null };
+}
+
+/** One DescribeInstances (paged, by filter) for a batch of instances. */
+export async function observeInstances(
+  deps: WorkerDeps,
+  instanceIds: string[],
+): Promise<Map<string, Ec2Instance>> {
+  const found = new Map<string, Ec2Instance>();
+  if (instanceIds.length === 0) return found;
+  for (const instance of await deps.vmEc2.ec2.describeInstances({ instanceIds })) {
+    found.set(instance.instanceId, instance);
+  }
+  return found;
+}
+
+/** EC2 calls: made under the lease, after deciding again on the freshly read row. */
+const LEASED = new Set<Decision['kind']>([
+  'launch',
+  'adopt',
+  'start',
+  'stop',
+  'terminate',
+  'tag',
+  'capture-password',
+  'alert-unexpected',
+]);
+
+/**
+ * Takes a machine as far as it can go now. `subscription` and `instance` may be handed in by a
+ * sweep that read them for a whole batch (`instance: undefined` = not looked at yet, `null` =
+ * EC2 does not know it).
+ */
+export async function advanceMachine(
+  deps: WorkerDeps,
+  start: Vm,
+  options: { mode: Mode; subscription?: Subscription | null; instance?: Ec2Instance | null },
+): Promise<Advance> {
+  const log = deps.log.child({ vmId: start.id });
+  let vm = start;
+  let subscription =
+    options.subscription !== undefined
+      ? options.subscription
+      : await findSubscription(deps.db, vm.subscription_id);
+  let cloud: CloudView | undefined = options.instance === undefined ? undefined : cloudView(options.instance);
+  let remoteDesktop: 'open' | 'closed' | undefined;
+  const steps: Step[] = [];
+  const decide = (): Decision =>
+    decideMachine({
+      machine: machineFacts(vm),
+      plan: planFacts(subscription),
+      cloud,
+      remoteDesktop,
+      now: new Date(),
+      limits: limitsOf(),
+    });
+
+  for (let i = 0; i < MAX_STEPS; i += 1) {
+    let decision = decide();
+    if (decision.kind === 'nothing' || decision.kind === 'wait') return { steps, last: decision, vm };
+    if (options.mode === 'sweep' && !sweepMay(decision, vm)) {
+      return { steps, last: { kind: 'wait', reason: `${decision.reason} (left to its job)` }, vm };
+    }
+
+    if (decision.kind === 'observe') {
+      if (!vm.instance_id) return { steps, last: decision, vm };
+      cloud = cloudView((await observeInstances(deps, [vm.instance_id])).get(vm.instance_id));
+      continue;
+    }
+    if (decision.kind === 'probe-remote-desktop') {
+      remoteDesktop = await probeRemoteDesktop(deps, cloud?.publicIp ?? null);
+      continue;
+    }
+
+    if (LEASED.has(decision.kind)) {
+      const token = randomUUID();
+      const fresh = await leaseVm(deps.db, vm.id, token, LEASE_SECONDS);
+      if (!fresh)
+        return { steps, last: { kind: 'wait', reason: 'another worker is acting on this machine' }, vm };
+      try {
+        vm = fresh;
+        if (fresh.subscription_id !== subscription?.id)
+          subscription = await findSubscription(deps.db, fresh.subscription_id);
+        decision = decide();
+        if (!LEASED.has(decision.kind)) continue;
+        const result = await act(deps, vm, decision, options.mode, log);
+        steps.push({
+          kind: decision.kind,
+          reason: decision.reason,
+          ...(result.outcome ? { outcome: result.outcome } : {}),
+        });
+        vm = result.vm ?? (await findVm(deps.db, vm.id)) ?? vm;
+        if (result.cloud !== undefined) cloud = result.cloud;
+        if (result.observeAgain) cloud = undefined;
+        if (result.done) return { steps, last: decision, vm };
+      } finally {
+        await releaseVm(deps.db, vm.id, token);
+      }
+      continue;
+    }
+
+    await record(deps, vm, subscription, decision, log);
+    steps.push({
+      kind: decision.kind,
+      reason: decision.reason,
+      ...(decision.kind === 'lost' && decision.during === 'provisioning'
+        ? { outcome: 'failed' as const }
+        : {}),
+    });
+    vm = (await findVm(deps.db, vm.id)) ?? vm;
+    return { steps, last: decision, vm };
+  }
+  throw new Error(
+    `lifecycle: machine ${vm.id} took more than ${MAX_STEPS} steps (${steps.map((s) => s.kind).join(', ')})`,
+  );
+}
+
+/**
+ * A sweep converges; it does not spend a job's retry budget. Launching and starting a customer's
+ * stopped machine belong to their jobs (the reaper sends a job again when it stalls).
+ */
+function sweepMay(decision: Decision, vm: Vm): boolean {
+  if (decision.kind === 'launch') return false;
+  if (decision.kind === 'start') return vm.state === 'provisioning';
+  return true;
+}
+
+async function probeRemoteDesktop(deps: WorkerDeps, host: string | null): Promise<'open' | 'closed'> {
+  if (!host) return 'closed';
+  if (!deps.remoteDesktop) return 'open';
+  return deps.remoteDesktop.probe(host, deps.config.vm.rdpPort);
+}
+
+type ActResult = {
+  vm?: Vm | null;
+  /** What EC2 now says, when the step tells us; `observeAgain` when it must be asked. */
+  cloud?: CloudView;
+  observeAgain?: boolean;
+  /** The chain ends here (the rest happens in EC2 and is seen by a later check). */
+  done: boolean;
+  outcome?: Step['outcome'];
+};
+
+/** The EC2 side of a decision, under the lease. Failures throw (job: retried) after being recorded. */
+async function act(
+  deps: WorkerDeps,
+  vm: Vm,
+  decision: Decision,
+  mode: Mode,
+  log: WorkerDeps['log'],
+): Promise<ActResult> {
+  const { db, config } = deps;
+  const ec2 = deps.vmEc2.ec2;
+  const now = new Date();
+  switch (decision.kind) {
+    case 'launch':
+      return launchMachine(deps, vm, log);
+    case 'adopt': {
+      const found = (await ec2.findByClientTokens([vm.id])).get(vm.id);
+      if (found && found.state !== 'terminated' && found.state !== 'shutting-down') {
+        const recorded = await recordLaunch(db, vm.id, found, now);
+        log.info({ instanceId: found.instanceId }, 'lifecycle: adopted an instance launched earlier');
+        await scheduleVmCheck(deps.boss, config, { vmId: vm.id });
+        return { vm: recorded, cloud: cloudView(found), done: true, outcome: 'launched' };
+      }
+      // Nothing launched under our token: launch again (the same ClientToken, so at most one).
+      if (mode === 'sweep') return { done: true };
+      return launchMachine(deps, vm, log);
+    }
+    case 'tag': {
+      if (!vm.instance_id) return { done: true };
+      await ec2.tagInstances(
+        [vm.instance_id],
+        vmTags(config.ec2, { id: vm.id, userId: vm.user_id, planId: vm.plan_id }),
+      );
+      return { done: false, observeAgain: true };
+    }
+    case 'start':
+      return vm.state === 'provisioning' ? startClaimed(deps, vm, mode) : startStopped(deps, vm, log);
+    case 'stop': {
+      if (!vm.instance_id) return { done: true };
+      try {
+        const change = await ec2.stopInstance(vm.instance_id);
+        if (change.current === 'stopped' && vm.state === 'stopping') {
+          return { vm: await markVmStopped(db, vm.id, ['stopping'], null, new Date()), done: true };
+        }
+      } catch (error) {
+        if (classifyEc2Error(error) === 'not-found')
+          return { vm: await lose(deps, vm, `stop: ${describeEc2Error(error)}`, 'use'), done: true };
+        throw new RetryLater(`stopping ${vm.instance_id}: ${describeEc2Error(error)}`);
+      }
+      await scheduleVmCheck(deps.boss, config, { vmId: vm.id });
+      log.info({ reason: vm.state_reason }, 'lifecycle: stop requested');
+      return { done: true };
+    }
+    case 'alert-unexpected': {
+      if (!vm.instance_id) return { done: true };
+      await raiseAlert(db, {
+        kind: 'unexpected-state',
+        message: `Instance ${vm.instance_id} runs but its machine is stopped; stopping it. ${decision.reason}.`,
+        vmId: vm.id,
+        instanceId: vm.instance_id,
+      });
+      try {
+        await ec2.stopInstance(vm.instance_id);
+      } catch (error) {
+        // Still pending: it can be stopped once running; the next sweep tries again.
+        if (classifyEc2Error(error) !== 'incorrect-state') throw error;
+        await recordVmError(db, vm.id, `stop of an unexpected start: ${describeEc2Error(error)}`, now);
+      }
+      return { done: true };
+    }
+    case 'terminate': {
+      const ids = new Set<string>(vm.instance_id ? [vm.instance_id] : []);
+      if (vm.launch_attempts > 0) {
+        const launched = (await ec2.findByClientTokens([vm.id])).get(vm.id);
+        if (launched && launched.state !== 'terminated') ids.add(launched.instanceId);
+      }
+      for (const instanceId of ids) {
+        try {
+          await ec2.terminateInstance(instanceId);
+        } catch (error) {
+          if (classifyEc2Error(error) !== 'not-found')
+            throw new RetryLater(`terminating ${instanceId}: ${describeEc2Error(error)}`);
+        }
+      }
+      const done = await markVmTerminated(db, vm.id, new Date());
+      log.info({ instances: [...ids], reason: vm.state_reason }, 'lifecycle: terminated');
+      return { vm: done, done: true };
+    }
+    case 'capture-password': {
+      if (!vm.instance_id) return { done: true };
+      const captured = await capturePassword(deps, ec2, vm.instance_id);
+      if (captured.status === 'not-ready') return { done: true };
+      if (captured.status === 'undecryptable') {
+        // Never show garbage as a password: stay provisioning, tell an operator.
+        await raiseAlert(db, {
+          kind: 'password-undecryptable',
+          message: captured.message,
+          vmId: vm.id,
+          instanceId: vm.instance_id,
+        });
+        await recordVmError(db, vm.id, captured.message, now);
+        log.error({ reason: captured.message }, 'lifecycle: the Windows password could not be decrypted');
+        return { done: true };
+      }
+      return { vm: await storeVmPassword(db, vm.id, captured.sealed, now), done: false };
+    }
+    default:
+      throw new Error(`lifecycle: ${decision.kind} is not an EC2 step`);
+  }
+}
+
+/** A ready warm-pool instance when one fits, else RunInstances with ClientToken = the machine's id. */
+async function launchMachine(deps: WorkerDeps, vm: Vm, log: WorkerDeps['log']): Promise<ActResult> {
+  const { config, db } = deps;
+  if (vm.state === 'requested') {
+    const claimed = await claimFromPool(deps, vm);
+    if (claimed) {
+      log.info({ instanceId: claimed.instance_id }, 'lifecycle: warm-pool instance claimed');
+      // Ownership is written; the tags and the start follow as their own steps, so a crash
+      // between any two leaves a row the next run carries on from.
+      return { vm: claimed, observeAgain: true, done: false, outcome: 'claimed-pool' };
+    }
+  }
+  const now = new Date();
+  const subnetId = subnetForAttempt(config.ec2, vm.launch_attempts, config.vm.launchAttemptsBeforeFallback);
+  const imageId = isPlanId(vm.plan_id) ? config.ec2.amiByPlan[vm.plan_id] : config.ec2.amiByPlan.legend;
+  const begun = await beginLaunch(db, vm.id, { subnetId, imageId }, now);
+  if (!begun) return { done: true };
+
+  let instance: Ec2Instance | null = null;
+  try {
+    instance = await deps.vmEc2.launcher.launchInstance({
+      clientToken: vm.id,
+      instanceType: vm.instance_type,
+      imageId,
+      keyName: config.ec2.keyName,
+      securityGroupIds: config.ec2.securityGroupIds,
+      subnetId,
+      volumeSizeGb: vm.storage_gb,
+      tags: vmTags(config.ec2, { id: vm.id, userId: vm.user_id, planId: vm.plan_id }),
+    });
+  } catch (error) {
+    if ((error as { name?: string }).name === 'IdempotentParameterMismatch') {
+      // An earlier attempt did launch (its answer was lost) in another subnet: adopt that one.
+      instance = (await deps.vmEc2.ec2.findByClientTokens([vm.id])).get(vm.id) ?? null;
+    }
+    if (!instance) return launchFailed(deps, begun, error, log);
+  }
+  const recorded = await recordLaunch(db, vm.id, instance, new Date());
+  await recordCapacityAvailable(db, vm.instance_type, new Date());
+  log.info(
+    { instanceId: instance.instanceId, subnetId, attempt: begun.launch_attempts },
+    'lifecycle: launched',
+  );
+  await scheduleVmCheck(deps.boss, config, { vmId: vm.id });
+  return { vm: recorded, done: true, outcome: 'launched' };
+}
+
+class ClaimLost extends Error {}
+
+/** The claim (SKIP LOCKED) and the machine's transition in one transaction, with a pool top-up enqueued. */
+async function claimFromPool(deps: WorkerDeps, vm: Vm): Promise<Vm | null> {
+  const now = new Date();
+  try {
+    return await deps.db.transaction(async (trx) => {
+      const pool = await claimPoolInstance(
+        trx,
+        { planId: vm.plan_id, instanceType: vm.instance_type, storageGb: vm.storage_gb },
+        vm.id,
+        now,
+      );
+      if (!pool?.instance_id || !pool.password_encrypted) return null;
+      const assigned = await assignPoolInstance(
+        trx,
+        vm.id,
+        {
+          instanceId: pool.instance_id,
+          imageId: pool.image_id,
+          subnetId: pool.subnet_id,
+          availabilityZone: pool.availability_zone,
+          passwordEncrypted: pool.password_encrypted,
+        },
+        now,
+      );
+      // The machine moved on meanwhile: roll the claim back, the instance stays in the pool.
+      if (!assigned) throw new ClaimLost();
+      await sendJob(deps.boss, 'pool-replenish', {}, { db: trx });
+      return assigned;
+    });
+  } catch (error) {
+    if (error instanceof ClaimLost) return null;
+    throw error;
+  }
+}
+
+async function launchFailed(
+  deps: WorkerDeps,
+  vm: Vm,
+  error: unknown,
+  log: WorkerDeps['log'],
+): Promise<ActResult> {
+  const { db, config, boss } = deps;
+  const now = new Date();
+  const detail = describeEc2Error(error);
+  const kind = classifyEc2Error(error);
+  await recordVmError(db, vm.id, `launch attempt ${vm.launch_attempts}: ${detail}`, now);
+  if (isRetryableCapacity(error)) await recordCapacityShortage(db, vm.instance_type, detail, now);
+  if (kind === 'limit') {
+    await raiseAlert(db, {
+      kind: 'capacity-limit',
+      dedupeKey: `capacity-limit:${vm.instance_type}`,
+      message: `EC2 account limit reached launching ${vm.instance_type}: raise the quota. ${detail}`,
+      vmId: vm.id,
+    });
+  }
+  const budget = attemptBudget('vm-provision');
+  if (vm.launch_attempts >= budget) {
+    const failed = await markVmError(db, vm.id, ['requested', 'provisioning'], VM_MESSAGES.failed, now);
+    if (failed) {
+      await raiseAlert(db, {
+        kind: 'provision-failed',
+        message: `Gave up provisioning after ${vm.launch_attempts} launch attempts. Last: ${detail}`,
+        vmId: vm.id,
+      });
+      await notify(
+        db,
+        boss,
+        { kind: 'provision-failed', subjectId: vm.id, userId: vm.user_id, vmId: vm.id },
+        (person) => provisionFailedMail(person, config.supportEmail, config.publicUrl),
+      );
+    }
+    log.error({ attempts: vm.launch_attempts, error: detail }, 'lifecycle: gave up launching');
+    return { vm: failed, done: true, outcome: 'failed' };
+  }
+  log.warn(
+    { attempt: vm.launch_attempts, subnetId: vm.subnet_id, error: detail },
+    'lifecycle: launch failed; retrying',
+  );
+  throw new RetryLater(`launch attempt ${vm.launch_attempts} in ${vm.subnet_id}: ${detail}`);
+}
+
+/** StartInstances on a claimed warm-pool instance (no hours are at stake: it is not ready yet). */
+async function startClaimed(deps: WorkerDeps, vm: Vm, mode: Mode): Promise<ActResult> {
+  if (!vm.instance_id) return { done: true };
+  try {
+    await deps.vmEc2.launcher.startInstance(vm.instance_id);
+    await recordCapacityAvailable(deps.db, vm.instance_type, new Date());
+  } catch (error) {
+    if (classifyEc2Error(error) === 'incorrect-state') return { done: true };
+    const detail = describeEc2Error(error);
+    if (isRetryableCapacity(error))
+      await recordCapacityShortage(deps.db, vm.instance_type, detail, new Date());
+    await recordVmError(deps.db, vm.id, `starting warm-pool instance: ${detail}`, new Date());
+    if (mode === 'sweep') return { done: true };
+    throw new RetryLater(`starting warm-pool instance ${vm.instance_id}: ${detail}`);
+  }
+  await scheduleVmCheck(deps.boss, deps.config, { vmId: vm.id });
+  return { done: true };
+}
+
+/**
+ * StartInstances for a machine the customer (or a renewal) moved to `starting`. Capacity errors
+ * count an attempt and are retried by the job; the attempt that reaches the queue's budget gives
+ * up at once (the decision says so), the machine back to stopped with a plain message.
+ */
+async function startStopped(deps: WorkerDeps, vm: Vm, log: WorkerDeps['log']): Promise<ActResult> {
+  const { db, config } = deps;
+  if (!vm.instance_id) return { done: true };
+  try {
+    await deps.vmEc2.launcher.startInstance(vm.instance_id);
+  } catch (error) {
+    const kind = classifyEc2Error(error);
+    const detail = describeEc2Error(error);
+    const now = new Date();
+    if (kind === 'not-found') return { vm: await lose(deps, vm, `start: ${detail}`, 'use'), done: true };
+    // Still stopping (a quick STOP then START): try again shortly; it is not a failed attempt.
+    if (kind === 'incorrect-state') throw new RetryLater(`start: ${detail}`);
+    if (isRetryableCapacity(error)) await recordCapacityShortage(db, vm.instance_type, detail, now);
+    await recordVmError(db, vm.id, `start: ${detail}`, now);
+    const counted = await countStartAttempt(db, vm.id);
+    if (counted && counted.start_attempts >= limitsOf().maxStartAttempts) {
+      // The budget is spent: the next decision is give-up-start; carry it out now.
+      return { vm: counted, done: false };
+    }
+    log.warn({ attempt: counted?.start_attempts, error: detail }, 'lifecycle: start failed; retrying');
+    throw new RetryLater(`start attempt ${counted?.start_attempts ?? '?'}: ${detail}`);
+  }
+  await scheduleVmCheck(deps.boss, config, { vmId: vm.id });
+  log.info('lifecycle: start requested');
+  return { done: true };
+}
+
+/** The row side of a decision: conditional transitions, accrual, notices and alerts. */
+async function record(
+  deps: WorkerDeps,
+  vm: Vm,
+  subscription: Subscription | null,
+  decision: Decision,
+  log: WorkerDeps['log'],
+): Promise<void> {
+  const { db, config } = deps;
+  const now = new Date();
+  switch (decision.kind) {
+    case 'mark-ready':
+    case 'mark-running': {
+      const running = await markVmRunning(db, vm.id, decision.publicIp, now);
+      if (!running) return;
+      await recordCapacityAvailable(db, vm.instance_type, now);
+      if (decision.kind === 'mark-running') {
+        log.info('lifecycle: started');
+        return;
+      }
+      log.info({ waitedMs: now.getTime() - vm.requested_at.getTime() }, 'lifecycle: machine ready');
+      if (vm.delayed_at) {
+        await notify(
+          db,
+          deps.boss,
+          { kind: 'provision-ready-late', subjectId: vm.id, userId: vm.user_id, vmId: vm.id },
+          (person) => provisionReadyLateMail(person, config.publicUrl),
+        );
+      }
+      return;
+    }
+    case 'mark-stopped': {
+      const from = vm.state === 'running' ? 'running' : 'stopping';
+      // Shut down from inside Windows: usage is not counted past the last count.
+      const stopped = await markVmStopped(
+        db,
+        vm.id,
+        [from],
+        decision.stoppedBy === 'shut-down' ? 'shut-down' : null,
+        now,
+      );
+      if (stopped) log.info({ by: decision.stoppedBy }, 'lifecycle: stopped');
+      return;
+    }
+    case 'mark-terminated':
+      if (await markVmTerminated(db, vm.id, now)) log.info('lifecycle: terminated');
+      return;
+    case 'accrue': {
+      if (!subscription) return;
+      const counted = await accrueUsage(db, vm.id, now, planSeconds(subscription.hours));
+      if (counted) await hourNotices(deps, vm, subscription, decision.alerts);
+      return;
+    }
+    case 'request-stop': {
+      if (subscription) await hourNotices(deps, vm, subscription, decision.alerts);
+      const stopping = await requestStop(db, deps.boss, vm.id, decision.why, now);
+      if (stopping) log.info({ why: decision.why }, 'lifecycle: stopping the machine');
+      return;
+    }
+    case 'refuse-start':
+      // The plan ran out between the click and now: refuse, as the API would have.
+      await markVmStopped(
+        db,
+        vm.id,
+        ['starting'],
+        'refused',
+        now,
+        decision.why === 'out-of-hours' ? VM_MESSAGES.outOfHours : VM_MESSAGES.planExpired,
+      );
+      return;
+    case 'give-up-start': {
+      const back = await markVmStopped(db, vm.id, ['starting'], 'start-failed', now, VM_MESSAGES.startGaveUp);
+      if (back) {
+        await raiseAlert(db, {
+          kind: 'start-failed',
+          message: `Could not start after ${vm.start_attempts} attempts: ${vm.last_error ?? decision.reason}`,
+          vmId: vm.id,
+          instanceId: vm.instance_id,
+        });
+        log.error({ attempts: vm.start_attempts }, 'lifecycle: gave up starting');
+      }
+      return;
+    }
+    case 'lost':
+      await lose(deps, vm, decision.reason, decision.during);
+      return;
+    default:
+      throw new Error(`lifecycle: ${decision.kind} is not a row step`);
+  }
+}
+
+async function hourNotices(
+  deps: WorkerDeps,
+  vm: Vm,
+  subscription: Subscription,
+  alerts: HourAlertPercent[],
+): Promise<void> {
+  for (const percent of alerts) {
+    await notify(
+      deps.db,
+      deps.boss,
+      {
+        kind: `hours-${percent}`,
+        subjectId: subscription.id,
+        userId: vm.user_id,
+        subscriptionId: subscription.id,
+        vmId: vm.id,
+      },
+      (person) => hoursAlertMail(person, subscription, percent, deps.config.publicUrl),
+    );
+  }
+}
+
+/** The machine's instance is gone: the row ends in `error`, an operator is alerted (and the customer, if it was never ready). */
+async function lose(
+  deps: WorkerDeps,
+  vm: Vm,
+  why: string,
+  during: 'provisioning' | 'use',
+): Promise<Vm | null> {
+  const problem = during === 'provisioning' ? VM_MESSAGES.failed : VM_MESSAGES.lost;
+  const failed = await markVmError(
+    deps.db,
+    vm.id,
+    ['provisioning', 'starting', 'running', 'stopping', 'stopped'],
+    problem,
+    new Date(),
+  );
+  if (!failed) return null;
+  if (during === 'provisioning') {
+    await notify(
+      deps.db,
+      deps.boss,
+      { kind: 'provision-failed', subjectId: vm.id, userId: vm.user_id, vmId: vm.id },
+      (person) => provisionFailedMail(person, deps.config.supportEmail, deps.config.publicUrl),
+    );
+  }
+  await raiseAlert(deps.db, {
+    kind: 'instance-lost',
+    message: `VM ${vm.id} (${vm.state}) lost its instance ${vm.instance_id}: ${why}.`,
+    vmId: vm.id,
+    instanceId: vm.instance_id,
+  });
+  deps.log.error({ vmId: vm.id, instanceId: vm.instance_id, why }, 'lifecycle: machine lost its instance');
+  return failed;
+}
+
+/** Whether a machine in this state is worth a follow-up check soon. */
+export function needsFollowUp(vm: Vm): boolean {
+  return isTransitional(vm.state);
+}
+
+// ——— warm pool ———
+
+/** Takes a warm-pool instance through first boot, password capture and the stop; fails it when its instance is gone. */
+export async function advancePoolInstance(
+  deps: WorkerDeps,
+  start: PoolInstance,
+  instance: Ec2Instance | null | undefined,
+): Promise<PoolDecision> {
+  let row = start;
+  let cloud: CloudView | undefined = instance === undefined ? undefined : cloudView(instance);
+  const ec2 = deps.vmEc2.ec2;
+  for (let i = 0; i < MAX_STEPS; i += 1) {
+    const decision = decidePoolInstance({
+      pool: {
+        state: row.state,
+        instanceId: row.instance_id,
+        launchAttempts: row.launch_attempts,
+        launchedAt: row.launched_at,
+      },
+      cloud,
+      now: new Date(),
+      limits: limitsOf(),
+    });
+    const now = new Date();
+    switch (decision.kind) {
+      case 'nothing':
+      case 'wait':
+        return decision;
+      case 'observe':
+        if (!row.instance_id) return decision;
+        cloud = cloudView((await observeInstances(deps, [row.instance_id])).get(row.instance_id));
+        continue;
+      case 'fail':
+        await markPoolFailed(deps.db, row.id, decision.reason, now);
+        return decision;
+      case 'mark-ready':
+        await markPoolReady(deps.db, row.id, now);
+        return decision;
+      default:
+        break;
+    }
+    const token = randomUUID();
+    const fresh = await leasePoolInstance(deps.db, row.id, token, LEASE_SECONDS);
+    if (!fresh) return { kind: 'wait', reason: 'another worker is acting on this pool instance' };
+    try {
+      row = fresh;
+      if (decision.kind === 'adopt') {
+        const found = (await ec2.findByClientTokens([row.id])).get(row.id);
+        if (!found)
+          return { kind: 'wait', reason: 'its launch is not known to EC2; the next replenish launches it' };
+        row = (await recordPoolLaunch(deps.db, row.id, found, now)) ?? row;
+        cloud = cloudView(found);
+        continue;
+      }
+      if (!row.instance_id) return decision;
+      if (decision.kind === 'stop') {
+        await ec2.stopInstance(row.instance_id);
+        return decision;
+      }
+      // capture-password
+      const captured = await capturePassword(deps, ec2, row.instance_id);
+      if (captured.status === 'not-ready') return { kind: 'wait', reason: 'first boot not done' };
+      if (captured.status === 'undecryptable') {
+        await raiseAlert(deps.db, {
+          kind: 'password-undecryptable',
+          dedupeKey: `password-undecryptable:pool:${row.plan_id}`,
+          message: `Warm-pool instance ${row.instance_id}: ${captured.message} The instance is terminated.`,
+          instanceId: row.instance_id,
+        });
+        if (await markPoolFailed(deps.db, row.id, captured.message, now))
+          await ec2.terminateInstance(row.instance_id);
+        return { kind: 'fail', reason: captured.message };
+      }
+      // First boot is done and the password kept: stop it until a customer claims it.
+      row =
+        (await markPoolFirstBoot(deps.db, row.id, captured.sealed, now)) ??
+        (await findPoolInstance(deps.db, row.id)) ??
+        row;
+    } finally {
+      await releasePoolInstance(deps.db, row.id, token);
+    }
+  }
+  throw new Error(`lifecycle: pool instance ${row.id} took more than ${MAX_STEPS} steps`);
+}
