@@ -213,7 +213,7 @@ export function parseVmConfig(
   const vm: VmConfig = {
     warmPoolSize: parseWarmPoolSize(env.WARM_POOL_SIZE),
     graceDays: env.VM_GRACE_DAYS ?? 7,
-    provisionDeadlineMinutes: env.PROVISION_DEADLINE_MINUTES ?? 15,
+    provisionDeadlineMinutes: env.PROVISION_DEADLINE_MINUTES ?? 5,
     // The sandbox's fast profile settles in seconds; AWS in tens of seconds to minutes.
     pollSeconds: env.VM_POLL_SECONDS ?? (sandbox && context.profile === 'fast' ? 1 : 10),
     stuckSeconds: env.VM_STUCK_SECONDS ?? 30 * 60,

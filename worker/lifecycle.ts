@@ -1,17 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import { recordCapacityAvailable, recordCapacityShortage } from '../core/db/ec2Fleet.ts';
 import { raiseAlert } from '../core/db/operatorAlerts.ts';
 import {
   claimPoolInstance,
   findPoolInstance,
-  leasePoolInstance,
   markPoolFailed,
   markPoolFirstBoot,
   markPoolReady,
   recordPoolLaunch,
-  releasePoolInstance,
   type PoolInstance,
 } from '../core/db/poolInstances.ts';
+import { withTryLock } from '../core/db/locks.ts';
 import { findSubscription, type Subscription } from '../core/db/subscriptions.ts';
 import {
   accrueUsage,
@@ -19,14 +17,12 @@ import {
   beginLaunch,
   countStartAttempt,
   findVm,
-  leaseVm,
   markVmError,
   markVmRunning,
   markVmStopped,
   markVmTerminated,
   recordLaunch,
   recordVmError,
-  releaseVm,
   storeVmPassword,
   type Vm,
 } from '../core/db/vms.ts';
@@ -57,8 +53,9 @@ import type { WorkerDeps } from './deps.ts';
  * The one executor of the machine lifecycle. It gathers a machine's inputs (row, plan, what EC2
  * says), asks `decideMachine` (core/domain/lifecycle.ts) for the next step, and carries it out
  * through core/providers — repeating until the decision is to wait or nothing is left to do.
- * Every EC2 call is made under the row's lease, after re-reading the row and deciding again, so
- * a sweep and a job (or two workers) never act on one machine at once. A failure is retried by
+ * Every EC2 call is made under the machine's lock (a session advisory lock, freed at once if its
+ * worker dies), after re-reading the row and deciding again, so a sweep and a job (or two
+ * workers) never act on one machine at once. A failure is retried by
  * the job (RetryLater), or recorded on the row and logged by a sweep: never swallowed.
  *
  * `mode` says who runs it: a job owns its operation (launch, start) and its retry budget; a
@@ -78,8 +75,6 @@ export type Advance = { steps: Step[]; last: Decision; vm: Vm };
 
 /** Steps one call may take: observe, tag, start … are a handful; a loop would be a bug. */
 const MAX_STEPS = 8;
-/** The lease covers one EC2 call with the SDK's own timeout and retries. */
-const LEASE_SECONDS = 120;
 
 export function limitsOf(): LifecycleLimits {
   return { missingGraceMs: DEFAULT_MISSING_GRACE_MS, maxStartAttempts: attemptBudget('vm-start') };
@@ -131,8 +126,8 @@ export async function observeInstances(
   return found;
 }
 
-/** EC2 calls: made under the lease, after deciding again on the freshly read row. */
-const LEASED = new Set<Decision['kind']>([
+/** EC2 calls: made under the machine's lock, after deciding again on the freshly read row. */
+const LOCKED = new Set<Decision['kind']>([
   'launch',
   'adopt',
   'start',
@@ -189,30 +184,31 @@ export async function advanceMachine(
       continue;
     }
 
-    if (LEASED.has(decision.kind)) {
-      const token = randomUUID();
-      const fresh = await leaseVm(deps.db, vm.id, token, LEASE_SECONDS);
-      if (!fresh)
-        return { steps, last: { kind: 'wait', reason: 'another worker is acting on this machine' }, vm };
-      try {
+    if (LOCKED.has(decision.kind)) {
+      const held = await withTryLock(deps.db, `machine:${vm.id}`, async () => {
+        const fresh = await findVm(deps.db, vm.id);
+        if (!fresh) return 'gone' as const;
         vm = fresh;
         if (fresh.subscription_id !== subscription?.id)
           subscription = await findSubscription(deps.db, fresh.subscription_id);
-        decision = decide();
-        if (!LEASED.has(decision.kind)) continue;
-        const result = await act(deps, vm, decision, options.mode, log);
+        const again = decide();
+        if (!LOCKED.has(again.kind)) return 'decide-again' as const;
+        const result = await act(deps, vm, again, options.mode, log);
         steps.push({
-          kind: decision.kind,
-          reason: decision.reason,
+          kind: again.kind,
+          reason: again.reason,
           ...(result.outcome ? { outcome: result.outcome } : {}),
         });
         vm = result.vm ?? (await findVm(deps.db, vm.id)) ?? vm;
         if (result.cloud !== undefined) cloud = result.cloud;
         if (result.observeAgain) cloud = undefined;
-        if (result.done) return { steps, last: decision, vm };
-      } finally {
-        await releaseVm(deps.db, vm.id, token);
-      }
+        return result.done ? again : ('go-on' as const);
+      });
+      if (!held)
+        return { steps, last: { kind: 'wait', reason: 'another worker is acting on this machine' }, vm };
+      if (held.value === 'gone')
+        return { steps, last: { kind: 'nothing', reason: 'the machine row is gone' }, vm };
+      if (typeof held.value === 'object') return { steps, last: held.value, vm };
       continue;
     }
 
@@ -258,7 +254,7 @@ type ActResult = {
   outcome?: Step['outcome'];
 };
 
-/** The EC2 side of a decision, under the lease. Failures throw (job: retried) after being recorded. */
+/** The EC2 side of a decision, under the machine's lock. Failures throw (job: retried) after being recorded. */
 async function act(
   deps: WorkerDeps,
   vm: Vm,
@@ -703,6 +699,15 @@ export function needsFollowUp(vm: Vm): boolean {
 
 // ——— warm pool ———
 
+function poolFacts(row: PoolInstance) {
+  return {
+    state: row.state,
+    instanceId: row.instance_id,
+    launchAttempts: row.launch_attempts,
+    launchedAt: row.launched_at,
+  };
+}
+
 /** Takes a warm-pool instance through first boot, password capture and the stop; fails it when its instance is gone. */
 export async function advancePoolInstance(
   deps: WorkerDeps,
@@ -713,17 +718,7 @@ export async function advancePoolInstance(
   let cloud: CloudView | undefined = instance === undefined ? undefined : cloudView(instance);
   const ec2 = deps.vmEc2.ec2;
   for (let i = 0; i < MAX_STEPS; i += 1) {
-    const decision = decidePoolInstance({
-      pool: {
-        state: row.state,
-        instanceId: row.instance_id,
-        launchAttempts: row.launch_attempts,
-        launchedAt: row.launched_at,
-      },
-      cloud,
-      now: new Date(),
-      limits: limitsOf(),
-    });
+    const decision = decidePoolInstance({ pool: poolFacts(row), cloud, now: new Date(), limits: limitsOf() });
     const now = new Date();
     switch (decision.kind) {
       case 'nothing':
@@ -742,46 +737,62 @@ export async function advancePoolInstance(
       default:
         break;
     }
-    const token = randomUUID();
-    const fresh = await leasePoolInstance(deps.db, row.id, token, LEASE_SECONDS);
-    if (!fresh) return { kind: 'wait', reason: 'another worker is acting on this pool instance' };
-    try {
-      row = fresh;
-      if (decision.kind === 'adopt') {
-        const found = (await ec2.findByClientTokens([row.id])).get(row.id);
-        if (!found)
-          return { kind: 'wait', reason: 'its launch is not known to EC2; the next replenish launches it' };
-        row = (await recordPoolLaunch(deps.db, row.id, found, now)) ?? row;
-        cloud = cloudView(found);
-        continue;
-      }
-      if (!row.instance_id) return decision;
-      if (decision.kind === 'stop') {
-        await ec2.stopInstance(row.instance_id);
-        return decision;
-      }
-      // capture-password
-      const captured = await capturePassword(deps, ec2, row.instance_id);
-      if (captured.status === 'not-ready') return { kind: 'wait', reason: 'first boot not done' };
-      if (captured.status === 'undecryptable') {
-        await raiseAlert(deps.db, {
-          kind: 'password-undecryptable',
-          dedupeKey: `password-undecryptable:pool:${row.plan_id}`,
-          message: `Warm-pool instance ${row.instance_id}: ${captured.message} The instance is terminated.`,
-          instanceId: row.instance_id,
-        });
-        if (await markPoolFailed(deps.db, row.id, captured.message, now))
-          await ec2.terminateInstance(row.instance_id);
-        return { kind: 'fail', reason: captured.message };
-      }
-      // First boot is done and the password kept: stop it until a customer claims it.
-      row =
-        (await markPoolFirstBoot(deps.db, row.id, captured.sealed, now)) ??
-        (await findPoolInstance(deps.db, row.id)) ??
-        row;
-    } finally {
-      await releasePoolInstance(deps.db, row.id, token);
-    }
+    const acted = await withTryLock(deps.db, `pool:${row.id}`, () =>
+      actOnPool(deps, row.id, decision, cloud, now),
+    );
+    if (!acted) return { kind: 'wait', reason: 'another worker is acting on this pool instance' };
+    if ('kind' in acted.value) return acted.value;
+    row = acted.value.row;
+    if (acted.value.cloud !== undefined) cloud = acted.value.cloud;
   }
   throw new Error(`lifecycle: pool instance ${row.id} took more than ${MAX_STEPS} steps`);
+}
+
+/** The EC2 side of a pool decision, under the pool row's lock, on the freshly read row. */
+async function actOnPool(
+  deps: WorkerDeps,
+  id: string,
+  decided: PoolDecision,
+  cloud: CloudView | undefined,
+  now: Date,
+): Promise<PoolDecision | { row: PoolInstance; cloud?: CloudView }> {
+  const ec2 = deps.vmEc2.ec2;
+  const row = await findPoolInstance(deps.db, id);
+  if (!row) return { kind: 'nothing', reason: 'the pool row is gone' };
+  const decision = decidePoolInstance({ pool: poolFacts(row), cloud, now, limits: limitsOf() });
+  // Someone else moved it on meanwhile: decide again outside the lock.
+  if (decision.kind !== decided.kind) return { row };
+  if (decision.kind === 'adopt') {
+    if (row.instance_id) return { row };
+    const found = (await ec2.findByClientTokens([row.id])).get(row.id);
+    if (!found)
+      return { kind: 'wait', reason: 'its launch is not known to EC2; the next replenish launches it' };
+    return { row: (await recordPoolLaunch(deps.db, row.id, found, now)) ?? row, cloud: cloudView(found) };
+  }
+  if (!row.instance_id) return decision;
+  if (decision.kind === 'stop') {
+    await ec2.stopInstance(row.instance_id);
+    return decision;
+  }
+  if (decision.kind !== 'capture-password') return { row };
+  const captured = await capturePassword(deps, ec2, row.instance_id);
+  if (captured.status === 'not-ready') return { kind: 'wait', reason: 'first boot not done' };
+  if (captured.status === 'undecryptable') {
+    await raiseAlert(deps.db, {
+      kind: 'password-undecryptable',
+      dedupeKey: `password-undecryptable:pool:${row.plan_id}`,
+      message: `Warm-pool instance ${row.instance_id}: ${captured.message} The instance is terminated.`,
+      instanceId: row.instance_id,
+    });
+    if (await markPoolFailed(deps.db, row.id, captured.message, now))
+      await ec2.terminateInstance(row.instance_id);
+    return { kind: 'fail', reason: captured.message };
+  }
+  // First boot is done and the password kept: stop it until a customer claims it.
+  return {
+    row:
+      (await markPoolFirstBoot(deps.db, row.id, captured.sealed, now)) ??
+      (await findPoolInstance(deps.db, row.id)) ??
+      row,
+  };
 }

@@ -1,43 +1,10 @@
 import type { Sample, UsageSegment } from '../../core/db/usage.ts';
-import {
-  dailyUsage,
-  hourlyUsage,
-  type DailyUsage,
-  type HourlyUsageEntry,
-} from '../../core/domain/usageBuckets.ts';
+import { dailyUsage, hourlyUsage } from '../../core/domain/usageBuckets.ts';
+import type { UsageRecord } from '../../core/domain/vm.ts';
 import type { DashboardBody } from './vm.ts';
 
-/**
- * What the usage page reads (spec §3: the VM dashboard record's usage fields, "also reads
- * daily (list of day and usage in hours) and hourly (list of hour and usage)"; §2 Progress
- * page). The state and clock fields are the dashboard's own (presenters/vm.ts), so both
- * pages always agree on whether the machine runs and how much of the plan is used.
- */
-export type UsageBody = Pick<
-  DashboardBody,
-  | 'email'
-  | 'selectedPlan'
-  | 'selectedDuration'
-  | 'selectedPrice'
-  | 'purchaseDate'
-  | 'expiryDate'
-  | 'vmUsageSeconds'
-  | 'vmLastState'
-  | 'vmLastStateChange'
-  | 'isRunning'
-  | 'planActive'
-> & {
-  /** When the server computed this (ISO). */
-  now: string;
-  /** The last 7 India-time days, oldest first; hours. */
-  daily: DailyUsage[];
-  /** Today's 24 India-time hours; hours. */
-  hourly: HourlyUsageEntry[];
-  /** The machine's average CPU per period over the last hour (percent), oldest first. */
-  cpu: Array<{ at: string; value: number }>;
-  /** Likewise the GPU, when the machine's poller reports it. */
-  gpu: Array<{ at: string; value: number }>;
-};
+/** What GET /api/vm/usage/{email} answers: the record both sides share (core/domain/vm.ts). */
+export type UsageBody = UsageRecord;
 
 export function usageBody(input: {
   dashboard: DashboardBody;

@@ -90,7 +90,8 @@ export async function migrate(
       throw new MigrationError(`the database has migrations this code does not know: ${unknown.join(', ')}`);
     }
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+    // Ending the session releases the lock whatever state the connection is in: no unlock
+    // call that could fail and hide the error that brought us here.
     await client.end();
   }
   return applied;

@@ -189,21 +189,3 @@ export async function findPoolInstancesByIds(db: Db, ids: string[]): Promise<Poo
 export async function findPoolInstance(db: Db, id: string): Promise<PoolInstance | null> {
   return db.maybeOne(sql.type(PoolInstance)`SELECT ${COLUMNS} FROM pool_instances WHERE id = ${id}`);
 }
-
-/** The pool row's lease, as for machines (`leaseVm`): null while another worker acts on it. */
-export async function leasePoolInstance(
-  db: Db,
-  id: string,
-  token: string,
-  seconds: number,
-): Promise<PoolInstance | null> {
-  return db.maybeOne(sql.type(PoolInstance)`
-    UPDATE pool_instances SET lease_token = ${token}, lease_until = now() + make_interval(secs => ${seconds})
-    WHERE id = ${id} AND (lease_until IS NULL OR lease_until < now() OR lease_token = ${token})
-    RETURNING ${COLUMNS}`);
-}
-
-export async function releasePoolInstance(db: Db, id: string, token: string): Promise<void> {
-  await db.query(sql.unsafe`
-    UPDATE pool_instances SET lease_token = NULL, lease_until = NULL WHERE id = ${id} AND lease_token = ${token}`);
-}

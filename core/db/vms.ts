@@ -531,24 +531,30 @@ export async function touchVm(db: Db, vmId: string): Promise<void> {
   await db.query(sql.unsafe`UPDATE vms SET updated_at = now() WHERE id = ${vmId}`);
 }
 
-/**
- * Takes the row's lease for `seconds` and answers the row as it is now, or null while another
- * worker holds it. Whoever acts on a machine's instance holds its lease for the call.
- */
-export async function leaseVm(db: Db, vmId: string, token: string, seconds: number): Promise<Vm | null> {
-  return db.maybeOne(sql.type(Vm)`
-    UPDATE vms SET lease_token = ${token}, lease_until = now() + make_interval(secs => ${seconds})
-    WHERE id = ${vmId} AND (lease_until IS NULL OR lease_until < now() OR lease_token = ${token})
-    RETURNING ${COLUMNS}`);
-}
-
-export async function releaseVm(db: Db, vmId: string, token: string): Promise<void> {
-  await db.query(sql.unsafe`
-    UPDATE vms SET lease_token = NULL, lease_until = NULL WHERE id = ${vmId} AND lease_token = ${token}`);
-}
-
 /** A step on this machine failed (for operators; `problem` is what the customer reads). */
 export async function recordVmError(db: Db, vmId: string, message: string, now: Date): Promise<void> {
   await db.query(sql.unsafe`
     UPDATE vms SET last_error = ${message.slice(0, 1000)}, last_error_at = ${ts(now)} WHERE id = ${vmId}`);
+}
+
+/**
+ * Plans in force, bought more than `minutes` ago, that have no live machine at all: the job that
+ * creates it died before writing the row (or never ran). Their provisioning is sent again.
+ */
+export async function listPaidWithoutMachine(
+  db: Db,
+  now: Date,
+  minutes: number,
+  limit = 200,
+): Promise<Array<{ subscription_id: string; user_id: string }>> {
+  const before = ts(new Date(now.getTime() - minutes * 60_000));
+  return [
+    ...(await db.any(sql.type(z.object({ subscription_id: z.uuid(), user_id: z.uuid() }))`
+      SELECT s.id AS subscription_id, s.user_id FROM subscriptions s
+      WHERE s.status = 'active' AND s.expires_at > ${ts(now)} AND s.purchased_at < ${before}
+        AND NOT EXISTS (SELECT 1 FROM vms v WHERE v.subscription_id = s.id)
+        AND NOT EXISTS (SELECT 1 FROM vms v WHERE v.user_id = s.user_id AND v.state IN (${LIVE_STATE_LIST}))
+      ORDER BY s.purchased_at
+      LIMIT ${limit}`)),
+  ];
 }

@@ -6,6 +6,7 @@
 import { hoursExhausted, planInForce } from './lifecycle.ts';
 import { USAGE_MESSAGES } from './usage.ts';
 import type { Instant } from './time.ts';
+import type { DailyUsage, HourlyUsageEntry } from './usageBuckets.ts';
 
 /** The states a VM shows (spec §3 vmLastState: running or stopped, plus honest transitions). */
 export const VM_DISPLAY_STATES = [
@@ -151,4 +152,36 @@ export type DashboardRecord = {
   keptUntil: string | null;
   streamingClientUrl: string;
   setupVideoUrl: string | null;
+};
+
+/**
+ * What the usage page reads (spec §3: the dashboard record's usage fields, "also reads daily
+ * (list of day and usage in hours) and hourly (list of hour and usage)"; §2 Progress page). The
+ * state and clock fields are the dashboard's own, so both pages always agree on whether the
+ * machine runs and how much of the plan is used.
+ */
+export type UsageRecord = Pick<
+  DashboardRecord,
+  | 'email'
+  | 'selectedPlan'
+  | 'selectedDuration'
+  | 'selectedPrice'
+  | 'purchaseDate'
+  | 'expiryDate'
+  | 'vmUsageSeconds'
+  | 'vmLastState'
+  | 'vmLastStateChange'
+  | 'isRunning'
+  | 'planActive'
+> & {
+  /** When the server computed this (ISO). */
+  now: string;
+  /** The last 7 India-time days, oldest first; hours. */
+  daily: DailyUsage[];
+  /** Today's 24 India-time hours; hours. */
+  hourly: HourlyUsageEntry[];
+  /** The machine's average CPU per period over the last hour (percent), oldest first. */
+  cpu: Array<{ at: string; value: number }>;
+  /** Likewise the GPU, when the machine reports it. */
+  gpu: Array<{ at: string; value: number }>;
 };

@@ -387,7 +387,14 @@ describe('POST /api/auth/forgot-password', () => {
     const email = uniqueEmail();
     await newClient(stack).call('/api/auth/forgot-password', { body: { email, method: 'otp' } });
     await newClient(stack).call('/api/auth/forgot-password', { body: { email, method: 'link' } });
-    await new Promise((r) => setTimeout(r, 1500)); // the worker polls every 0.5 s
+    // Whatever the two requests enqueued has been sent once the mail queue is empty.
+    await waitFor(
+      'the mail queue to drain',
+      async () =>
+        (await stack.services.db.oneFirst(sql.unsafe`
+          SELECT count(*)::int FROM pgboss.job
+          WHERE name = 'email-send' AND state IN ('created', 'retry', 'active')`)) === 0,
+    );
     expect(await stack.mailTo(email)).toEqual([]);
   });
 

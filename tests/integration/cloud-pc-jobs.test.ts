@@ -530,6 +530,28 @@ describe('vm-reaper', () => {
       stack.sandboxEc2.control({ clearFaults: true });
     }
   });
+
+  it('sends provisioning again, once, for a paid plan whose job died before creating its machine', async () => {
+    const user = await createUser(stack);
+    const plan = await cloud.activePlan(user.id);
+    expect(await findVmBySubscription(cloud.db, plan.id)).toBeNull();
+    const sent = async () => (await cloud.jobs('vm-provision', { subscriptionId: plan.id })).length;
+    const before = await sent();
+    // Not yet late: nothing to do.
+    await reapVms(deps, new Date());
+    expect(await sent()).toBe(before);
+    const late = new Date(Date.now() + (stack.config.vm.provisionDeadlineMinutes + 1) * MINUTE);
+    await reapVms(deps, late);
+    await reapVms(deps, late);
+    expect(await sent()).toBe(before + 1);
+    expect((await listAlerts(cloud.db)).some((a) => a.dedupe_key === `provision-no-machine:${plan.id}`)).toBe(
+      true,
+    );
+    // The job sent again does what the lost one should have; then nothing is missing.
+    await expect(provisionVm(deps, { subscriptionId: plan.id, userId: user.id })).resolves.toBe('launched');
+    await reapVms(deps, new Date(late.getTime() + 10 * MINUTE));
+    expect(await sent()).toBe(before + 1);
+  });
 });
 
 describe('vm-reconcile', () => {

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { findVmBySubscription } from '../../core/db/vms.ts';
+import { sql } from '../../core/db/pool.ts';
+import { findVmBySubscription, listStuckVms } from '../../core/db/vms.ts';
 import { createLogger } from '../../core/log.ts';
 import { sendJob } from '../../core/queue.ts';
 import { createVmEc2 } from '../../core/vmEc2.ts';
@@ -52,11 +53,18 @@ describe('worker killed mid-provision', () => {
     await first.stop({ graceful: false });
     workers.splice(workers.indexOf(first), 1);
     doomed.destroy();
+    // A dead process's connections die with it, and Postgres frees what they held (the machine's
+    // lock among them). This one lives on in the test process, so end its sessions as death would.
+    await cloud.db.query(sql.unsafe`
+      SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid()`);
 
     const second = await startWorker(stack.config, stack.databaseUrl, log, { pollingIntervalSeconds: 0.5 });
     workers.push(second);
-    // What the minute cron sends: the reaper finds the stalled provisioning and sends it again.
-    await new Promise((r) => setTimeout(r, 1100));
+    // What the minute cron sends: once the row has been still for VM_STUCK_SECONDS, the reaper
+    // finds the stalled provisioning and sends it again.
+    await waitFor('the provisioning to count as stalled', async () =>
+      (await listStuckVms(cloud.db, new Date(), 1)).some((row) => row.id === vm.id),
+    );
     await sendJob(stack.services.boss, 'vm-reaper', {});
     const ready = await cloud.waitForVm(vm.id, 'to be ready', (row) => row.state === 'running', 25_000);
 

@@ -1,5 +1,11 @@
 import { raiseAlert } from '../../core/db/operatorAlerts.ts';
-import { listLateProvisioning, listStuckVms, markVmDelayed, touchVm } from '../../core/db/vms.ts';
+import {
+  listLateProvisioning,
+  listPaidWithoutMachine,
+  listStuckVms,
+  markVmDelayed,
+  touchVm,
+} from '../../core/db/vms.ts';
 import { provisionDelayedMail } from '../../core/emails/vms.ts';
 import { parsePayload, sendJob, type Job } from '../../core/queue.ts';
 import { notify } from '../cloudPc.ts';
@@ -10,6 +16,8 @@ import type { WorkerDeps } from '../deps.ts';
  *
  * - Provisioning past PROVISION_DEADLINE_MINUTES: the customer is mailed once, the dashboard
  *   says so (delayed_at), an operator alert is recorded. Work goes on.
+ * - A plan paid more than PROVISION_DEADLINE_MINUTES ago with no machine at all (the job died
+ *   before writing the row): its provisioning is sent again, once per plan at a time.
  * - A VM requested, starting, stopping or terminating (or provisioning with no instance) whose
  *   row has not moved for VM_STUCK_SECONDS: its job died or exhausted its retries; the job is
  *   sent again (each is idempotent) and the row touched, so the next run waits again.
@@ -26,9 +34,29 @@ export function vmReaper(deps: WorkerDeps) {
 export async function reapVms(
   deps: WorkerDeps,
   now: Date = new Date(),
-): Promise<{ late: number; retried: number }> {
+): Promise<{ late: number; retried: number; resent: number }> {
   const { db, boss, config } = deps;
   let late = 0;
+  let resent = 0;
+  for (const paid of await listPaidWithoutMachine(db, now, config.vm.provisionDeadlineMinutes)) {
+    const id = await sendJob(
+      boss,
+      'vm-provision',
+      { subscriptionId: paid.subscription_id, userId: paid.user_id },
+      { singletonKey: `provision:${paid.subscription_id}`, singletonSeconds: 300 },
+    );
+    if (!id) continue;
+    resent += 1;
+    await raiseAlert(db, {
+      kind: 'provision-delayed',
+      dedupeKey: `provision-no-machine:${paid.subscription_id}`,
+      message: `A plan paid over ${config.vm.provisionDeadlineMinutes} minutes ago had no machine (its job died before creating it); provisioning sent again.`,
+    });
+    deps.log.warn(
+      { subscriptionId: paid.subscription_id },
+      'vm-reaper: paid plan without a machine; provisioning sent again',
+    );
+  }
   for (const vm of await listLateProvisioning(db, now, config.vm.provisionDeadlineMinutes)) {
     const marked = await markVmDelayed(db, vm.id, now);
     if (!marked) continue;
@@ -80,5 +108,5 @@ export async function reapVms(
       'vm-reaper: transition stalled; job sent again',
     );
   }
-  return { late, retried };
+  return { late, retried, resent };
 }

@@ -3,29 +3,10 @@ import { useEffect, useState } from 'react';
 import useSWR from 'swr';
 import { swrFetcher } from './fetcher.ts';
 import { TIMERS_MS } from '../../../core/domain/constants.ts';
-import type { DailyUsage, HourlyUsageEntry } from '../../../core/domain/usageBuckets.ts';
+import type { UsageRecord } from '../../../core/domain/vm.ts';
 
-/** What GET /api/vm/usage/{email} answers (api/presenters/usage.ts). */
-export type Usage = {
-  email: string;
-  selectedPlan: string;
-  selectedDuration: number | null;
-  /** Rupees a month. */
-  selectedPrice: number | null;
-  purchaseDate: string | null;
-  expiryDate: string | null;
-  /** Usage counted up to `vmLastStateChange`; while running the page adds the time since. */
-  vmUsageSeconds: number;
-  vmLastState: string;
-  vmLastStateChange: string | null;
-  isRunning: boolean;
-  planActive: boolean;
-  now: string;
-  daily: DailyUsage[];
-  hourly: HourlyUsageEntry[];
-  cpu: Array<{ at: string; value: number }>;
-  gpu: Array<{ at: string; value: number }>;
-};
+/** What GET /api/vm/usage/{email} answers: declared once, beside the dashboard record. */
+export type Usage = UsageRecord;
 
 export const usageKey = (email: string) => `/vm/usage/${encodeURIComponent(email)}`;
 

@@ -1,0 +1,5 @@
+-- A lifecycle step that fails on a machine (an EC2 error in a sweep, a launch refused) is recorded
+-- on the row for operators, apart from `problem`, which is what the customer reads.
+ALTER TABLE vms
+  ADD COLUMN last_error text,
+  ADD COLUMN last_error_at timestamptz;
