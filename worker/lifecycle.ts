@@ -168,7 +168,7 @@ export async function advanceMachine(
     });
 
   for (let i = 0; i < MAX_STEPS; i += 1) {
-    let decision = decide();
+    const decision = decide();
     if (decision.kind === 'nothing' || decision.kind === 'wait') return { steps, last: decision, vm };
     if (options.mode === 'sweep' && !sweepMay(decision, vm)) {
       return { steps, last: { kind: 'wait', reason: `${decision.reason} (left to its job)` }, vm };
@@ -716,7 +716,6 @@ export async function advancePoolInstance(
 ): Promise<PoolDecision> {
   let row = start;
   let cloud: CloudView | undefined = instance === undefined ? undefined : cloudView(instance);
-  const ec2 = deps.vmEc2.ec2;
   for (let i = 0; i < MAX_STEPS; i += 1) {
     const decision = decidePoolInstance({ pool: poolFacts(row), cloud, now: new Date(), limits: limitsOf() });
     const now = new Date();
