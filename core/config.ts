@@ -33,6 +33,7 @@ const EnvSchema = z.object({
   SANDBOX_PROFILE: z.enum(['fast', 'aws']).default('fast'),
   GOOGLE_CLIENT_ID: z.string().min(1).optional(),
   GOOGLE_JWKS_URL: z.url().optional(),
+  GOOGLE_AUTHORIZE_URL: z.url().optional(),
   /** Comma-separated accepted `iss` values of Google ID tokens. */
   GOOGLE_ISSUERS: z.string().min(1).optional(),
   PAYU_KEY: z.string().min(1).optional(),
@@ -100,12 +101,15 @@ export type Config = {
     profile: Env['SANDBOX_PROFILE'];
   };
   /**
-   * Google sign-in. `google`: a real client id, the SPA uses Google Identity Services.
-   * `sandbox`: the sandbox plays Google (its own signing key and JWKS). `off`: no button.
+   * Google sign-in, one protocol whoever plays Google: an OpenID Connect authentication request
+   * (`response_type=id_token`, a nonce) to `authorizeUrl`, the ID token back in the redirect's
+   * fragment, verified against `jwksUrl`. `google`: a real client id. `sandbox`: the sandbox
+   * plays Google's side (its own endpoint, signing key and JWKS). `off`: no button.
    */
   google: {
     mode: 'google' | 'sandbox' | 'off';
     clientId: string;
+    authorizeUrl: string;
     jwksUrl: string;
     issuers: string[];
   };
@@ -175,6 +179,8 @@ function metricsConfig(env: Env, ec2: Ec2Config, sandboxUrl: string): MetricsCon
 /** The audience the sandbox's stand-in for Google signs ID tokens for. */
 export const SANDBOX_GOOGLE_CLIENT_ID = 'legend-cloud-sandbox.apps.googleusercontent.com';
 const GOOGLE_JWKS_URL = 'https://www.googleapis.com/oauth2/v3/certs';
+/** Google's `authorization_endpoint` (https://accounts.google.com/.well-known/openid-configuration). */
+const GOOGLE_AUTHORIZE_URL = 'https://accounts.google.com/o/oauth2/v2/auth';
 const GOOGLE_ISSUERS = ['accounts.google.com', 'https://accounts.google.com'];
 
 /**
@@ -315,6 +321,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     google: {
       mode: googleMode,
       clientId: env.GOOGLE_CLIENT_ID ?? (googleMode === 'sandbox' ? SANDBOX_GOOGLE_CLIENT_ID : ''),
+      // The browser goes there, so the sandbox's is on the site's own origin.
+      authorizeUrl:
+        env.GOOGLE_AUTHORIZE_URL ??
+        (googleMode === 'sandbox' ? `${publicUrl}/sandbox/google/authorize` : GOOGLE_AUTHORIZE_URL),
       jwksUrl:
         env.GOOGLE_JWKS_URL ??
         (googleMode === 'sandbox' ? `${sandboxUrl}/sandbox/google/jwks` : GOOGLE_JWKS_URL),

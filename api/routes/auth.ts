@@ -371,13 +371,14 @@ export function authRoutes(services: Services): Router<AppState> {
 
   // --- Google sign-in ----------------------------------------------------------------------
 
-  /** How the SPA should offer Google: the real Identity Services, the sandbox, or not at all. */
+  /** Where the SPA sends the browser to sign in with Google (null: no Google sign-in here). */
   router.get('/auth/google/config', (ctx) => {
     const google = config.google;
+    const on = google.mode !== 'off';
     ctx.body = {
-      mode: google.mode,
-      clientId: google.mode === 'off' ? null : google.clientId,
-      authorizeUrl: google.mode === 'sandbox' ? '/sandbox/google/authorize' : null,
+      mode: on ? 'oidc' : 'off',
+      clientId: on ? google.clientId : null,
+      authorizeUrl: on ? google.authorizeUrl : null,
     };
   });
 

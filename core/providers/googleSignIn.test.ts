@@ -22,6 +22,7 @@ beforeAll(async () => {
   verify = createGoogleVerifier({
     mode: 'google',
     clientId: CLIENT_ID,
+    authorizeUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
     jwksUrl: `http://127.0.0.1:${port}/certs`,
     issuers: ['accounts.google.com', 'https://accounts.google.com'],
   });

@@ -53,12 +53,12 @@ async function signInWithGoogle(client: Client, claims: Parameters<typeof sandbo
 }
 
 describe('Google sign-in through the sandbox', () => {
-  it('tells the SPA to use the sandbox', async () => {
+  it("names the sandbox's authorization endpoint, as it would name Google's", async () => {
     const reply = await newClient(stack).call('/api/auth/google/config');
     expect(reply.body).toEqual({
-      mode: 'sandbox',
+      mode: 'oidc',
       clientId: SANDBOX_GOOGLE_CLIENT_ID,
-      authorizeUrl: '/sandbox/google/authorize',
+      authorizeUrl: `${stack.config.publicUrl}/sandbox/google/authorize`,
     });
   });
 

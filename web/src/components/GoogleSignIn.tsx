@@ -1,25 +1,23 @@
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import useSWR from 'swr';
 import { api, errorMessage } from '../api/fetcher.ts';
-import type { LoginReply } from '../api/auth.ts';
 
 /**
- * "Continue with Google" (login and register). With a real client id it renders Google
- * Identity Services' own button, whose callback hands us an ID token. In sandbox mode the
- * sandbox plays Google with a redirect: we go to its page with a random `state`, and it sends
- * the browser back to /auth/google/callback with the token in the URL fragment (no popup, no
- * inline script). Either way the token must carry a nonce the server issued to this browser.
+ * "Continue with Google" (login and register): an OpenID Connect authentication request. The
+ * browser goes to the authorization endpoint the server names (Google's; in development the
+ * sandbox's, which plays Google's side of the same protocol) with a random `state` and a nonce
+ * the server issued to this browser, and comes back to /auth/google/callback with the ID token in
+ * the URL fragment (no popup, no third-party script). The server verifies the token.
  */
 
 type GoogleConfig = {
-  mode: 'google' | 'sandbox' | 'off';
+  mode: 'oidc' | 'off';
   clientId: string | null;
   authorizeUrl: string | null;
 };
 
 export const GOOGLE_STATE_KEY = 'googleSignInState';
 export const GOOGLE_CALLBACK_PATH = '/auth/google/callback';
-const GSI_SCRIPT = 'https://accounts.google.com/gsi/client';
 
 function randomState(): string {
   const bytes = new Uint8Array(24);
@@ -31,39 +29,23 @@ async function newNonce(): Promise<string> {
   return (await api<{ nonce: string }>('/auth/google/nonce', { method: 'POST' })).nonce;
 }
 
-export function GoogleSignIn({
-  onReply,
-  onError,
-}: {
-  onReply: (reply: LoginReply) => void | Promise<void>;
-  onError: (message: string) => void;
-}) {
+export function GoogleSignIn({ onError }: { onError: (message: string) => void }) {
   const { data: config } = useSWR<GoogleConfig>('/auth/google/config', {
     revalidateOnFocus: false,
     revalidateIfStale: false,
   });
-  if (!config || config.mode === 'off' || !config.clientId) return null;
+  if (!config || config.mode === 'off' || !config.clientId || !config.authorizeUrl) return null;
   return (
     <div className="google-sign-in">
       <p className="divider">
         <span>or</span>
       </p>
-      {config.mode === 'sandbox' ? (
-        <SandboxGoogleButton config={config} onError={onError} />
-      ) : (
-        <GoogleIdentityButton clientId={config.clientId} onReply={onReply} onError={onError} />
-      )}
+      <GoogleButton config={config} onError={onError} />
     </div>
   );
 }
 
-function SandboxGoogleButton({
-  config,
-  onError,
-}: {
-  config: GoogleConfig;
-  onError: (message: string) => void;
-}) {
+function GoogleButton({ config, onError }: { config: GoogleConfig; onError: (message: string) => void }) {
   const [busy, setBusy] = useState(false);
   async function start() {
     setBusy(true);
@@ -91,94 +73,6 @@ function SandboxGoogleButton({
       Continue with Google
     </button>
   );
-}
-
-type Gsi = {
-  accounts: {
-    id: {
-      initialize(options: {
-        client_id: string;
-        callback: (response: { credential?: string }) => void;
-        nonce?: string;
-        ux_mode?: 'popup' | 'redirect';
-        context?: 'signin' | 'signup' | 'use';
-      }): void;
-      renderButton(parent: HTMLElement, options: Record<string, unknown>): void;
-    };
-  };
-};
-
-let gsiLoading: Promise<Gsi> | undefined;
-
-function loadGsi(): Promise<Gsi> {
-  gsiLoading ??= new Promise<Gsi>((resolve, reject) => {
-    const script = document.createElement('script');
-    script.src = GSI_SCRIPT;
-    script.async = true;
-    script.onload = () => {
-      const google = (window as unknown as { google?: Gsi }).google;
-      if (google) resolve(google);
-      else reject(new Error('Google sign-in did not load.'));
-    };
-    script.onerror = () => {
-      gsiLoading = undefined;
-      reject(new Error('Google sign-in could not be loaded.'));
-    };
-    document.head.append(script);
-  });
-  return gsiLoading;
-}
-
-function GoogleIdentityButton({
-  clientId,
-  onReply,
-  onError,
-}: {
-  clientId: string;
-  onReply: (reply: LoginReply) => void | Promise<void>;
-  onError: (message: string) => void;
-}) {
-  const holder = useRef<HTMLDivElement>(null);
-  // The latest handlers, so the button (rendered once) always calls the current ones.
-  const handlers = useRef({ onReply, onError });
-  handlers.current = { onReply, onError };
-
-  useEffect(() => {
-    let cancelled = false;
-    (async () => {
-      try {
-        const [google, nonce] = await Promise.all([loadGsi(), newNonce()]);
-        if (cancelled || !holder.current) return;
-        google.accounts.id.initialize({
-          client_id: clientId,
-          nonce,
-          ux_mode: 'popup',
-          callback: (response) => {
-            if (!response.credential) return;
-            api<LoginReply>('/auth/google', { body: { credential: response.credential } })
-              .then((reply) => handlers.current.onReply(reply))
-              .catch((error: unknown) =>
-                handlers.current.onError(errorMessage(error, 'Google sign-in failed. Please try again.')),
-              );
-          },
-        });
-        google.accounts.id.renderButton(holder.current, {
-          type: 'standard',
-          theme: 'filled_black',
-          text: 'continue_with',
-          shape: 'pill',
-          width: Math.min(holder.current.clientWidth || 320, 400),
-        });
-      } catch (error) {
-        if (!cancelled) handlers.current.onError(errorMessage(error, 'Google sign-in could not be loaded.'));
-      }
-    })();
-    return () => {
-      cancelled = true;
-    };
-  }, [clientId]);
-
-  return <div ref={holder} className="google-identity-button" />;
 }
 
 function GoogleMark() {

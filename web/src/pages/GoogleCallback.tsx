@@ -8,7 +8,8 @@ import { TwoFactorStep } from '../components/TwoFactorStep.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
 
 /**
- * Where the sandbox's Google sends the browser back: /auth/google/callback#id_token=…&state=….
+ * Where Google (in development, the sandbox playing it) sends the browser back:
+ * /auth/google/callback#id_token=…&state=….
  * The fragment is read once and wiped from the address bar (and history) straight away.
  */
 

@@ -93,7 +93,7 @@ export default function Login() {
                 {busy ? 'Logging in…' : 'Login'}
               </button>
             </form>
-            <GoogleSignIn onReply={handleReply} onError={(message) => setStatus(statusFrom(message))} />
+            <GoogleSignIn onError={(message) => setStatus(statusFrom(message))} />
             <p className="auth-switch">
               New to Legend Cloud? <Link href="/register">Register</Link>
             </p>

@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
-import { needsTwoFactor, rememberLogin, type LoginReply } from '../api/auth.ts';
+import { rememberLogin } from '../api/auth.ts';
 import { ApiError, api, errorMessage } from '../api/fetcher.ts';
 import type { SessionUser } from '../api/session.ts';
 import { GoogleSignIn } from '../components/GoogleSignIn.tsx';
@@ -8,7 +8,6 @@ import { PasswordChecklist } from '../components/PasswordChecklist.tsx';
 import { PasswordField } from '../components/PasswordField.tsx';
 import { StatusMessage, statusFrom, type Status } from '../components/StatusMessage.tsx';
 import { CodeField, EmailField, PhoneField, TextField } from '../components/TextField.tsx';
-import { TwoFactorStep } from '../components/TwoFactorStep.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
 import {
   ACCOUNT_MESSAGES as M,
@@ -58,7 +57,6 @@ function SignUpForm() {
   const [attempted, setAttempted] = useState(attemptedOnce);
   const [busy, setBusy] = useState(false);
   const [status, setStatus] = useState<Status>(null);
-  const [twoFactor, setTwoFactor] = useState(false);
 
   // Spec: "The first browser history entry is rewritten to the landing page", so back from a
   // sign-up opened by a link goes to our home page, not out of the site.
@@ -111,13 +109,6 @@ function SignUpForm() {
     }
   }
 
-  async function googleDone(user: SessionUser) {
-    await rememberLogin(user);
-    navigate('/');
-  }
-
-  if (twoFactor) return <TwoFactorStep onDone={googleDone} onExpired={() => setTwoFactor(false)} />;
-
   return (
     <>
       <p className="muted auth-lead">Create your account. We will email you a code to confirm it.</p>
@@ -147,12 +138,7 @@ function SignUpForm() {
           {busy ? 'Sending code…' : 'Register'}
         </button>
       </form>
-      <GoogleSignIn
-        onReply={async (reply: LoginReply) =>
-          needsTwoFactor(reply) ? setTwoFactor(true) : googleDone(reply)
-        }
-        onError={(message) => setStatus(statusFrom(message))}
-      />
+      <GoogleSignIn onError={(message) => setStatus(statusFrom(message))} />
       <p className="auth-switch">
         Already have an account? <Link href="/login">Login</Link>
       </p>
