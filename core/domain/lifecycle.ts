@@ -182,28 +182,33 @@ export type LostWhile = 'provisioning' | 'use';
  * - alert-unexpected: the instance runs while we hold it stopped (started outside us): stop it.
  * - nothing / wait: nothing to do now; `wait` means something is under way.
  */
+/** A decision that carries nothing but its reason, one member per kind. */
+type Plain<K extends string> = K extends string ? { kind: K; reason: string } : never;
+
 export type Decision =
-  | { kind: 'nothing'; reason: string }
-  | { kind: 'wait'; reason: string }
-  | { kind: 'observe'; reason: string }
-  | { kind: 'launch'; reason: string }
-  | { kind: 'adopt'; reason: string }
-  | { kind: 'start'; reason: string }
-  | { kind: 'stop'; reason: string }
-  | { kind: 'terminate'; reason: string }
-  | { kind: 'tag'; reason: string }
-  | { kind: 'capture-password'; reason: string }
-  | { kind: 'probe-remote-desktop'; reason: string }
+  | Plain<
+      | 'nothing'
+      | 'wait'
+      | 'observe'
+      | 'launch'
+      | 'adopt'
+      | 'start'
+      | 'stop'
+      | 'terminate'
+      | 'tag'
+      | 'capture-password'
+      | 'probe-remote-desktop'
+      | 'mark-terminated'
+      | 'give-up-start'
+      | 'alert-unexpected'
+    >
   | { kind: 'mark-ready'; reason: string; publicIp: string }
   | { kind: 'mark-running'; reason: string; publicIp: string }
   | { kind: 'mark-stopped'; reason: string; stoppedBy: 'stop' | 'shut-down' }
-  | { kind: 'mark-terminated'; reason: string }
   | { kind: 'accrue'; reason: string; alerts: HourAlertPercent[] }
   | { kind: 'request-stop'; reason: string; why: 'out-of-hours' | 'plan-expired'; alerts: HourAlertPercent[] }
   | { kind: 'refuse-start'; reason: string; why: 'out-of-hours' | 'plan-expired' }
-  | { kind: 'give-up-start'; reason: string }
-  | { kind: 'lost'; reason: string; during: LostWhile }
-  | { kind: 'alert-unexpected'; reason: string };
+  | { kind: 'lost'; reason: string; during: LostWhile };
 
 export type DecisionKind = Decision['kind'];
 
@@ -385,15 +390,9 @@ export type PoolFacts = {
   launchedAt: Instant | null;
 };
 
-export type PoolDecision =
-  | { kind: 'nothing'; reason: string }
-  | { kind: 'wait'; reason: string }
-  | { kind: 'observe'; reason: string }
-  | { kind: 'adopt'; reason: string }
-  | { kind: 'capture-password'; reason: string }
-  | { kind: 'stop'; reason: string }
-  | { kind: 'mark-ready'; reason: string }
-  | { kind: 'fail'; reason: string };
+export type PoolDecision = Plain<
+  'nothing' | 'wait' | 'observe' | 'adopt' | 'capture-password' | 'stop' | 'mark-ready' | 'fail'
+>;
 
 export function decidePoolInstance(input: {
   pool: PoolFacts;

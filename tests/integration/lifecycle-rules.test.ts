@@ -2,7 +2,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from '../../core/db/pool.ts';
 import { findSubscription, type Subscription } from '../../core/db/subscriptions.ts';
 import { insertVm, listVmsOutOfPlan, listVmsPastGrace, type VmState } from '../../core/db/vms.ts';
-import { LIVE_STATES, pastGrace, planInForce, type PlanFacts } from '../../core/domain/lifecycle.ts';
+import {
+  LIVE_STATES,
+  MACHINE_STATES,
+  pastGrace,
+  planInForce,
+  type PlanFacts,
+} from '../../core/domain/lifecycle.ts';
 import { createUser } from '../support/accounts.ts';
 import { cloudPcHelpers } from '../support/cloudPc.ts';
 import { startTestStack } from '../support/stack.ts';
@@ -75,17 +81,7 @@ const PLAN_CASES: PlanCase[] = [
     cancelledAt: at(-(GRACE_DAYS + 5) * DAY),
   },
 ];
-const VM_STATES: VmState[] = [
-  'requested',
-  'provisioning',
-  'starting',
-  'running',
-  'stopping',
-  'stopped',
-  'terminating',
-  'terminated',
-  'error',
-];
+const VM_STATES: readonly VmState[] = MACHINE_STATES;
 
 type Row = { vmId: string; state: VmState; subscription: Subscription };
 const rows: Row[] = [];
