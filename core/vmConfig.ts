@@ -46,6 +46,7 @@ export const VM_ENV = {
     .optional(),
   /** A count for every card plan, or `plan=count` pairs. */
   WARM_POOL_SIZE: z.string().optional(),
+  POOL_HOT: z.string().optional(),
   VM_GRACE_DAYS: z.coerce.number().min(0).max(365).optional(),
   PROVISION_DEADLINE_MINUTES: z.coerce
     .number()
@@ -89,6 +90,12 @@ export type Ec2Config = {
 export type VmConfig = {
   /** Launched, first-boot-done, stopped instances kept per plan. */
   warmPoolSize: Record<PlanId, number>;
+  /**
+   * At most this many running spares per plan (`POOL_HOT`). How many are kept follows demand:
+   * one, plus one for each purchase of the plan in the last hour, within this bound and the
+   * instance type's capacity limit.
+   */
+  hotPoolMax: Record<PlanId, number>;
   /** Days an expired plan's machine is kept (stopped) before it is terminated. */
   graceDays: number;
   /** After this long without a ready machine the customer is told and an operator alerted. */
@@ -146,9 +153,14 @@ export function missingInProduction(env: VmEnv): string[] {
 }
 
 export function parseWarmPoolSize(text: string | undefined): Record<PlanId, number> {
-  const sizes = Object.fromEntries(PLAN_IDS.map((id) => [id, 0])) as Record<PlanId, number>;
   // One stopped machine per card plan: a purchase is then a start (about a minute), not a launch.
-  const value = text?.trim() || '1';
+  return parsePoolSizes('WARM_POOL_SIZE', text, '1');
+}
+
+/** Sizes per plan: one number for every card plan, or `plan=count,…`. */
+function parsePoolSizes(name: string, text: string | undefined, fallback: string): Record<PlanId, number> {
+  const sizes = Object.fromEntries(PLAN_IDS.map((id) => [id, 0])) as Record<PlanId, number>;
+  const value = text?.trim() || fallback;
   if (/^\d{1,3}$/.test(value)) {
     for (const plan of CARD_PLANS) sizes[plan.id] = Number(value);
     return sizes;
@@ -157,7 +169,7 @@ export function parseWarmPoolSize(text: string | undefined): Record<PlanId, numb
     const match = /^\s*([a-z-]+)\s*=\s*(\d{1,3})\s*$/.exec(pair);
     const plan = match?.[1];
     if (!match?.[2] || !plan || !(PLAN_IDS as readonly string[]).includes(plan)) {
-      throw new Error(`WARM_POOL_SIZE: "${pair.trim()}" is not plan=count (plans: ${PLAN_IDS.join(', ')})`);
+      throw new Error(`${name}: "${pair.trim()}" is not plan=count (plans: ${PLAN_IDS.join(', ')})`);
     }
     sizes[plan as PlanId] = Number(match[2]);
   }
@@ -212,6 +224,8 @@ export function parseVmConfig(
   };
   const vm: VmConfig = {
     warmPoolSize: parseWarmPoolSize(env.WARM_POOL_SIZE),
+    // Running spares cost their full hourly price: none unless asked for.
+    hotPoolMax: parsePoolSizes('POOL_HOT', env.POOL_HOT, '0'),
     graceDays: env.VM_GRACE_DAYS ?? 7,
     provisionDeadlineMinutes: env.PROVISION_DEADLINE_MINUTES ?? 5,
     // The sandbox's fast profile settles in seconds; AWS in tens of seconds to minutes.

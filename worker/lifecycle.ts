@@ -702,6 +702,7 @@ export function needsFollowUp(vm: Vm): boolean {
 function poolFacts(row: PoolInstance) {
   return {
     state: row.state,
+    hot: row.hot,
     instanceId: row.instance_id,
     launchAttempts: row.launch_attempts,
     launchedAt: row.launched_at,

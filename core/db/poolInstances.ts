@@ -4,7 +4,8 @@ import { sql, type Db } from './pool.ts';
 
 /**
  * The warm pool: instances launched ahead of demand, first boot done and password captured,
- * then stopped. `launching → stopping → ready → claimed`, or `failed`. A row's id is the
+ * then stopped (`launching → stopping → ready → claimed`, or `failed`) — or, for hot spares,
+ * kept running (`launching → ready`, running). A row's id is the
  * ClientToken of its launch, so replenishing twice never launches twice for one row.
  */
 
@@ -22,6 +23,7 @@ export const PoolInstance = z.object({
   launch_attempts: z.number().int(),
   problem: z.string().nullable(),
   vm_id: z.uuid().nullable(),
+  hot: z.boolean(),
   created_at: z.date(),
   launched_at: z.date().nullable(),
   first_boot_at: z.date().nullable(),
@@ -34,7 +36,7 @@ export const PoolInstance = z.object({
 export type PoolInstance = z.infer<typeof PoolInstance>;
 
 const COLUMNS = sql.fragment`id, plan_id, instance_type, storage_gb, image_id, state, instance_id, subnet_id,
-  availability_zone, password_encrypted, launch_attempts, problem, vm_id, created_at, launched_at,
+  availability_zone, password_encrypted, launch_attempts, problem, vm_id, hot, created_at, launched_at,
   first_boot_at, ready_at, claimed_at, failed_at, synced_at, updated_at`;
 
 const ts = (at: Date) => at.toISOString();
@@ -46,11 +48,25 @@ export async function lockPoolPlan(db: Db, planId: string): Promise<void> {
   await db.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`pool:${planId}`}, 0))`);
 }
 
-/** Instances that are, or will soon be, available to claim. */
-export async function countPoolFilling(db: Db, planId: string): Promise<number> {
+/** Instances that are, or will soon be, available to claim: the stopped kind or the hot kind. */
+export async function countPoolFilling(db: Db, planId: string, hot: boolean): Promise<number> {
   return db.oneFirst(sql.type(z.object({ count: z.number() }))`
     SELECT count(*)::int AS count FROM pool_instances
-    WHERE plan_id = ${planId} AND state IN ('launching', 'stopping', 'ready')`);
+    WHERE plan_id = ${planId} AND hot = ${hot} AND state IN ('launching', 'stopping', 'ready')`);
+}
+
+/** Spares of an instance type that exist (launching, ready…): they count against its capacity. */
+export async function countPoolLive(db: Db, instanceType: string): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ count: z.number() }))`
+    SELECT count(*)::int AS count FROM pool_instances
+    WHERE instance_type = ${instanceType} AND state IN ('launching', 'stopping', 'ready')`);
+}
+
+/** Spares of a plan claimed since `since`: the recent demand hot spares are sized by. */
+export async function countPoolClaimsSince(db: Db, planId: string, since: Date): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ count: z.number() }))`
+    SELECT count(*)::int AS count FROM pool_instances
+    WHERE plan_id = ${planId} AND claimed_at >= ${ts(since)}`);
 }
 
 export async function countPoolReady(db: Db, planId: string): Promise<number> {
@@ -58,12 +74,17 @@ export async function countPoolReady(db: Db, planId: string): Promise<number> {
     SELECT count(*)::int AS count FROM pool_instances WHERE plan_id = ${planId} AND state = 'ready'`);
 }
 
-export async function insertPoolInstances(db: Db, spec: PoolSpec, count: number): Promise<PoolInstance[]> {
+export async function insertPoolInstances(
+  db: Db,
+  spec: PoolSpec,
+  count: number,
+  hot = false,
+): Promise<PoolInstance[]> {
   if (count <= 0) return [];
   return [
     ...(await db.any(sql.type(PoolInstance)`
-      INSERT INTO pool_instances (plan_id, instance_type, storage_gb, image_id)
-      SELECT ${spec.planId}, ${spec.instanceType}, ${spec.storageGb}, ${spec.imageId}
+      INSERT INTO pool_instances (plan_id, instance_type, storage_gb, image_id, hot)
+      SELECT ${spec.planId}, ${spec.instanceType}, ${spec.storageGb}, ${spec.imageId}, ${hot}
       FROM generate_series(1, ${count})
       RETURNING ${COLUMNS}`)),
   ];
@@ -123,7 +144,10 @@ export async function markPoolSynced(db: Db, ids: string[], now: Date): Promise<
     UPDATE pool_instances SET synced_at = ${ts(now)} WHERE id = ANY(${sql.array(ids, 'uuid')})`);
 }
 
-/** First boot is done: the password is kept (encrypted) and the instance is to be stopped. */
+/**
+ * First boot is done: the password is kept (encrypted) and the instance is to be stopped — or,
+ * a hot spare, it is ready as it is, running.
+ */
 export async function markPoolFirstBoot(
   db: Db,
   id: string,
@@ -131,8 +155,9 @@ export async function markPoolFirstBoot(
   now: Date,
 ): Promise<PoolInstance | null> {
   return db.maybeOne(sql.type(PoolInstance)`
-    UPDATE pool_instances SET state = 'stopping', password_encrypted = ${passwordEncrypted},
-      first_boot_at = ${ts(now)}, updated_at = now()
+    UPDATE pool_instances SET state = CASE WHEN hot THEN 'ready' ELSE 'stopping' END,
+      password_encrypted = ${passwordEncrypted}, first_boot_at = ${ts(now)},
+      ready_at = CASE WHEN hot THEN ${ts(now)}::timestamptz ELSE ready_at END, updated_at = now()
     WHERE id = ${id} AND state = 'launching' AND instance_id IS NOT NULL
     RETURNING ${COLUMNS}`);
 }
@@ -157,8 +182,9 @@ export async function markPoolFailed(
 }
 
 /**
- * Takes the oldest ready instance that fits the machine (plan, type and disk) for a VM. SKIP
- * LOCKED: two purchases at once take two different instances, neither waits for the other.
+ * Takes a ready instance that fits the machine (plan, type and disk) for a VM: a hot (running)
+ * one first, then the oldest. SKIP LOCKED: two purchases at once take two different instances,
+ * neither waits for the other.
  */
 export async function claimPoolInstance(
   db: Db,
@@ -172,7 +198,7 @@ export async function claimPoolInstance(
       SELECT id FROM pool_instances
       WHERE state = 'ready' AND plan_id = ${machine.planId} AND instance_type = ${machine.instanceType}
         AND storage_gb = ${machine.storageGb}
-      ORDER BY ready_at, id
+      ORDER BY hot DESC, ready_at, id
       LIMIT 1
       FOR UPDATE SKIP LOCKED)
     RETURNING ${COLUMNS}`);

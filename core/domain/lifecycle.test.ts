@@ -547,8 +547,10 @@ describe('decidePoolInstance', () => {
     state: 'launching' | 'stopping' | 'ready' | 'claimed' | 'failed',
     instanceId: string | null = 'i-1',
     launchAttempts = 1,
+    hot = false,
   ) => ({
     state,
+    hot,
     instanceId,
     launchAttempts,
     launchedAt: at(-10 * MIN),
@@ -568,6 +570,9 @@ describe('decidePoolInstance', () => {
     ['ready, not looked at', pool('ready'), 'unseen', 'observe'],
     ['claimed', pool('claimed'), 'running', 'nothing'],
     ['failed', pool('failed'), 'running', 'nothing'],
+    ['hot, launching, running', pool('launching', 'i-1', 1, true), 'running', 'capture-password'],
+    ['hot, ready and running', pool('ready', 'i-1', 1, true), 'running', 'nothing'],
+    ['hot, ready but stopped outside', pool('ready', 'i-1', 1, true), 'stopped', 'nothing'],
   ] as const)('%s → %s', (_name, facts, cloud, expected) => {
     expect(decidePoolInstance({ pool: facts, cloud: CLOUD[cloud], now: NOW, limits }).kind).toBe(expected);
   });

@@ -385,6 +385,8 @@ export type PoolState = (typeof POOL_STATES)[number];
 
 export type PoolFacts = {
   state: PoolState;
+  /** A hot spare is kept running once ready; the others are kept stopped. */
+  hot: boolean;
   instanceId: string | null;
   launchAttempts: number;
   launchedAt: Instant | null;
@@ -426,9 +428,9 @@ export function decidePoolInstance(input: {
         ? { kind: 'stop', reason: 'first boot done; a spare waits stopped' }
         : { kind: 'wait', reason: `the instance is ${cloud.state}` };
     case 'ready':
-      return cloud.state === 'running'
+      return cloud.state === 'running' && !pool.hot
         ? { kind: 'stop', reason: 'a ready spare must be stopped (it was started outside us)' }
-        : { kind: 'nothing', reason: 'ready' };
+        : { kind: 'nothing', reason: pool.hot ? `ready, hot (${cloud.state})` : 'ready' };
     default:
       return { kind: 'nothing', reason: 'no rule' };
   }

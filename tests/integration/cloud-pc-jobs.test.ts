@@ -379,6 +379,63 @@ describe('warm pool', () => {
     await replenishPool(pooled);
     expect((await rows()).filter((r) => r.state !== 'claimed')).toHaveLength(2);
   });
+
+  it('keeps hot spares running, sized by demand within POOL_HOT and the capacity limit; a purchase needs no start', async () => {
+    const hot = cloud.deps({
+      vm: {
+        warmPoolSize: { ...stack.config.vm.warmPoolSize, 'ultra-legend': 0 },
+        hotPoolMax: { ...stack.config.vm.hotPoolMax, 'ultra-legend': 3 },
+      },
+    });
+    const rows = async () =>
+      cloud.db.any(
+        sql.type(
+          z.object({
+            id: z.string(),
+            state: z.string(),
+            hot: z.boolean(),
+            instance_id: z.string().nullable(),
+          }),
+        )`
+          SELECT id, state, hot, instance_id FROM pool_instances WHERE plan_id = 'ultra-legend' ORDER BY created_at`,
+      );
+    // No demand yet: one spare, however often replenish runs.
+    await Promise.all([replenishPool(hot), replenishPool(hot)]);
+    expect((await rows()).map((r) => [r.state, r.hot])).toEqual([['launching', true]]);
+    cloud.advance(10 * MINUTE);
+    await syncVms(hot);
+    // First boot done: ready as it is, still running (no stop, unlike the warm pool).
+    const [spare] = await rows();
+    expect(spare).toMatchObject({ state: 'ready', hot: true });
+    expect(stack.sandboxEc2.state().instances.find((i) => i.instanceId === spare!.instance_id)?.state).toBe(
+      'running',
+    );
+
+    // A purchase takes it: tags and Remote Desktop, no StartInstances.
+    const user = await createUser(stack);
+    const plan = await cloud.activePlan(user.id, { planId: 'ultra-legend' });
+    await expect(provisionVm(hot, { subscriptionId: plan.id, userId: user.id })).resolves.toBe(
+      'claimed-pool',
+    );
+    const vm = await cloud.vm((await findVmBySubscription(cloud.db, plan.id))!.id);
+    expect(vm).toMatchObject({ state: 'running', source: 'pool', instance_id: spare!.instance_id });
+    expect(vm.public_ip).not.toBeNull();
+
+    // One claim in the last hour: two spares wanted now, within POOL_HOT = 3.
+    await replenishPool(hot);
+    expect((await rows()).filter((r) => r.state !== 'claimed')).toHaveLength(2);
+    // A capacity limit with no room left launches none, whatever the demand.
+    const full = cloud.deps({
+      vm: { ...hot.config.vm, hotPoolMax: { ...stack.config.vm.hotPoolMax, 'editor-high': 3 } },
+    });
+    full.config.capacityLimits = { ...full.config.capacityLimits, 'g5.4xlarge': 0 };
+    await replenishPool(full);
+    expect(
+      await cloud.db.oneFirst(
+        sql.unsafe`SELECT count(*)::int FROM pool_instances WHERE plan_id = 'editor-high'`,
+      ),
+    ).toBe(0);
+  });
 });
 
 describe('hours', () => {

@@ -1,7 +1,9 @@
 import { recordCapacityAvailable, recordCapacityShortage } from '../../core/db/ec2Fleet.ts';
 import {
   beginPoolLaunch,
+  countPoolClaimsSince,
   countPoolFilling,
+  countPoolLive,
   insertPoolInstances,
   listPoolAwaitingLaunch,
   lockPoolPlan,
@@ -10,7 +12,9 @@ import {
   setPoolProblem,
   type PoolInstance,
 } from '../../core/db/poolInstances.ts';
+import { countMachinesInUse } from '../../core/db/vms.ts';
 import { PLANS } from '../../core/domain/plans.ts';
+import { HOUR_MS } from '../../core/domain/time.ts';
 import type { Ec2Instance } from '../../core/providers/ec2.ts';
 import { attemptBudget, parsePayload, type Job } from '../../core/queue.ts';
 import { scheduleVmCheck } from '../../core/vmActions.ts';
@@ -20,7 +24,8 @@ import type { WorkerDeps } from '../deps.ts';
 
 /**
  * `pool-replenish` (cron, and after every claim): keeps WARM_POOL_SIZE instances per plan
- * launched, first-boot-done and stopped, so a purchase needs only a start. Rows are counted and
+ * launched, first-boot-done and stopped, so a purchase needs only a start — and, with POOL_HOT,
+ * running spares sized by the last hour's demand, so a purchase needs no start at all. Rows are counted and
  * created under a per-plan lock (two runs never top up twice); each row's launch carries the row
  * id as ClientToken (a replayed launch is the same instance). vm-sync takes each one through
  * first boot, password capture and the stop.
@@ -34,25 +39,36 @@ export function poolReplenish(deps: WorkerDeps) {
   };
 }
 
-export async function replenishPool(deps: WorkerDeps): Promise<{ created: number; launched: number }> {
+export async function replenishPool(
+  deps: WorkerDeps,
+  now: Date = new Date(),
+): Promise<{ created: number; launched: number }> {
   const { db, config } = deps;
   let created = 0;
   for (const plan of PLANS) {
-    const wanted = config.vm.warmPoolSize[plan.id];
-    if (!wanted) continue;
+    const warm = config.vm.warmPoolSize[plan.id];
+    const hotMax = config.vm.hotPoolMax[plan.id];
+    if (!warm && !hotMax) continue;
+    const spec = {
+      planId: plan.id,
+      instanceType: plan.instanceType,
+      storageGb: plan.storageGb,
+      imageId: config.ec2.amiByPlan[plan.id],
+    };
     const rows = await db.transaction(async (trx) => {
       await lockPoolPlan(trx, plan.id);
-      const have = await countPoolFilling(trx, plan.id);
-      return insertPoolInstances(
-        trx,
-        {
-          planId: plan.id,
-          instanceType: plan.instanceType,
-          storageGb: plan.storageGb,
-          imageId: config.ec2.amiByPlan[plan.id],
-        },
-        wanted - have,
-      );
+      const made = await insertPoolInstances(trx, spec, warm - (await countPoolFilling(trx, plan.id, false)));
+      if (!hotMax) return made;
+      // Running spares follow demand, within POOL_HOT and never past the type's capacity limit
+      // (spares and machines in use together).
+      const demand = 1 + (await countPoolClaimsSince(trx, plan.id, new Date(now.getTime() - HOUR_MS)));
+      const room =
+        (config.capacityLimits[plan.instanceType] ?? 0) -
+        (await countMachinesInUse(trx, plan.instanceType, now)) -
+        (await countPoolLive(trx, plan.instanceType));
+      const hotWanted = Math.min(hotMax, demand);
+      const hotMissing = Math.min(hotWanted - (await countPoolFilling(trx, plan.id, true)), room);
+      return [...made, ...(await insertPoolInstances(trx, spec, hotMissing, true))];
     });
     created += rows.length;
   }

@@ -3,3 +3,7 @@
 ALTER TABLE vms
   ADD COLUMN last_error text,
   ADD COLUMN last_error_at timestamptz;
+
+-- Hot spares: warm-pool instances kept running (first boot done, password captured) rather than
+-- stopped, so a purchase needs no start at all: only our tags and a Remote Desktop check.
+ALTER TABLE pool_instances ADD COLUMN hot boolean NOT NULL DEFAULT false;
