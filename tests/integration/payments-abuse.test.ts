@@ -50,6 +50,7 @@ describe('callback abuse', () => {
   it('refuses an oversized callback body with 413 before reading it', async () => {
     const { user, client } = await buyer();
     const start = await checkout(client, user.email);
+    await control({ action: 'set-webhook', txnid: start.txnid, url: null });
     const done = await control({ action: 'complete', txnid: start.txnid, outcome: 'success' });
     const big = { ...done.fields, padding: 'x'.repeat(20_000) };
     for (const path of ['/api/payu/webhook', '/api/payu/success', '/api/vm/payment-callback']) {
