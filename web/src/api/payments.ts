@@ -29,6 +29,8 @@ export function usePaymentAttempt(txnid: string | null) {
   return useSWR<PaymentAttempt>(txnid ? `/payments/${encodeURIComponent(txnid)}` : null, swrFetcher, {
     shouldRetryOnError: false,
     revalidateOnFocus: false,
+    // Until PayU's answer is in (the callback's check takes a moment).
+    refreshInterval: (latest) => (!latest || isOpenPayment(latest.status) ? 2000 : 0),
   });
 }
 

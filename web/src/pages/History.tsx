@@ -47,6 +47,7 @@ export default function History() {
     body = (
       <div className="card history-state">
         <p>No past plans found.</p>
+        {/* Attempts that bought nothing (failed, abandoned) are listed below. */}
         <Link href="/select-vm" className="button primary">
           See plans
         </Link>
