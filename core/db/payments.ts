@@ -109,6 +109,16 @@ export async function markPaymentPending(db: Db, txnid: string): Promise<void> {
     UPDATE payments SET status = 'pending', updated_at = now() WHERE txnid = ${txnid} AND status = 'initiated'`);
 }
 
+/**
+ * A callback said something happened but PayU has not decided yet: ask again by `at` rather
+ * than at the schedule's next (possibly distant) step.
+ */
+export async function checkPaymentBy(db: Db, txnid: string, at: Date): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE payments SET next_check_at = least(next_check_at, ${at.toISOString()}), updated_at = now()
+    WHERE txnid = ${txnid} AND status IN ('initiated', 'pending') AND next_check_at IS NOT NULL`);
+}
+
 /** An open attempt whose schedule ran out without a final answer from PayU. */
 export async function abandonPayment(db: Db, txnid: string): Promise<Payment | null> {
   return db.maybeOne(sql.type(Payment)`

@@ -1,6 +1,7 @@
 import { findUserById } from '../../core/db/users.ts';
 import {
   abandonPayment,
+  checkPaymentBy,
   findPaymentByTxnid,
   markPaymentPending,
   setPaymentProblem,
@@ -64,7 +65,9 @@ async function verifyPayment(
   }
   // Outside any transaction: slonik may retry a transaction, and PayU must not be asked twice for one write.
   const answer = await payu.verifyPayment(txnid);
-  await applyVerification(deps, payment, answer, log);
+  const outcome = await applyVerification(deps, payment, answer, log);
+  // A callback arrived but PayU has not decided: the sweep asks again within a minute or two.
+  if (outcome === 'open') await checkPaymentBy(deps.db, txnid, new Date(Date.now() + 60_000));
 }
 
 /** PayU's reason for a failure, as it wrote it (error_Message, else field9). */

@@ -10,10 +10,15 @@ export type PaymentAttempt = PaymentAttemptRecord;
 
 export const PAYMENTS_KEY = '/payments';
 
+/** A checkout started in the last quarter hour may still be paid; an older open one only changes slowly. */
+const RECENT_MS = 15 * 60_000;
+
 function stillMoving(list: PaymentAttempt[]): boolean {
+  const now = Date.now();
   return list.some(
     (p) =>
-      isOpenPayment(p.status) || p.refunds.some((r) => r.status === 'requested' || r.status === 'accepted'),
+      (isOpenPayment(p.status) && now - Date.parse(p.createdAt) < RECENT_MS) ||
+      p.refunds.some((r) => r.status === 'requested' || r.status === 'accepted'),
   );
 }
 
