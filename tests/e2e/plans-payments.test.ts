@@ -259,6 +259,49 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
     }
   });
 
+  it('paid twice from two tabs: the second payment is not silent (dashboard notice, history explains the refund)', async () => {
+    const user = await registeredUser('Farah Ali', 'twice');
+    const first = await browser.newPage(DESKTOP);
+    await logIn(first, user.email);
+    await first.goto('/select-vm');
+    await choosePlan(first, 'LEGEND', 30);
+    await first.waitForURL('**/payment');
+    const second = await browser.newPage(MOBILE);
+    await logIn(second, user.email);
+    await second.goto('/payment');
+    // Both tabs reach PayU before either pays.
+    for (const page of [first, second]) {
+      await page.getByRole('button', { name: 'Pay ₹1,450.00' }).click();
+      await page.waitForURL('**/sandbox/payu/_payment');
+    }
+    await first.getByRole('button', { name: 'Pay ₹1,450.00 (success)' }).click();
+    await paymentVerified(first);
+    await second.getByRole('button', { name: 'Pay ₹1,450.00 (success)' }).click();
+    await second.waitForURL(/\/payment-success\?txnid=/);
+    const txnid = new URL(second.url()).searchParams.get('txnid')!;
+    for (const [page, size] of [
+      [second, 360],
+      [first, 1280],
+    ] as const) {
+      await page.goto('/dashboard');
+      const notice = page
+        .locator('.payment-notices')
+        .getByText('Payment of ₹1,450.00 received, plan not started.');
+      await notice.waitFor({ timeout: 20_000 });
+      await page.locator('.payment-notices').getByText(txnid).waitFor();
+      await screenshot(page, `plans-paid-not-activated-dashboard-${size}`);
+    }
+    await second.goto('/history');
+    await second
+      .getByRole('article', { name: `Payment ${txnid}` })
+      .getByText(/refund the full amount/)
+      .waitFor();
+    await screenshot(second, 'plans-paid-not-activated-history-360');
+    await expect(
+      waitForMail(user.email, 'We received your payment but could not start your plan'),
+    ).resolves.toBeTruthy();
+  });
+
   it('a trial: rotate to PRO LEGEND, Start Now, pay ₹45 through the same checkout', async () => {
     const visitor = await browser.newPage(DESKTOP);
     await visitor.goto('/trial');

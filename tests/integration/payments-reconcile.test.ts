@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { SANDBOX_GOOGLE_CLIENT_ID } from '../../core/config.ts';
 import { resolveAlert } from '../../core/db/operatorAlerts.ts';
 import { sql } from '../../core/db/pool.ts';
-import { findPaymentByTxnid } from '../../core/db/payments.ts';
-import { RECONCILE_CHECK_MINUTES } from '../../core/domain/payments.ts';
+import { claimDuePayments, countOpenPaymentsSince, findPaymentByTxnid } from '../../core/db/payments.ts';
+import { isOpenPayment, PAYMENT_STATES, RECONCILE_CHECK_MINUTES } from '../../core/domain/payments.ts';
 import { PHONE_MESSAGE } from '../../core/domain/phone.ts';
 import { createPayUClient } from '../../core/providers/payu.ts';
 import { reconcilePayments } from '../../worker/jobs/paymentReconcile.ts';
@@ -163,6 +163,32 @@ describe('reconciliation sweep', () => {
     // Nothing more is asked.
     await sweepAt(start.txnid, 80 * 60);
     expect((await sandboxTxn(start.txnid)).verifyCalls).toBe(RECONCILE_CHECK_MINUTES.length);
+  });
+});
+
+describe('one rule, SQL and core/domain', () => {
+  it("the sweep's claim and the checkout cap count as open exactly what isOpenPayment calls open", async () => {
+    const { user, client } = await buyer();
+    const start = await checkout(client, user.email);
+    const payment = (await findPaymentByTxnid(db, start.txnid))!;
+    for (const status of PAYMENT_STATES) {
+      await db.query(sql.unsafe`
+        UPDATE payments SET status = ${status}, next_check_at = now() + interval '5 days' WHERE id = ${payment.id}`);
+      const open = await countOpenPaymentsSince(db, user.id, new Date(0));
+      // Due only to a sweep 6 days ahead, so the worker's own cron (running now) never takes it.
+      const later = new Date(Date.now() + 6 * 24 * 3600_000);
+      const claimed = await claimDuePayments(
+        db,
+        later,
+        1000,
+        () => new Date(Date.now() + 10 * 24 * 3600_000),
+      );
+      expect([status, open === 1, claimed.some((p) => p.id === payment.id)]).toEqual([
+        status,
+        isOpenPayment(status),
+        isOpenPayment(status),
+      ]);
+    }
   });
 });
 
