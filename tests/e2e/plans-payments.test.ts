@@ -229,6 +229,17 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
       await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
       await page.getByText('LEGEND').first().waitFor();
       await screenshot(page, `plans-google-paid-dashboard-${size}`);
+      // The phone stays editable from the profile menu.
+      if (size === 1280) {
+        await page.getByRole('button', { name: 'My Profile' }).click();
+        const profile = page.getByRole('region', { name: 'Profile' });
+        const phone = profile.getByLabel('Phone (for PayU)');
+        await expect(phone.inputValue()).resolves.toBe('9876512345');
+        await phone.fill('8123456789');
+        await profile.getByRole('button', { name: 'Update phone' }).click();
+        await profile.getByText('Phone number saved.').waitFor();
+        await screenshot(page, 'plans-profile-phone-1280');
+      }
       await page.close();
     }
   });

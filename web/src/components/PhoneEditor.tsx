@@ -13,7 +13,7 @@ import { isValidPhone, PHONE_MESSAGE } from '../../../core/domain/phone.ts';
 export function PhoneEditor({
   user,
   label = 'Mobile number',
-  submitLabel = 'Save phone',
+  submitLabel = 'Update phone',
   onSaved,
 }: {
   user: SessionUser;
