@@ -13,7 +13,7 @@ import { authRoutes } from './routes/auth.ts';
 import { userRoutes } from './routes/user.ts';
 import { loadSession } from './middleware/auth.ts';
 import { planRoutes } from './routes/plans.ts';
-import { paymentRoutes, PAYU_CALLBACK_PREFIX } from './routes/payments.ts';
+import { paymentRoutes, PAYU_CALLBACK_PREFIX, refuseLargeCallbacks } from './routes/payments.ts';
 import { invoiceRoutes } from './routes/invoices.ts';
 import { vmRoutes } from './routes/vm.ts';
 import { usageRoutes } from './routes/usage.ts';
@@ -55,6 +55,9 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
     ctx.set('Cache-Control', 'no-store');
     await next();
   });
+  // PayU's posts are a couple of kilobytes: anything far larger at the callback paths is refused
+  // before it is read, so a flood of big bodies costs nothing.
+  api.use(refuseLargeCallbacks());
   // PayU's browser return is a cross-site form post by design; its reverse hash is the check.
   api.use(sameOrigin(services.config.publicUrl, { exemptPaths: [PAYU_CALLBACK_PREFIX] }));
   // Who is asking: sets ctx.state.user from the session cookie (never refuses by itself).

@@ -54,6 +54,14 @@ const EnvSchema = z.object({
   /** Percent refunded on day 1, 2, … of a plan, comma-separated. */
   REFUND_PERCENT_BY_DAY: z.string().optional(),
   REFUND_CANCELLATION_CHARGE_RUPEES: z.coerce.number().int().min(0).optional(),
+  /** Hours after a paid-but-not-activated payment is found before the worker refunds it in full. */
+  AUTO_REFUND_HOURS: z.coerce
+    .number()
+    .min(0)
+    .max(24 * 30)
+    .default(24),
+  /** Seconds before a refund's first status check at PayU; later checks back off from it. */
+  REFUND_STATUS_POLL_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
   // Cloud PCs on EC2 (issue 5): see core/vmConfig.ts.
   ...VM_ENV,
   // Usage page (progress): CloudWatch metrics pulled by the worker.
@@ -137,6 +145,10 @@ export type Config = {
   /** Machines of each EC2 instance type we may have in use at once (the capacity model). */
   capacityLimits: Record<string, number>;
   refundPolicy: RefundPolicy;
+  /** Hours before a paid-but-not-activated payment is refunded in full unless an operator resolved it. */
+  autoRefundHours: number;
+  /** Seconds before a refund's first check_action_status; doubling after, up to six hours. */
+  refundStatusPollSeconds: number;
   /** Where and how cloud PCs are launched (core/vmConfig.ts). */
   ec2: Ec2Config;
   /** The warm pool, deadlines and links of cloud PCs (core/vmConfig.ts). */
@@ -360,6 +372,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     capacityLimits: parseCapacityLimits(env.CAPACITY_LIMITS),
     refundPolicy: parseRefundPolicy(env.REFUND_PERCENT_BY_DAY, env.REFUND_CANCELLATION_CHARGE_RUPEES),
+    autoRefundHours: env.AUTO_REFUND_HOURS,
+    refundStatusPollSeconds: env.REFUND_STATUS_POLL_SECONDS,
     ...vmSection,
     metrics: metricsConfig(env, vmSection.ec2, sandboxUrl),
   };

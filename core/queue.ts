@@ -35,6 +35,9 @@ const PaymentVerify = z.object({
   source: z.enum(['surl', 'furl', 'webhook', 'notify', 'spa']),
 });
 
+/** One refund row to take to PayU and follow to its end; the row says what is due (worker/jobs/paymentRefund.ts). */
+const PaymentRefund = z.object({ refundId: z.uuid() });
+
 /**
  * Build (or hand over from the warm pool) the machine of a newly activated subscription.
  * Sent in the transaction that activates the subscription; handled by the cloud-PC issue.
@@ -63,6 +66,8 @@ const VmAction = z.object({ vmId: z.uuid() });
 const Sweep = z.object({}).strip();
 
 type QueueOptions = {
+  /** pg-boss queue policy; `short` keeps at most one job waiting per singletonKey. */
+  policy?: 'standard' | 'short';
   retryLimit: number;
   retryDelay: number;
   retryBackoff: boolean;
@@ -84,12 +89,31 @@ export const QUEUES = {
     expireInSeconds: 60,
   }),
   'payment-verify': defineQueue(PaymentVerify, {
-    // PayU may answer "pending" for a while (bank delays) or be briefly unreachable: back off
-    // to ten minutes, for about two hours, then the operator looks at the dead letter.
+    // At most one check waiting per txnid (sent with singletonKey = txnid): a flood of callbacks
+    // for one transaction queues one job. A pending answer hands the payment to the
+    // reconciliation sweep; retries here are for PayU being unreachable.
+    policy: 'short',
     retryLimit: 15,
     retryDelay: 10,
     retryBackoff: true,
     retryDelayMax: 600,
+    expireInSeconds: 120,
+  }),
+  // Every minute: asks PayU (verify_payment, batched) about every payment not yet final that is
+  // due on its backoff schedule, and starts automatic refunds that fell due.
+  'payment-reconcile': defineQueue(Sweep, {
+    retryLimit: 1,
+    retryDelay: 20,
+    retryBackoff: false,
+    expireInSeconds: 300,
+  }),
+  // Refunds: take one to PayU (its token makes a repeat harmless), then follow it with
+  // check_action_status; the handler schedules its own follow-ups, retries are for outages.
+  'payment-refund': defineQueue(PaymentRefund, {
+    retryLimit: 12,
+    retryDelay: 30,
+    retryBackoff: true,
+    retryDelayMax: 1800,
     expireInSeconds: 120,
   }),
   'vm-provision': defineQueue(VmProvision, {

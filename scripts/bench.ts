@@ -1,6 +1,7 @@
 import { benchApi } from './bench/api.ts';
 import { benchBundle } from './bench-bundle.ts';
 import { benchTimeToDesktop } from './bench/timeToDesktop.ts';
+import { benchReconcile } from './bench/reconcile.ts';
 
 /**
  * `npm run bench`: prints figures for the product's performance targets. Each benchmark
@@ -15,6 +16,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   'time-to-desktop': async () => {
     await benchTimeToDesktop();
   },
+  // 100 paid checkouts whose browser and webhook were both lost → all active (reconciliation sweep).
+  reconcile: benchReconcile,
 };
 
 const only = process.argv.slice(2);

@@ -1,14 +1,15 @@
 import { loadConfig, requireDatabaseUrl } from '../core/config.ts';
 import { createDbPool } from '../core/db/pool.ts';
 import { formatRupees, parseRupeeAmount } from '../core/domain/money.ts';
-import { createPayUClient } from '../core/providers/payu.ts';
+import { startBoss } from '../core/queue.ts';
 import { executeRefund, quote, RefundError, type Quote } from './lib/refunds.ts';
 
 const USAGE = `usage: npm run refund -- <command>
   quote <txnid|invoice-number>          what the refund policy gives back today
-  execute <txnid> [--amount <rupees>]   refund through PayU (the quote, or the amount given)
-Running execute again is safe: an accepted refund is reported, an interrupted one retried
-with the same PayU token.`;
+  execute <txnid> [--amount <rupees>]   queue a refund (the quote, or the amount given): the
+                                        worker's payment-refund job asks PayU and follows it
+Running execute again is safe: a refund already requested is reported and nothing is queued.
+The refund's progress shows in the customer's history and in npm run jobs.`;
 
 function printQuote(q: Quote): void {
   console.log(
@@ -41,22 +42,20 @@ try {
         throw new RefundError(`--amount wants rupees like 1450 or 1450.50, got "${text}"`);
       amountPaise = parsed;
     }
-    const result = await executeRefund(db, createPayUClient(config.payu), config, reference, { amountPaise });
-    switch (result.kind) {
-      case 'accepted':
+    const boss = await startBoss(requireDatabaseUrl(config), 'script');
+    try {
+      const result = await executeRefund(db, boss, config, reference, { amountPaise });
+      if (result.kind === 'queued') {
         console.log(
-          `refunded ${formatRupees(result.refund.amount_paise)} of ${reference} (token ${result.refund.token}): ${result.note}`,
+          `queued a refund of ${formatRupees(result.refund.amount_paise)} of ${reference} (token ${result.refund.token}): the worker takes it to PayU`,
         );
-        break;
-      case 'already-refunded':
+      } else {
         console.log(
-          `already refunded: ${formatRupees(result.refund.amount_paise)} (token ${result.refund.token}); nothing done`,
+          `already requested: ${formatRupees(result.refund.amount_paise)} (token ${result.refund.token}, ${result.refund.status}); nothing done`,
         );
-        break;
-      case 'failed':
-        console.error(`PayU refused the refund (token ${result.refund.token}): ${result.message}`);
-        exitCode = 1;
-        break;
+      }
+    } finally {
+      await boss.stop({ graceful: false });
     }
   } else {
     console.log(USAGE);

@@ -15,6 +15,8 @@ export async function registerSchedules(deps: WorkerDeps): Promise<void> {
   await deps.boss.schedule('vm-reconcile', '*/10 * * * *', {});
   // Usage page: CPU/GPU samples from CloudWatch (METRICS_PULL_CRON).
   await deps.boss.schedule('metrics-pull', deps.config.metrics.pullCron, {});
+  // Payments not yet final: asked about on their backoff schedule; automatic refunds that fell due.
+  await deps.boss.schedule('payment-reconcile', '* * * * *', {});
   // Dead rows: rate-limit counters, expired sessions, codes and links (core/db/housekeeping.ts).
   await deps.boss.schedule('housekeeping', '17 * * * *', {});
   // Fill the warm pool now rather than at the next five-minute mark.

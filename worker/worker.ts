@@ -7,6 +7,8 @@ import { sql } from '../core/db/pool.ts';
 import type { WorkerDeps } from './deps.ts';
 import { emailSend } from './jobs/emailSend.ts';
 import { paymentVerify } from './jobs/paymentVerify.ts';
+import { paymentReconcile } from './jobs/paymentReconcile.ts';
+import { paymentRefund } from './jobs/paymentRefund.ts';
 import { vmProvision } from './jobs/vmProvision.ts';
 import { vmSync } from './jobs/vmSync.ts';
 import { vmStart } from './jobs/vmStart.ts';
@@ -29,6 +31,9 @@ const HANDLERS: Record<QueueName, { handler: Handler; batchSize: number; localCo
   'email-send': { handler: emailSend, batchSize: 1, localConcurrency: 4 },
   // Each job waits on PayU's verify API; a few at once keeps a burst of callbacks moving.
   'payment-verify': { handler: paymentVerify, batchSize: 1, localConcurrency: 4 },
+  // The sweep batches its own PayU calls; one at a time (its claim uses SKIP LOCKED anyway).
+  'payment-reconcile': { handler: paymentReconcile, batchSize: 1, localConcurrency: 1 },
+  'payment-refund': { handler: paymentRefund, batchSize: 1, localConcurrency: 2 },
   // Builds (or takes from the warm pool) the machine of a newly activated subscription.
   'vm-provision': { handler: vmProvision, batchSize: 1, localConcurrency: 2 },
   // Cloud PCs (issue 5). Each handler makes one or two short EC2 calls and schedules re-checks

@@ -1,7 +1,26 @@
 import Router from '@koa/router';
+import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { findInvoiceByPayment } from '../../core/db/invoices.ts';
-import { findPaymentByTxnid, insertPayment, recordCallback, type Payment } from '../../core/db/payments.ts';
+import {
+  countOpenPaymentsSince,
+  findPaymentByTxnid,
+  insertPayment,
+  listPaymentsForUser,
+  recordCallback,
+  type Payment,
+} from '../../core/db/payments.ts';
+import { listRefundsForPayment, listRefundsForUser } from '../../core/db/refunds.ts';
+import {
+  isOpenPayment,
+  OPEN_CHECKOUT_LIMIT_MESSAGE,
+  PAYU_CALLBACK_MAX_BYTES,
+  OPEN_CHECKOUT_WINDOW_MS,
+  tooManyOpenCheckouts,
+} from '../../core/domain/payments.ts';
+import { CUSTOMER_REFUND_MESSAGES } from '../../core/domain/refund.ts';
+import { customerRefundCheck, quoteFor, requestRefund, type RefundTarget } from '../../core/refunds.ts';
+import { paymentAttemptBody } from '../presenters/payments.ts';
 import { findLatestPendingSubscription, findSubscription } from '../../core/db/subscriptions.ts';
 import { getPlan } from '../../core/domain/plans.ts';
 import { PAYMENT_MESSAGES } from '../../core/domain/subscription.ts';
@@ -16,7 +35,7 @@ import {
 } from '../../core/providers/payu.ts';
 import { checkPurchase, matchesPending } from '../../core/purchases.ts';
 import { sendJob } from '../../core/queue.ts';
-import { badRequest, conflict, notFound } from '../errors.ts';
+import { badRequest, conflict, HttpError, notFound, tooManyRequests } from '../errors.ts';
 import { assertSameUser, currentUser, requireUser } from '../middleware/auth.ts';
 import { input, validate } from '../middleware/validate.ts';
 import { paymentStatusBody } from '../presenters/plans.ts';
@@ -33,6 +52,23 @@ import { Duration, purchaseRefusal, requireBuyer } from './plans.ts';
  */
 
 export const PAYU_CALLBACK_PREFIX = '/api/payu/';
+
+/** Paths PayU (or a notify_url) posts to; their bodies are bounded by PAYU_CALLBACK_MAX_BYTES. */
+const CALLBACK_PATHS = [PAYU_CALLBACK_PREFIX, '/api/vm/payment-callback'];
+
+/** 413 for a callback body declared over the bound (the app-wide body limit still caps chunked ones). */
+export function refuseLargeCallbacks(): Middleware<AppState> {
+  return async (ctx, next) => {
+    if (ctx.method === 'POST' && CALLBACK_PATHS.some((p) => ctx.path.startsWith(p))) {
+      const length = Number(ctx.get('content-length') || '0');
+      if (length > PAYU_CALLBACK_MAX_BYTES) {
+        ctx.state.log.warn({ length }, 'PayU callback refused: body too large');
+        throw new HttpError(413, 'That request is too large.');
+      }
+    }
+    await next();
+  };
+}
 
 export const CreatePaymentBody = z.object({
   // The client's amount is a display copy: the pending subscription's catalogue price is charged.
@@ -63,7 +99,13 @@ type PaymentStatusQuery = z.infer<typeof PaymentStatusQuery>;
 
 const PLAN_CHANGED = 'Your plan choice changed in another tab. Please choose your plan again.';
 const NO_PENDING = 'No plan is waiting for payment. Please choose a plan.';
-const NEEDS_PHONE = 'Please add a phone number to your account before paying: PayU asks for one.';
+const NEEDS_PHONE = 'Phone number missing: PayU needs a phone number. Please add your mobile number to pay.';
+
+export const RefundRequestBody = z.object({
+  /** The amount the customer saw and confirmed; a different quote today answers 409 with the new one. */
+  confirmAmountPaise: z.number({ error: 'Confirm the refund amount.' }).int().positive(),
+});
+type RefundRequestBody = z.infer<typeof RefundRequestBody>;
 
 type CallbackSource = 'surl' | 'furl' | 'webhook' | 'notify';
 type CallbackOutcome =
@@ -99,7 +141,13 @@ export function paymentRoutes(services: Services): Router<AppState> {
       now: new Date(),
     });
     if (!check.ok) throw purchaseRefusal(check);
+    // PayU needs these; say which is missing rather than let PayU show an error page.
     if (!user.phone) throw badRequest(NEEDS_PHONE);
+    if (!user.email) throw badRequest('Email missing: PayU needs an email address.');
+    const now = new Date();
+    const open = await countOpenPaymentsSince(db, user.id, new Date(now.getTime() - OPEN_CHECKOUT_WINDOW_MS));
+    if (tooManyOpenCheckouts(open))
+      throw tooManyRequests(OPEN_CHECKOUT_WINDOW_MS / 1000 / 3, OPEN_CHECKOUT_LIMIT_MESSAGE);
 
     const txnid = newTxnId();
     const productinfo = pending.is_trial
@@ -119,14 +167,18 @@ export function paymentRoutes(services: Services): Router<AppState> {
       udf2: String(pending.hours),
       udf3: `${pending.storage_gb} GB`,
     });
-    await insertPayment(db, {
-      txnid,
-      userId: user.id,
-      subscriptionId: pending.id,
-      amountPaise: pending.price_paise,
-      amount: formatAmount(pending.price_paise),
-      productinfo,
-    });
+    await insertPayment(
+      db,
+      {
+        txnid,
+        userId: user.id,
+        subscriptionId: pending.id,
+        amountPaise: pending.price_paise,
+        amount: formatAmount(pending.price_paise),
+        productinfo,
+      },
+      now,
+    );
     ctx.state.log.info({ txnid, subscriptionId: pending.id }, 'payment started');
     ctx.body = checkout;
   });
@@ -159,8 +211,9 @@ export function paymentRoutes(services: Services): Router<AppState> {
     await db.transaction(async (trx) => {
       await recordCallback(trx, txnid, claimed);
       // A settled payment needs no second look; the guard in the job makes a late one harmless anyway.
-      if (payment.status === 'initiated') {
-        await sendJob(boss, 'payment-verify', { txnid, source }, { db: trx });
+      // One job waits per txnid however many callbacks arrive (the queue's `short` policy).
+      if (isOpenPayment(payment.status) || payment.status === 'abandoned') {
+        await sendJob(boss, 'payment-verify', { txnid, source }, { db: trx, singletonKey: txnid });
       }
     });
     log.info({ claimed }, 'PayU callback accepted; verification queued');
@@ -207,13 +260,13 @@ export function paymentRoutes(services: Services): Router<AppState> {
     const body: PaymentCallbackBody = parsed.data;
     const payment = await findPaymentByTxnid(db, body.order.txnid);
     if (!payment || payment.user_id !== user.id) throw notFound('No such payment.');
-    if (payment.status === 'initiated') {
-      // At most one check per txnid every few seconds, however often the page calls.
+    if (isOpenPayment(payment.status)) {
+      // At most one check waiting per txnid, however often the page calls.
       await sendJob(
         boss,
         'payment-verify',
         { txnid: payment.txnid, source: 'spa' },
-        { singletonKey: `verify-${payment.txnid}`, singletonSeconds: 5 },
+        { singletonKey: payment.txnid },
       );
     }
     ctx.body = await statusOf(payment);
@@ -224,6 +277,96 @@ export function paymentRoutes(services: Services): Router<AppState> {
     const payment = await findPaymentByTxnid(db, txnid);
     if (!payment || payment.user_id !== currentUser(ctx).id) throw notFound('No such payment.');
     ctx.body = await statusOf(payment);
+  });
+
+  // --- payment attempts and refunds in the customer's history ---------------------------
+
+  async function targetOf(payment: Payment): Promise<RefundTarget> {
+    const [subscription, invoice] = await Promise.all([
+      findSubscription(db, payment.subscription_id),
+      findInvoiceByPayment(db, payment.id),
+    ]);
+    return { payment, subscription, invoice };
+  }
+
+  /** The refund the customer may ask for now (amount and why), or the reason they may not. */
+  async function refundOffer(target: RefundTarget, now: Date) {
+    const refunds = await listRefundsForPayment(db, target.payment.id);
+    const hasRefund = refunds.some((r) => r.status !== 'failed');
+    const quote = target.payment.status === 'success' ? quoteFor(target, refunds, config, now) : null;
+    const refusal = customerRefundCheck(target, quote, hasRefund, now);
+    return { quote, refusal };
+  }
+
+  async function ownPayment(ctx: AppContext, rawTxnid: string | undefined): Promise<Payment> {
+    const parsed = Txnid.safeParse(rawTxnid);
+    if (!parsed.success) throw notFound('No such payment.');
+    const payment = await findPaymentByTxnid(db, parsed.data);
+    if (!payment || payment.user_id !== currentUser(ctx).id) throw notFound('No such payment.');
+    return payment;
+  }
+
+  /** Every payment attempt of the session user with its outcome, refund and refund offer. */
+  router.get('/payments', requireUser(), async (ctx) => {
+    const user = currentUser(ctx);
+    const now = new Date();
+    const [payments, refunds] = await Promise.all([
+      listPaymentsForUser(db, user.id),
+      listRefundsForUser(db, user.id),
+    ]);
+    ctx.body = {
+      payments: await Promise.all(
+        payments.map(async (payment) => {
+          const target = await targetOf(payment);
+          const offer = await refundOffer(target, now);
+          return paymentAttemptBody(
+            target,
+            refunds.filter((r) => r.payment_id === payment.id),
+            offer,
+          );
+        }),
+      ),
+    };
+  });
+
+  router.get('/payments/:txnid', requireUser(), async (ctx) => {
+    const payment = await ownPayment(ctx, ctx.params.txnid);
+    const target = await targetOf(payment);
+    ctx.body = paymentAttemptBody(
+      target,
+      await listRefundsForPayment(db, payment.id),
+      await refundOffer(target, new Date()),
+    );
+  });
+
+  /** The customer asks for the policy's refund of a running plan, having seen the amount. */
+  router.post('/payments/:txnid/refund', requireUser(), validate(RefundRequestBody), async (ctx) => {
+    const payment = await ownPayment(ctx, ctx.params.txnid);
+    const { confirmAmountPaise } = input<RefundRequestBody>(ctx);
+    const target = await targetOf(payment);
+    const { quote, refusal } = await refundOffer(target, new Date());
+    if (refusal || !quote) throw conflict(CUSTOMER_REFUND_MESSAGES[refusal ?? 'not-paid']);
+    if (quote.quote.refundPaise !== confirmAmountPaise) {
+      throw conflict(
+        'The refund amount has changed since you looked (a new day of the plan began). Please check it again.',
+      );
+    }
+    const { refund, created } = await requestRefund(db, boss, {
+      payment,
+      amountPaise: quote.quote.refundPaise,
+      quote: quote.quote,
+      source: 'customer',
+    });
+    ctx.state.log.info(
+      { txnid: payment.txnid, refundId: refund.id, created },
+      'refund requested by the customer',
+    );
+    ctx.status = created ? 202 : 200;
+    ctx.body = paymentAttemptBody(
+      target,
+      await listRefundsForPayment(db, payment.id),
+      await refundOffer(target, new Date()),
+    );
   });
 
   async function statusOf(payment: Payment) {

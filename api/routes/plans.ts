@@ -1,3 +1,5 @@
+import { refundSchedule } from '../../core/domain/content/legal.ts';
+import type { RefundPolicyBody } from '../../core/domain/refund.ts';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
@@ -91,6 +93,17 @@ export function requireBuyer(): Middleware<AppState> {
 export function planRoutes(services: Services): Router<AppState> {
   const { db, config } = services;
   const router = new Router<AppState>();
+
+  // The refund policy the server applies (configuration over core/domain): the Terms and refund
+  // pages print this table, so there is one source.
+  router.get('/refund-policy', (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=300');
+    const body: RefundPolicyBody = {
+      rows: refundSchedule(config.refundPolicy),
+      cancellationChargePaise: config.refundPolicy.cancellationChargePaise,
+    };
+    ctx.body = body;
+  });
 
   router.get('/plans', (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');

@@ -21,9 +21,11 @@ import {
   findUserById,
   setPendingTotpSecret,
   updateUserName,
+  updateUserPhone,
   type User,
 } from '../../core/db/users.ts';
 import { ACCOUNT_MESSAGES as M, NAME_MAX_LENGTH } from '../../core/domain/account.ts';
+import { PHONE_MESSAGE, PHONE_PATTERN } from '../../core/domain/phone.ts';
 import { twoFactorChangedMail } from '../../core/emails/accounts.ts';
 import { sendJob } from '../../core/queue.ts';
 import { checkTotp, newTotpSecret, totpQrCode, totpUri } from '../../core/totp.ts';
@@ -57,7 +59,10 @@ export const ProfileBody = z.object({
     .string({ error: M.nameEmpty })
     .trim()
     .min(1, M.nameEmpty)
-    .max(NAME_MAX_LENGTH, `Name must be at most ${NAME_MAX_LENGTH} characters.`),
+    .max(NAME_MAX_LENGTH, `Name must be at most ${NAME_MAX_LENGTH} characters.`)
+    .optional(),
+  // PayU needs a phone: a customer who signed up with Google adds (or anyone edits) it here.
+  phone: z.string({ error: PHONE_MESSAGE }).trim().regex(PHONE_PATTERN, PHONE_MESSAGE).optional(),
 });
 type ProfileBody = z.infer<typeof ProfileBody>;
 
@@ -110,9 +115,13 @@ export function userRoutes(services: Services): Router<AppState> {
   });
 
   router.put('/user/profile', requireUser(), validate(ProfileBody), async (ctx) => {
-    const { email, name } = input<ProfileBody>(ctx);
+    const { email, name, phone } = input<ProfileBody>(ctx);
     const me = assertSameUser(ctx, email);
-    ctx.body = profileBody(await updateUserName(db, me.id, name));
+    if (name === undefined && phone === undefined) throw badRequest(M.nameEmpty);
+    let user = await sessionUserRow(ctx);
+    if (name !== undefined) user = await updateUserName(db, me.id, name);
+    if (phone !== undefined) user = await updateUserPhone(db, me.id, phone);
+    ctx.body = profileBody(user);
   });
 
   // Spec §4 "Delete account": after the confirmation, sign out everywhere and forget the person,

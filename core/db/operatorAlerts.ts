@@ -16,6 +16,9 @@ export const ALERT_KINDS = [
   'unexpected-state',
   'orphan-instance',
   'orphan-terminated',
+  // Payments: PayU took money that started nothing; a refund PayU refused or failed.
+  'paid-not-activated',
+  'refund-failed',
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
@@ -78,4 +81,12 @@ export async function resolveAlert(db: Db, id: string): Promise<OperatorAlert | 
   return db.maybeOne(sql.type(OperatorAlert)`
     UPDATE operator_alerts SET resolved_at = now() WHERE id = ${id} AND resolved_at IS NULL
     RETURNING ${COLUMNS}`);
+}
+
+/** Whether an operator resolved the alert raised for this problem (and none is open again). */
+export async function isAlertResolved(db: Db, dedupeKey: string): Promise<boolean> {
+  const row = await db.maybeOne(sql.type(z.object({ open: z.boolean() }))`
+    SELECT bool_or(resolved_at IS NULL) AS open FROM operator_alerts WHERE dedupe_key = ${dedupeKey}
+    HAVING count(*) > 0`);
+  return row !== null && !row.open;
 }

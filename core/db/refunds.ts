@@ -7,7 +7,9 @@ import { sql, type Db } from './pool.ts';
  * after a crash reuses the same token, which PayU refuses to apply twice (INTEGRATIONS.md).
  */
 
-export const REFUND_STATUSES = ['requested', 'accepted', 'failed'] as const;
+export const REFUND_STATUSES = ['requested', 'accepted', 'refunded', 'failed'] as const;
+export const REFUND_SOURCES = ['auto', 'customer', 'operator'] as const;
+export type RefundSource = (typeof REFUND_SOURCES)[number];
 
 export const Refund = z.object({
   id: z.uuid(),
@@ -19,13 +21,17 @@ export const Refund = z.object({
   payu_request_id: z.string().nullable(),
   error_code: z.number().int().nullable(),
   message: z.string().nullable(),
+  source: z.enum(REFUND_SOURCES),
+  payu_status: z.string().nullable(),
+  status_checks: z.number().int(),
+  completed_at: z.date().nullable(),
   created_at: z.date(),
   updated_at: z.date(),
 });
 export type Refund = z.infer<typeof Refund>;
 
 const COLUMNS = sql.fragment`id, payment_id, token, amount_paise, status, quote, payu_request_id, error_code,
-  message, created_at, updated_at`;
+  message, source, payu_status, status_checks, completed_at, created_at, updated_at`;
 
 /** PayU's limit on a refund token; ours is derived from the refund's id so it never repeats. */
 export const REFUND_TOKEN_LENGTH = 23;
@@ -41,19 +47,89 @@ export function refundToken(refundId: string): string {
  */
 export async function insertRefund(
   db: Db,
-  r: { paymentId: string; amountPaise: number; quote: Record<string, number> },
+  r: { paymentId: string; amountPaise: number; quote: Record<string, number>; source?: RefundSource },
 ): Promise<Refund> {
   const id = randomUUID();
   return db.one(sql.type(Refund)`
-    INSERT INTO refunds (id, payment_id, token, amount_paise, quote)
-    VALUES (${id}, ${r.paymentId}, ${refundToken(id)}, ${r.amountPaise}, ${sql.jsonb(r.quote)})
+    INSERT INTO refunds (id, payment_id, token, amount_paise, quote, source)
+    VALUES (${id}, ${r.paymentId}, ${refundToken(id)}, ${r.amountPaise}, ${sql.jsonb(r.quote)},
+            ${r.source ?? 'operator'})
     RETURNING ${COLUMNS}`);
+}
+
+/**
+ * Records a refund unless the payment already has one in flight or done: the row of the
+ * refund that stands, and whether this call created it. One refund per payment whoever asks.
+ */
+export async function insertRefundOnce(
+  db: Db,
+  r: { paymentId: string; amountPaise: number; quote: Record<string, number>; source: RefundSource },
+): Promise<{ refund: Refund; created: boolean }> {
+  const id = randomUUID();
+  const inserted = await db.maybeOne(sql.type(Refund)`
+    INSERT INTO refunds (id, payment_id, token, amount_paise, quote, source)
+    VALUES (${id}, ${r.paymentId}, ${refundToken(id)}, ${r.amountPaise}, ${sql.jsonb(r.quote)}, ${r.source})
+    ON CONFLICT (payment_id) WHERE status IN ('requested', 'accepted', 'refunded') DO NOTHING
+    RETURNING ${COLUMNS}`);
+  if (inserted) return { refund: inserted, created: true };
+  const existing = await findOpenRefund(db, r.paymentId);
+  if (!existing) throw new Error(`refund of payment ${r.paymentId} neither inserted nor found`);
+  return { refund: existing, created: false };
+}
+
+export async function findRefund(db: Db, id: string): Promise<Refund | null> {
+  return db.maybeOne(sql.type(Refund)`SELECT ${COLUMNS} FROM refunds WHERE id = ${id}`);
 }
 
 /** The payment's refund that is in flight or done, if any. */
 export async function findOpenRefund(db: Db, paymentId: string): Promise<Refund | null> {
   return db.maybeOne(sql.type(Refund)`
-    SELECT ${COLUMNS} FROM refunds WHERE payment_id = ${paymentId} AND status IN ('requested', 'accepted')`);
+    SELECT ${COLUMNS} FROM refunds WHERE payment_id = ${paymentId} AND status IN ('requested', 'accepted', 'refunded')`);
+}
+
+/** Every refund of a user's payments, newest first (the history page). */
+export async function listRefundsForUser(db: Db, userId: string): Promise<Refund[]> {
+  return [
+    ...(await db.any(sql.type(Refund)`
+      SELECT ${sql.join(
+        [
+          'id',
+          'payment_id',
+          'token',
+          'amount_paise',
+          'status',
+          'quote',
+          'payu_request_id',
+          'error_code',
+          'message',
+          'source',
+          'payu_status',
+          'status_checks',
+          'completed_at',
+          'created_at',
+          'updated_at',
+        ].map((c) => sql.identifier(['r', c])),
+        sql.fragment`, `,
+      )}
+      FROM refunds r JOIN payments p ON p.id = r.payment_id
+      WHERE p.user_id = ${userId}
+      ORDER BY r.created_at DESC`)),
+  ];
+}
+
+/** accepted → refunded | failed by PayU's final word (check_action_status); counts every check. */
+export async function recordRefundStatus(
+  db: Db,
+  id: string,
+  outcome: { payuStatus: string; final: 'refunded' | 'failed' | null },
+): Promise<Refund | null> {
+  return db.maybeOne(sql.type(Refund)`
+    UPDATE refunds
+    SET payu_status = ${outcome.payuStatus.slice(0, 60)}, status_checks = status_checks + 1,
+        status = ${outcome.final ?? sql.fragment`status`},
+        completed_at = ${outcome.final ? sql.fragment`now()` : sql.fragment`completed_at`}, updated_at = now()
+    WHERE id = ${id} AND status = 'accepted'
+    RETURNING ${COLUMNS}`);
 }
 
 export async function listRefundsForPayment(db: Db, paymentId: string): Promise<readonly Refund[]> {

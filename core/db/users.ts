@@ -69,6 +69,12 @@ export async function updateUserName(db: Db, userId: string, name: string): Prom
     UPDATE users SET name = ${name}, updated_at = now() WHERE id = ${userId} AND deleted_at IS NULL RETURNING ${COLUMNS}`);
 }
 
+/** A validated Indian mobile number (core/domain/phone.ts); PayU's checkout needs one. */
+export async function updateUserPhone(db: Db, userId: string, phone: string): Promise<User> {
+  return db.one(sql.type(User)`
+    UPDATE users SET phone = ${phone}, updated_at = now() WHERE id = ${userId} AND deleted_at IS NULL RETURNING ${COLUMNS}`);
+}
+
 export async function updatePasswordHash(db: Db, userId: string, passwordHash: string): Promise<void> {
   await db.query(
     sql.unsafe`UPDATE users SET password_hash = ${passwordHash}, updated_at = now() WHERE id = ${userId}`,

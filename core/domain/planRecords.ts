@@ -3,12 +3,13 @@
  * builds them; web/src/api/plans.ts types its hooks with them). Declared here so both sides share
  * one shape; nothing here may import core/db, which the SPA cannot bundle.
  */
+import type { PaymentState } from './payments.ts';
 
 /** The lifecycle of a plan choice; the same list as core/db/subscriptions.ts's SUBSCRIPTION_STATUSES. */
 export type SubscriptionStatus = 'pending_payment' | 'active' | 'expired' | 'cancelled';
 
-/** The same list as core/db/payments.ts's PAYMENT_STATUSES. */
-export type PaymentStatusName = 'initiated' | 'success' | 'failure';
+/** The same list as core/db/payments.ts's PAYMENT_STATUSES (core/domain/payments.ts). */
+export type PaymentStatusName = PaymentState;
 
 /** A plan choice (pending) or a bought plan, in the spec's selected* words (§3). */
 export type SubscriptionRecord = {
@@ -34,4 +35,45 @@ export type PaymentStatusRecord = {
   needsAttention: boolean;
   subscription: SubscriptionRecord | null;
   invoiceId: string | null;
+};
+
+/** A refund as the history page shows it. */
+export type RefundRecord = {
+  amountPaise: number;
+  status: 'requested' | 'accepted' | 'refunded' | 'failed';
+  /** Who asked: the automatic refund of a payment that started nothing, the customer, or support. */
+  source: 'auto' | 'customer' | 'operator';
+  /** Our refund reference (the token PayU knows it by). */
+  reference: string;
+  payuRequestId: string | null;
+  payuStatus: string | null;
+  requestedAt: string;
+  completedAt: string | null;
+};
+
+/** One PayU payment attempt in the customer's history, whatever its outcome. */
+export type PaymentAttemptRecord = {
+  txnid: string;
+  status: PaymentStatusName;
+  statusLabel: string;
+  planName: string;
+  hours: number;
+  isTrial: boolean;
+  amountPaise: number;
+  createdAt: string;
+  /** For a failed attempt: PayU's reason in plain words, and as PayU wrote it. */
+  failureReason: string | null;
+  payuReason: string | null;
+  invoiceId: string | null;
+  /** Paid but not activated: what happened and what happens next. */
+  notActivated: { explanation: string; autoRefundAt: string | null } | null;
+  refunds: RefundRecord[];
+  /** What the customer may ask back today (policy quote), or why not. */
+  refundOffer: {
+    amountPaise: number | null;
+    day: number | null;
+    percent: number | null;
+    chargePaise: number | null;
+    refusal: string | null;
+  };
 };

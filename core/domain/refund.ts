@@ -57,3 +57,43 @@ export function quoteRefund(
   const chargePaise = Math.min(Math.max(0, policy.cancellationChargePaise), grossPaise);
   return { day, percent, grossPaise, chargePaise, refundPaise: grossPaise - chargePaise };
 }
+
+/** Why a customer may not ask for a refund of a payment right now, or null when they may. */
+export type CustomerRefundRefusal =
+  'not-paid' | 'not-activated' | 'trial' | 'plan-not-active' | 'outside-window' | 'already-requested';
+
+export const CUSTOMER_REFUND_MESSAGES: Record<CustomerRefundRefusal, string> = {
+  'not-paid': 'This payment did not go through, so there is nothing to refund.',
+  'not-activated': 'This payment started no plan: it is refunded in full automatically.',
+  trial: 'The trial is not refundable.',
+  'plan-not-active': 'Only a plan that is still running can be cancelled for a refund.',
+  'outside-window': 'The refund period for this plan has ended: the policy gives nothing back from this day.',
+  'already-requested': 'A refund of this payment has already been requested.',
+};
+
+/**
+ * The customer's refund rule: a paid, running, non-trial plan whose policy quote is above zero
+ * today, not refunded before. A payment that started nothing is refunded by the worker instead.
+ */
+export function customerRefundRefusal(input: {
+  paid: boolean;
+  notActivated: boolean;
+  isTrial: boolean;
+  planActive: boolean;
+  refundPaise: number;
+  hasRefund: boolean;
+}): CustomerRefundRefusal | null {
+  if (!input.paid) return 'not-paid';
+  if (input.hasRefund) return 'already-requested';
+  if (input.notActivated) return 'not-activated';
+  if (input.isTrial) return 'trial';
+  if (!input.planActive) return 'plan-not-active';
+  if (input.refundPaise <= 0) return 'outside-window';
+  return null;
+}
+
+/** The policy as a table a page can print: day ranges with their percent (Terms and refund pages). */
+export type RefundPolicyBody = {
+  rows: Array<{ days: string; percent: number }>;
+  cancellationChargePaise: number;
+};

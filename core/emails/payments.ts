@@ -61,3 +61,67 @@ export function paymentReceiptMail(invoice: Invoice, publicUrl: string): Mail {
     html,
   };
 }
+
+/** A payment PayU took that started nothing: what happened and what happens next. */
+export function paymentNotActivatedMail(
+  customer: { name: string; email: string },
+  payment: { txnid: string; amount_paise: number },
+  explanation: string,
+  publicUrl: string,
+): Mail {
+  const lines = [
+    `Hi ${customer.name},`,
+    '',
+    `We received your payment of ${formatRupees(payment.amount_paise)} (PayU transaction ${payment.txnid}).`,
+    explanation,
+    '',
+    `Your payments and refunds: ${publicUrl}/history`,
+    'Reply to this email if you have any question; quote the transaction above.',
+  ];
+  return {
+    kind: 'payment-not-activated',
+    to: customer.email,
+    subject: `We received your payment but could not start your plan (${payment.txnid})`,
+    text: lines.join('\n'),
+    html: lines
+      .filter((line) => line !== '')
+      .map((line) => `<p>${escapeHtml(line)}</p>`)
+      .join('\n'),
+  };
+}
+
+/** A refund PayU has accepted or completed. */
+export function refundMail(
+  customer: { name: string; email: string },
+  refund: { amount_paise: number; token: string },
+  txnid: string,
+  stage: 'accepted' | 'refunded' | 'failed',
+  publicUrl: string,
+): Mail {
+  const amount = formatRupees(refund.amount_paise);
+  const headline = {
+    accepted: `Your refund of ${amount} is on its way: PayU has accepted it. Banks usually take 5–7 working days to show it.`,
+    refunded: `Your refund of ${amount} is complete: PayU has returned it to your original payment method.`,
+    failed: `Your refund of ${amount} could not be completed by PayU. Our team has been told and will contact you.`,
+  }[stage];
+  const lines = [
+    `Hi ${customer.name},`,
+    '',
+    headline,
+    `PayU transaction: ${txnid} · refund reference: ${refund.token}`,
+    '',
+    `Your payments and refunds: ${publicUrl}/history`,
+  ];
+  return {
+    kind: `refund-${stage}`,
+    to: customer.email,
+    subject:
+      { accepted: 'Refund accepted', refunded: 'Refund completed', failed: 'Refund problem' }[stage] +
+      ` (${txnid})`,
+    text: lines.join('\n'),
+    html: lines
+      .filter((line) => line !== '')
+      .map((line) => `<p>${escapeHtml(line)}</p>`)
+      .join('\n'),
+  };
+}

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import {
   PayUError,
   buildCheckout,
+  parseRefundStatus,
+  parseVerifyPayments,
   createPayUClient,
   formatAmount,
   newTxnId,
@@ -462,5 +464,32 @@ describe('the HTTP calls', () => {
       kind: 'timeout',
       retryable: true,
     });
+  });
+});
+
+describe('batched verify_payment and refund status', () => {
+  it('reads one answer per txnid asked, a missing one as not found', () => {
+    const results = parseVerifyPayments(['a1', 'b2'], {
+      status: 1,
+      msg: '1 out of 2 Transactions Fetched Successfully',
+      transaction_details: { a1: { status: 'success', mihpayid: '403993715521889530', amt: '1450.00' } },
+    });
+    expect(results.map((r) => [r.txnid, r.status, r.amountPaise])).toEqual([
+      ['a1', 'success', 145000],
+      ['b2', 'not-found', null],
+    ]);
+  });
+
+  it('reads check_action_status nested under the request id and mihpayid', () => {
+    const nested = { transaction_details: { '123': { '4039': { status: 'SUCCESS', request_id: '123' } } } };
+    expect(parseRefundStatus('123', nested)).toMatchObject({ payuStatus: 'SUCCESS', progress: 'success' });
+    const flat = { transaction_details: { '123': { status: 'IN PROGRESS' } } };
+    expect(parseRefundStatus('123', flat).progress).toBe('in-progress');
+    expect(parseRefundStatus('123', { transaction_details: { '123': { status: 'FAILURE' } } }).progress).toBe(
+      'failure',
+    );
+    expect(() => parseRefundStatus('123', { status: 0, msg: 'No action status found' })).toThrow(
+      /No action status/,
+    );
   });
 });

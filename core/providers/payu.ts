@@ -335,6 +335,17 @@ export type RefundResult = {
   raw: unknown;
 };
 
+/** PayU's states of a refund (check_action_status), reduced to what we act on. */
+export type RefundProgress = 'in-progress' | 'success' | 'failure' | 'unknown';
+
+export type RefundStatusResult = {
+  requestId: string;
+  /** PayU's own word: QUEUED, IN PROGRESS, REQUESTED, SUCCESS, FAILURE… */
+  payuStatus: string;
+  progress: RefundProgress;
+  raw: unknown;
+};
+
 export type PayUClientOptions = { fetch?: typeof fetch; timeoutMs?: number };
 
 export type PayUClient = {
@@ -343,7 +354,11 @@ export type PayUClient = {
   /** Hash check plus our key: the post is PayU's answer about one of our transactions. */
   verifyResponse(posted: PostedFields): boolean;
   verifyPayment(txnid: string): Promise<VerifyPaymentResult>;
+  /** One verify_payment call for several txnids (`var1` joined with "|"); one result per txnid asked. */
+  verifyPayments(txnids: readonly string[]): Promise<VerifyPaymentResult[]>;
   refund(input: RefundInput): Promise<RefundResult>;
+  /** check_action_status of a refund by PayU's request id. */
+  refundStatus(requestId: string): Promise<RefundStatusResult>;
 };
 
 function text(value: unknown): string | null {
@@ -401,6 +416,56 @@ export function parseVerifyPayment(txnid: string, body: unknown): VerifyPaymentR
     errorMessage: text(entry.error_Message),
     raw: entry,
   };
+}
+
+/**
+ * Reads a verify_payment answer for several txnids. A txnid missing from the answer counts as
+ * not found; a call PayU refused as a whole (bad hash, bad key) throws.
+ */
+export function parseVerifyPayments(txnids: readonly string[], body: unknown): VerifyPaymentResult[] {
+  if (!isRecord(body))
+    throw new PayUError('protocol', 'verify_payment answered something that is not an object');
+  if (!isRecord(body.transaction_details)) {
+    const message = text(body.msg) ?? 'no transaction_details in the answer';
+    throw new PayUError(Number(body.status) === 0 ? 'rejected' : 'protocol', `verify_payment: ${message}`);
+  }
+  const details = body.transaction_details;
+  return txnids.map((txnid) =>
+    isRecord(details[txnid])
+      ? parseVerifyPayment(txnid, body)
+      : parseVerifyPayment(txnid, { transaction_details: { [txnid]: { status: 'Not Found' } } }),
+  );
+}
+
+function mapRefundProgress(status: string): RefundProgress {
+  const s = status.trim().toLowerCase();
+  if (s === 'success' || s === 'refunded' || s === 'completed') return 'success';
+  if (s === 'failure' || s === 'failed' || s === 'cancelled') return 'failure';
+  if (s === 'queued' || s === 'in progress' || s === 'requested' || s === 'pending') return 'in-progress';
+  return 'unknown';
+}
+
+/**
+ * Reads a check_action_status answer: `transaction_details.<request_id>` holds the refund (or a
+ * map of them keyed by PayU's id), each with a `status`. Exported for tests.
+ */
+export function parseRefundStatus(requestId: string, body: unknown): RefundStatusResult {
+  if (!isRecord(body))
+    throw new PayUError('protocol', 'check_action_status answered something that is not an object');
+  const details = isRecord(body.transaction_details) ? body.transaction_details[requestId] : undefined;
+  let entry: Record<string, unknown> | undefined;
+  if (isRecord(details)) {
+    entry = typeof details.status === 'string' ? details : Object.values(details).find(isRecord);
+  }
+  if (!entry) {
+    const message = text(body.msg) ?? 'no transaction_details in the answer';
+    throw new PayUError(
+      Number(body.status) === 0 ? 'rejected' : 'protocol',
+      `check_action_status: ${message}`,
+    );
+  }
+  const payuStatus = text(entry.status) ?? '';
+  return { requestId, payuStatus, progress: mapRefundProgress(payuStatus), raw: entry };
 }
 
 /** Reads a cancel_refund_transaction answer. Exported for tests. */
@@ -488,6 +553,19 @@ export function createPayUClient(config: PayUConfig, options: PayUClientOptions 
     async verifyPayment(txnid) {
       if (txnid === '' || txnid.length > TXNID_MAX || txnid.includes('|')) invalid('not a txnid');
       return parseVerifyPayment(txnid, await call('verify_payment', { var1: txnid }));
+    },
+
+    async verifyPayments(txnids) {
+      if (txnids.length === 0) return [];
+      for (const txnid of txnids) {
+        if (txnid === '' || txnid.length > TXNID_MAX || txnid.includes('|')) invalid('not a txnid');
+      }
+      return parseVerifyPayments(txnids, await call('verify_payment', { var1: txnids.join('|') }));
+    },
+
+    async refundStatus(requestId) {
+      if (!/^[A-Za-z0-9_-]{1,40}$/.test(requestId)) invalid('not a PayU request id');
+      return parseRefundStatus(requestId, await call('check_action_status', { var1: requestId }));
     },
 
     async refund(input) {

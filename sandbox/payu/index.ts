@@ -18,7 +18,8 @@ import {
 
 /**
  * A stand-in for PayU India: the hosted checkout (`_payment`), the server API
- * (`merchant/postservice.php?form=2`: verify_payment, cancel_refund_transaction), the
+ * (`merchant/postservice.php?form=2`: verify_payment in batches, cancel_refund_transaction,
+ * check_action_status), scripted answers (pending then success or failure, refund states), the
  * server-to-server webhook, and a control API for tests (`_control`, `_state`) that
  * replays, forges and tampers callbacks and makes PayU's server-side answer differ from
  * what the browser was shown. Routes are relative; it is mounted at /sandbox/payu.
@@ -59,7 +60,15 @@ export type SandboxPayUTransaction = CheckoutFields & {
   /** The last callback built for this transaction, as posted to surl/furl and the webhook. */
   lastCallback: Record<string, string> | null;
   refundedPaise: number;
+  /** What the next verify_payment calls answer, one status per call (the last one stays). */
+  verifyScript: ServerStatus[];
+  /** verify_payment calls that asked about this transaction. */
+  verifyCalls: number;
+  /** check_action_status answers for this transaction's refunds, one per call (the last one stays). */
+  refundScript: RefundState[];
 };
+
+type RefundState = 'QUEUED' | 'IN PROGRESS' | 'REQUESTED' | 'SUCCESS' | 'FAILURE';
 
 export type SandboxPayURefund = {
   token: string;
@@ -69,6 +78,9 @@ export type SandboxPayURefund = {
   amountPaise: number;
   requestId: string;
   at: string;
+  /** What check_action_status still has to answer, one per call; the last one stays. */
+  states: RefundState[];
+  statusChecks: number;
 };
 
 export type SandboxPayUDelivery = {
@@ -151,6 +163,29 @@ const Control = z.discriminatedUnion('action', [
     txnid: Text,
     status: z.enum(['pending', 'success', 'failure']),
     unmappedstatus: Text.optional(),
+  }),
+  /**
+   * What PayU's server answers to the next verify_payment calls about this transaction, one
+   * status per call; the last stays. `pending, pending, success` is a bank that decides on the
+   * third check. Reaching success or failure completes the transaction (no callback is sent:
+   * the browser was closed and the webhook lost).
+   */
+  z.object({
+    action: z.literal('script-verify'),
+    txnid: Text,
+    statuses: z
+      .array(z.enum(['pending', 'success', 'failure']))
+      .min(1)
+      .max(50),
+  }),
+  /** What check_action_status answers about this transaction's refunds, one state per call. */
+  z.object({
+    action: z.literal('script-refund'),
+    txnid: Text,
+    states: z
+      .array(z.enum(['QUEUED', 'IN PROGRESS', 'REQUESTED', 'SUCCESS', 'FAILURE']))
+      .min(1)
+      .max(50),
   }),
   /** The webhook for one transaction, or the default when txnid is absent; null turns it off. */
   z.object({ action: z.literal('set-webhook'), url: z.url().nullable(), txnid: Text.optional() }),
@@ -373,6 +408,9 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
       webhookUrl: undefined,
       lastCallback: null,
       refundedPaise: 0,
+      verifyScript: [],
+      verifyCalls: 0,
+      refundScript: ['QUEUED', 'SUCCESS'],
     };
     transactions.set(txn.txnid, txn);
     byMihpayid.set(mihpayid, txn.txnid);
@@ -450,6 +488,20 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
     };
   }
 
+  /** The next scripted answer, if any: PayU's server deciding on its own (bank delays). */
+  function advanceScript(txn: SandboxPayUTransaction): void {
+    txn.verifyCalls++;
+    const next = txn.verifyScript.length > 1 ? txn.verifyScript.shift() : txn.verifyScript[0];
+    if (next === undefined || next === txn.serverStatus) return;
+    txn.serverStatus = next;
+    txn.unmappedstatus = { pending: 'pending', success: 'captured', failure: 'failed' }[next];
+    if (next !== 'pending') {
+      txn.browserStatus = next;
+      txn.completedAt = new Date().toISOString();
+      txn.lastCallback = callbackFields(txn, next);
+    }
+  }
+
   function verifyPayment(var1: string): Record<string, unknown> {
     const txnids = var1.split('|').filter((t) => t !== '');
     const details: Record<string, unknown> = {};
@@ -458,6 +510,7 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
       const txn = transactions.get(txnid);
       if (txn) {
         found++;
+        advanceScript(txn);
         details[txnid] = verifyEntry(txn);
       } else {
         details[txnid] = { mihpayid: 'Not Found', status: 'Not Found' };
@@ -495,6 +548,8 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
       amountPaise: paise,
       requestId,
       at: new Date().toISOString(),
+      states: [...txn.refundScript],
+      statusChecks: 0,
     });
     return {
       status: 1,
@@ -503,6 +558,33 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
       bank_ref_num: null,
       mihpayid,
       error_code: 102,
+    };
+  }
+
+  /** check_action_status by request_id: the refund's state, nested under its mihpayid as PayU does. */
+  function actionStatus(requestId: string): Record<string, unknown> {
+    const found = [...refunds.values()].find((r) => r.requestId === requestId);
+    if (!found) return { status: 0, msg: 'No action status found' };
+    found.statusChecks++;
+    const state = (found.states.length > 1 ? found.states.shift() : found.states[0]) ?? 'QUEUED';
+    return {
+      status: 1,
+      msg: '1 out of 1 Transactions Fetched Successfully',
+      transaction_details: {
+        [requestId]: {
+          [found.mihpayid]: {
+            mihpayid: found.mihpayid,
+            bank_ref_num: state === 'SUCCESS' ? digits(12) : null,
+            request_id: requestId,
+            amt: paiseToAmount(found.amountPaise),
+            mode: 'CC',
+            action: 'refund',
+            token: found.token,
+            status: state,
+            bank_arn: state === 'SUCCESS' ? digits(23) : null,
+          },
+        },
+      },
     };
   }
 
@@ -525,6 +607,8 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
       ctx.body = verifyPayment(var1);
     } else if (command === 'cancel_refund_transaction') {
       ctx.body = refund(var1, get('var2'), get('var3'));
+    } else if (command === 'check_action_status') {
+      ctx.body = actionStatus(var1);
     } else {
       ctx.body = { status: 0, msg: 'Invalid command' };
     }
@@ -568,6 +652,15 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
     };
 
     switch (command.action) {
+      case 'script-verify':
+        txn.verifyScript = [...command.statuses];
+        ctx.body = { ok: true, txnid: txn.txnid, statuses: txn.verifyScript };
+        return;
+      case 'script-refund':
+        txn.refundScript = [...command.states];
+        for (const r of refunds.values()) if (r.txnid === txn.txnid) r.states = [...command.states];
+        ctx.body = { ok: true, txnid: txn.txnid, states: command.states };
+        return;
       case 'set-webhook':
         txn.webhookUrl = command.url;
         ctx.body = { ok: true, txnid: txn.txnid, webhookUrl: command.url };

@@ -62,14 +62,20 @@ describe('PUT /api/user/profile', () => {
     expect((await client.call('/api/auth/login')).body.name).toBe('Asha R');
   });
 
-  it('ignores any attempt to change the email (read-only)', async () => {
+  it('keeps the email read-only; the phone (PayU needs one) is editable and validated', async () => {
     const { user, client } = await loggedIn();
     const reply = await client.call('/api/user/profile', {
       method: 'PUT',
       body: { name: 'New', email: user.email, phone: '6000000000' },
     });
     expect(reply.status).toBe(200);
-    expect((await findUserById(db, user.id))?.phone).toBe('9876543210');
+    expect(await findUserById(db, user.id)).toMatchObject({ email: user.email, phone: '6000000000' });
+    const bad = await client.call('/api/user/profile', {
+      method: 'PUT',
+      body: { email: user.email, phone: '5000000000' },
+    });
+    expect(bad.status).toBe(400);
+    expect((await findUserById(db, user.id))?.phone).toBe('6000000000');
   });
 
   it.each([

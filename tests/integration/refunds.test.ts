@@ -9,14 +9,19 @@ import { findSubscription } from '../../core/db/subscriptions.ts';
 import { createPayUClient } from '../../core/providers/payu.ts';
 import { executeRefund, quote, RefundError } from '../../scripts/lib/refunds.ts';
 import { paymentHelpers } from '../support/payments.ts';
-import { startTestStack } from '../support/stack.ts';
+import { startTestStack, waitFor } from '../support/stack.ts';
+import { sendJob } from '../../core/queue.ts';
 
 /**
- * `npm run refund`: quotes from the configured policy, refunds through (sandbox) PayU's
- * cancel_refund_transaction with a token stored first, and is safe to run again.
+ * `npm run refund`: quotes from the configured policy and queues a `payment-refund` job, which
+ * refunds through (sandbox) PayU's cancel_refund_transaction with a token stored first and
+ * follows it with check_action_status; safe to run again.
  */
 
-const stack = await startTestStack({ worker: true, env: { TRUST_PROXY: 'true' } });
+const stack = await startTestStack({
+  worker: true,
+  env: { TRUST_PROXY: 'true', REFUND_STATUS_POLL_SECONDS: '0.5' },
+});
 const db = stack.services.db;
 const payu = createPayUClient(stack.config.payu);
 const { buyer, checkout, pay, paymentStatus, settled } = paymentHelpers(stack);
@@ -77,7 +82,7 @@ describe('refund quotes', () => {
     await backdate(txnid, 8); // day 9
     const late = await quote(db, stack.config, txnid);
     expect(late.quote.refundPaise).toBe(0);
-    await expect(executeRefund(db, payu, stack.config, txnid)).rejects.toThrow(RefundError);
+    await expect(executeRefund(db, stack.services.boss, stack.config, txnid)).rejects.toThrow(RefundError);
   });
 
   it('refuses a payment that was never paid', async () => {
@@ -87,59 +92,85 @@ describe('refund quotes', () => {
   });
 });
 
-describe('refund execution', () => {
-  it('refunds the quote through PayU once, cancels the plan, and a second run does nothing', async () => {
+async function refundRows(txnid: string) {
+  return db.any(sql.type(z.object({ status: z.string(), amount_paise: z.number(), source: z.string() }))`
+    SELECT status, amount_paise, source FROM refunds
+    WHERE payment_id = (SELECT id FROM payments WHERE txnid = ${txnid}) ORDER BY created_at`);
+}
+
+async function refundStatus(txnid: string, status: string) {
+  return waitFor(`a ${status} refund of ${txnid}`, async () => {
+    const rows = await refundRows(txnid);
+    return rows.some((r) => r.status === status) ? rows : null;
+  });
+}
+
+describe('refund execution (queued as a payment-refund job)', () => {
+  it('refunds the quote through PayU once, follows it to SUCCESS, cancels the plan; a second run does nothing', async () => {
     const { txnid } = await paidPlan();
-    const first = await executeRefund(db, payu, stack.config, txnid);
-    expect(first.kind).toBe('accepted');
-    if (first.kind !== 'accepted') return;
-    expect(first.refund).toMatchObject({ status: 'accepted', amount_paise: 108100 });
+    const first = await executeRefund(db, stack.services.boss, stack.config, txnid);
+    expect(first.kind).toBe('queued');
+    expect(first.refund).toMatchObject({ status: 'requested', amount_paise: 108100, source: 'operator' });
     expect(first.refund.token.length).toBeLessThanOrEqual(23);
+    await refundStatus(txnid, 'refunded');
+    const [row] = await db.any(sql.type(
+      z.object({ payu_request_id: z.string().nullable(), payu_status: z.string().nullable() }),
+    )`
+      SELECT payu_request_id, payu_status FROM refunds WHERE id = ${first.refund.id}`);
+    expect(row?.payu_request_id).toMatch(/^\d+$/);
+    expect(row?.payu_status).toBe('SUCCESS');
     const payment = await findPaymentByTxnid(db, txnid);
     expect((await findSubscription(db, payment!.subscription_id))?.status).toBe('cancelled');
 
-    const second = await executeRefund(db, payu, stack.config, txnid);
-    expect(second.kind).toBe('already-refunded');
+    const second = await executeRefund(db, stack.services.boss, stack.config, txnid);
+    expect(second.kind).toBe('already-requested');
     expect(await sandboxRefunds(txnid)).toEqual([
       expect.objectContaining({ token: first.refund.token, amountPaise: 108100 }),
     ]);
   });
 
-  it('after a crash before PayU answered, retries with the same token; PayU applies it once', async () => {
+  it('after a crash once PayU accepted, the job retries with the same token; PayU answers 106 and refunds once', async () => {
     const { txnid } = await paidPlan();
     const payment = (await findPaymentByTxnid(db, txnid))!;
-    // The run wrote its row and reached PayU, then died before recording the answer.
+    // A run wrote its row and reached PayU, then died before recording the answer.
     const stored = await insertRefund(db, { paymentId: payment.id, amountPaise: 50000, quote: {} });
     expect(
       (await payu.refund({ mihpayid: payment.mihpayid!, refundToken: stored.token, amountPaise: 50000 }))
         .accepted,
     ).toBe(true);
-    const rerun = await executeRefund(db, payu, stack.config, txnid);
-    expect(rerun.kind).toBe('accepted');
-    if (rerun.kind === 'accepted') expect(rerun.refund).toMatchObject({ id: stored.id, status: 'accepted' });
+    const repeat = await payu.refund({
+      mihpayid: payment.mihpayid!,
+      refundToken: stored.token,
+      amountPaise: 50000,
+    });
+    expect(repeat).toMatchObject({ accepted: false, duplicateToken: true, errorCode: 106 });
+    await sendJob(stack.services.boss, 'payment-refund', { refundId: stored.id });
+    await refundStatus(txnid, 'accepted');
     expect(await sandboxRefunds(txnid)).toHaveLength(1);
   });
 
   it('takes an operator amount, never more than was paid', async () => {
     const { txnid } = await paidPlan({ plan: 'LEGEND', duration: 30 });
-    await expect(executeRefund(db, payu, stack.config, txnid, { amountPaise: 145001 })).rejects.toThrow(
-      /only 145000/,
-    );
-    const full = await executeRefund(db, payu, stack.config, txnid, { amountPaise: 145000 });
-    expect(full.kind).toBe('accepted');
+    await expect(
+      executeRefund(db, stack.services.boss, stack.config, txnid, { amountPaise: 145001 }),
+    ).rejects.toThrow(/only 145000/);
+    const full = await executeRefund(db, stack.services.boss, stack.config, txnid, { amountPaise: 145000 });
+    expect(full.kind).toBe('queued');
+    await refundStatus(txnid, 'refunded');
   });
 
-  it('runs as npm run refund -- quote / execute', async () => {
+  it('runs as npm run refund -- quote / execute, which queues the job instead of calling PayU', async () => {
     const { txnid } = await paidPlan({ plan: 'PRO LEGEND', duration: 30 });
     const quoted = await cli('quote', txnid);
     expect(quoted.stdout).toContain('refund            ₹1,129.30');
     const executed = await cli('execute', txnid, '--amount', '100');
-    expect(executed.stdout).toMatch(/^refunded ₹100\.00 of /);
+    expect(executed.stdout).toMatch(/^queued a refund of ₹100\.00 of /);
     const again = await cli('execute', txnid);
-    expect(again.stdout).toContain('already refunded');
-    const rows = await db.any(sql.type(z.object({ status: z.string(), amount_paise: z.number() }))`
-      SELECT status, amount_paise FROM refunds WHERE payment_id = (SELECT id FROM payments WHERE txnid = ${txnid})`);
-    expect(rows).toEqual([{ status: 'accepted', amount_paise: 10000 }]);
+    expect(again.stdout).toContain('already requested');
+    expect(await refundStatus(txnid, 'refunded')).toEqual([
+      { status: 'refunded', amount_paise: 10000, source: 'operator' },
+    ]);
+    expect(await sandboxRefunds(txnid)).toHaveLength(1);
     await expect(cli('execute', 'nosuchtxn')).rejects.toMatchObject({
       stderr: expect.stringContaining('no payment nosuchtxn'),
     });

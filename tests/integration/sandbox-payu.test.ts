@@ -466,6 +466,62 @@ describe('refunds', () => {
   });
 });
 
+describe('reconciliation and refund following', () => {
+  it('answers verify_payment for a batch of txnids joined with "|", unknown ones as Not Found', async () => {
+    const paid = await pay('success');
+    const failed = await pay('failure');
+    const results = await client.verifyPayments([paid.txnid, failed.txnid, 'nosuchtxn']);
+    expect(results.map((r) => [r.txnid, r.status])).toEqual([
+      [paid.txnid, 'success'],
+      [failed.txnid, 'failure'],
+      ['nosuchtxn', 'not-found'],
+    ]);
+  });
+
+  it('plays a scripted bank: pending, pending, then success, one answer per check', async () => {
+    const { fields, page } = await startCheckout();
+    expect(page.status).toBe(200);
+    await control({
+      action: 'script-verify',
+      txnid: fields.txnid,
+      statuses: ['pending', 'pending', 'success'],
+    });
+    const seen = [];
+    for (let i = 0; i < 4; i++) seen.push((await client.verifyPayment(fields.txnid)).status);
+    expect(seen).toEqual(['pending', 'pending', 'success', 'success']);
+    expect((await state(fields.txnid)).transactions[0]).toMatchObject({
+      verifyCalls: 4,
+      serverStatus: 'success',
+    });
+  });
+
+  it('follows a refund with check_action_status: QUEUED, then SUCCESS, or a scripted FAILURE', async () => {
+    const { txnid, returned } = await pay('success');
+    const mihpayid = returned.fields.mihpayid ?? '';
+    const refund = await client.refund({
+      mihpayid,
+      refundToken: `rs${txnid}`.slice(0, 23),
+      amountPaise: 1000,
+    });
+    expect(refund.accepted).toBe(true);
+    expect((await client.refundStatus(refund.requestId!)).payuStatus).toBe('QUEUED');
+    expect(await client.refundStatus(refund.requestId!)).toMatchObject({
+      payuStatus: 'SUCCESS',
+      progress: 'success',
+    });
+
+    await control({ action: 'script-refund', txnid, states: ['IN PROGRESS', 'FAILURE'] });
+    const second = await client.refund({
+      mihpayid,
+      refundToken: `rt${txnid}`.slice(0, 23),
+      amountPaise: 1000,
+    });
+    expect((await client.refundStatus(second.requestId!)).progress).toBe('in-progress');
+    expect((await client.refundStatus(second.requestId!)).progress).toBe('failure');
+    await expect(client.refundStatus('999999999')).rejects.toThrow(/No action status/);
+  });
+});
+
 describe('the control API', () => {
   it('replays the last callback N times to the return URL and the webhook, each copy valid', async () => {
     const { txnid, returned } = await pay('success');

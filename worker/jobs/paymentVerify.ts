@@ -1,5 +1,14 @@
 import { findUserById } from '../../core/db/users.ts';
-import { findPaymentByTxnid, setPaymentProblem, settlePayment } from '../../core/db/payments.ts';
+import {
+  abandonPayment,
+  checkPaymentBy,
+  findPaymentByTxnid,
+  markPaymentPending,
+  setPaymentProblem,
+  settlePayment,
+  type Payment,
+} from '../../core/db/payments.ts';
+import { raiseAlert } from '../../core/db/operatorAlerts.ts';
 import {
   activateSubscription,
   expireLapsedSubscriptions,
@@ -10,21 +19,24 @@ import {
   lockUserPlans,
   supersedeTrial,
 } from '../../core/db/subscriptions.ts';
+import { notActivatedExplanation } from '../../core/domain/payments.ts';
 import { planExpiry } from '../../core/domain/plans.ts';
 import { trialExpiry } from '../../core/domain/trial.ts';
-import { paymentReceiptMail } from '../../core/emails/payments.ts';
+import { paymentNotActivatedMail, paymentReceiptMail } from '../../core/emails/payments.ts';
 import { issueInvoice } from '../../core/invoicing.ts';
 import { createPayUClient, type PayUClient, type VerifyPaymentResult } from '../../core/providers/payu.ts';
-import { parsePayload, sendJob, type Job, type Payload } from '../../core/queue.ts';
+import { parsePayload, sendJob, type Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
 
 /**
  * `payment-verify`: asks PayU (verify_payment) what happened to one txnid and acts on that
- * answer only (ARCHITECTURE deviation 1). Keyed on the txnid: the guard is the payment still
- * being `initiated`, the transition is conditional, so replays, a webhook racing the browser's
- * return and concurrent duplicates activate once. PayU is called outside any transaction;
- * marking the payment, activating the subscription, issuing the invoice and enqueuing the
- * receipt and provisioning happen in one.
+ * answer only (ARCHITECTURE deviation 1). Sent by every callback with singletonKey = txnid, so
+ * a flood of callbacks waits as one job. The reconciliation sweep (paymentReconcile.ts) asks
+ * about many txnids in one call and hands each answer to the same `applyVerification`, so a
+ * success found either way activates through one path, once: the guard is the payment still
+ * being open, the transition is conditional, and marking the payment, activating the
+ * subscription, issuing the invoice and enqueuing the receipt and provisioning happen in one
+ * transaction. PayU is called outside any transaction.
  */
 export function paymentVerify(deps: WorkerDeps, payu: PayUClient = createPayUClient(deps.config.payu)) {
   return async (jobs: Job<unknown>[]) => {
@@ -35,14 +47,10 @@ export function paymentVerify(deps: WorkerDeps, payu: PayUClient = createPayUCli
   };
 }
 
-export class PaymentPendingError extends Error {
-  override name = 'PaymentPendingError';
-}
-
 async function verifyPayment(
   deps: WorkerDeps,
   payu: PayUClient,
-  { txnid, source }: Payload<'payment-verify'>,
+  { txnid, source }: { txnid: string; source: string },
   jobId: string,
 ): Promise<void> {
   const log = deps.log.child({ jobId, txnid, source });
@@ -51,57 +59,90 @@ async function verifyPayment(
     log.warn('payment-verify: no payment with this txnid; nothing to do');
     return;
   }
-  if (payment.status !== 'initiated') {
+  if (payment.status === 'success' || payment.status === 'failure') {
     log.debug({ status: payment.status }, 'payment-verify: already settled');
     return;
   }
-
   // Outside any transaction: slonik may retry a transaction, and PayU must not be asked twice for one write.
   const answer = await payu.verifyPayment(txnid);
-  const verified = { mihpayid: answer.mihpayid, answer: answer.raw, at: new Date() };
-
-  switch (answer.status) {
-    case 'success':
-      if (answer.amountPaise !== payment.amount_paise) {
-        // Our hash signed the amount, so PayU charging another one means something is badly wrong.
-        await setPaymentProblem(
-          deps.db,
-          payment.id,
-          `PayU reports ${answer.amountPaise ?? 'no'} paise paid, we asked ${payment.amount_paise}: not activated`,
-        );
-        log.error(
-          { asked: payment.amount_paise, paid: answer.amountPaise },
-          'payment-verify: amount differs from ours; nothing activated',
-        );
-        return;
-      }
-      await settleSuccess(deps, txnid, verified, log);
-      return;
-    case 'failure':
-      if (await settlePayment(deps.db, txnid, 'failure', verified)) {
-        log.info({ unmappedstatus: answer.unmappedstatus }, 'payment-verify: PayU says the payment failed');
-      }
-      return;
-    case 'not-found':
-      // A hash-checked callback for a transaction PayU does not know: nothing can be paid.
-      log.warn('payment-verify: PayU has no such transaction; nothing activated');
-      return;
-    default:
-      // Pending (or a status we do not know): not paid yet. Throwing retries with backoff.
-      throw new PaymentPendingError(pendingMessage(answer));
-  }
+  const outcome = await applyVerification(deps, payment, answer, log);
+  // A callback arrived but PayU has not decided: the sweep asks again within a minute or two.
+  if (outcome === 'open') await checkPaymentBy(deps.db, txnid, new Date(Date.now() + 60_000));
 }
 
-function pendingMessage(answer: VerifyPaymentResult): string {
-  return `PayU says ${answer.txnid} is ${answer.status} (${answer.unmappedstatus ?? 'no detail'}); checking again later`;
+/** PayU's reason for a failure, as it wrote it (error_Message, else field9). */
+function failureReason(answer: VerifyPaymentResult): string | null {
+  const raw = answer.raw as Record<string, unknown> | null;
+  const field9 = raw && typeof raw.field9 === 'string' ? raw.field9 : null;
+  return answer.errorMessage?.trim() || field9?.trim() || answer.unmappedstatus || null;
+}
+
+/**
+ * Acts on PayU's answer about one payment, whoever asked (a callback's job or the sweep).
+ * Success activates once; failure is recorded with PayU's reason; anything else leaves the
+ * payment open for the sweep's next check, or abandons it when its schedule has run out.
+ */
+export async function applyVerification(
+  deps: WorkerDeps,
+  payment: Payment,
+  answer: VerifyPaymentResult,
+  log: WorkerDeps['log'],
+): Promise<'activated' | 'not-activated' | 'failed' | 'open' | 'abandoned' | 'duplicate'> {
+  const { txnid } = payment;
+  const verified = { mihpayid: answer.mihpayid, answer: answer.raw, at: new Date() };
+  switch (answer.status) {
+    case 'success': {
+      const problem =
+        answer.amountPaise === payment.amount_paise
+          ? null
+          : // Our hash signed the amount, so PayU charging another one means something is badly wrong.
+            `PayU reports ${answer.amountPaise ?? 'no'} paise paid, we asked ${payment.amount_paise}`;
+      return settleSuccess(deps, txnid, verified, problem, log);
+    }
+    case 'failure': {
+      const settled = await settlePayment(deps.db, txnid, 'failure', {
+        ...verified,
+        failureReason: failureReason(answer),
+      });
+      if (settled) {
+        log.info({ unmappedstatus: answer.unmappedstatus }, 'payment-verify: PayU says the payment failed');
+        return 'failed';
+      }
+      return 'duplicate';
+    }
+    default: {
+      // Pending, not found (the customer never reached PayU's page) or unknown: not paid yet.
+      if (answer.status === 'pending') await markPaymentPending(deps.db, txnid);
+      const current = await findPaymentByTxnid(deps.db, txnid);
+      if (
+        current &&
+        current.next_check_at === null &&
+        (current.status === 'initiated' || current.status === 'pending')
+      ) {
+        if (await abandonPayment(deps.db, txnid)) {
+          log.info(
+            { status: answer.status },
+            'payment-verify: no final answer from PayU after 72 hours; abandoned',
+          );
+          return 'abandoned';
+        }
+      }
+      log.debug(
+        { status: answer.status, unmappedstatus: answer.unmappedstatus },
+        'payment-verify: not final yet',
+      );
+      return 'open';
+    }
+  }
 }
 
 async function settleSuccess(
   deps: WorkerDeps,
   txnid: string,
   verified: { mihpayid: string | null; answer: unknown; at: Date },
+  amountProblem: string | null,
   log: WorkerDeps['log'],
-): Promise<void> {
+): Promise<'activated' | 'not-activated' | 'duplicate'> {
   const { config, boss } = deps;
   const outcome = await deps.db.transaction(async (trx) => {
     const paid = await settlePayment(trx, txnid, 'success', verified);
@@ -110,10 +151,38 @@ async function settleSuccess(
     const now = new Date();
     const subscription = await findSubscription(trx, paid.subscription_id);
     const customer = await findUserById(trx, paid.user_id);
+    // Never silent: the problem is recorded with its automatic refund, the operator alerted and
+    // the customer told, all with the payment's settlement.
     const refuse = async (problem: string) => {
-      await setPaymentProblem(trx, paid.id, `${problem}: paid but not activated, refund it`);
+      const autoRefundAt = new Date(now.getTime() + config.autoRefundHours * 3_600_000);
+      await setPaymentProblem(trx, paid.id, `${problem}: paid but not activated`, autoRefundAt);
+      await raiseAlert(trx, {
+        kind: 'paid-not-activated',
+        dedupeKey: paidNotActivatedAlertKey(txnid),
+        message: `PayU took ${paid.amount} for ${txnid} but nothing was activated (${problem}). Refunded in full automatically at ${autoRefundAt.toISOString()} unless this alert is resolved first.`,
+        details: {
+          txnid,
+          userId: paid.user_id,
+          amountPaise: paid.amount_paise,
+          autoRefundAt: autoRefundAt.toISOString(),
+        },
+      });
+      if (customer) {
+        await sendJob(
+          boss,
+          'email-send',
+          paymentNotActivatedMail(
+            customer,
+            paid,
+            notActivatedExplanation(config.autoRefundHours),
+            config.publicUrl,
+          ),
+          { db: trx },
+        );
+      }
       return { kind: 'not-activated' as const, problem };
     };
+    if (amountProblem) return refuse(amountProblem);
     if (!subscription || subscription.status !== 'pending_payment') {
       return refuse(`subscription ${subscription?.status ?? 'missing'}`);
     }
@@ -164,9 +233,15 @@ async function settleSuccess(
   } else if (outcome.kind === 'not-activated') {
     log.error(
       { problem: outcome.problem },
-      'payment-verify: paid but NOT activated; refund with npm run refund',
+      'payment-verify: paid but NOT activated; customer told, operator alerted, automatic refund scheduled',
     );
   } else {
     log.debug('payment-verify: another job settled this payment first');
   }
+  return outcome.kind;
+}
+
+/** One alert per paid-but-not-activated payment; resolving it stops the automatic refund. */
+export function paidNotActivatedAlertKey(txnid: string): string {
+  return `paid-not-activated:${txnid}`;
 }

@@ -5,6 +5,7 @@ import { readStored, writeStored } from '../storage.ts';
 import { api, ApiError, swrFetcher } from './fetcher.ts';
 import { TIMERS_MS } from '../../../core/domain/constants.ts';
 import type { PaymentStatusRecord, SubscriptionRecord } from '../../../core/domain/planRecords.ts';
+import { isOpenPayment } from '../../../core/domain/payments.ts';
 
 /** Typed hooks and calls for plans, checkout, payments and invoices (spec §7). */
 
@@ -99,7 +100,7 @@ export function usePaymentStatus(txnid: string | null) {
     txnid ? `/vm/payment-status?txnid=${encodeURIComponent(txnid)}` : null,
     swrFetcher,
     {
-      refreshInterval: (latest) => (latest && latest.status !== 'initiated' ? 0 : TIMERS_MS.paymentPoll),
+      refreshInterval: (latest) => (latest && !isOpenPayment(latest.status) ? 0 : TIMERS_MS.paymentPoll),
       revalidateOnFocus: false,
     },
   );

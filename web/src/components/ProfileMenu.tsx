@@ -5,6 +5,7 @@ import { forgetLogin, logOut } from '../api/auth.ts';
 import { api, errorMessage } from '../api/fetcher.ts';
 import { SESSION_KEY, useSession, type SessionUser } from '../api/session.ts';
 import { writeStored } from '../storage.ts';
+import { PhoneEditor } from './PhoneEditor.tsx';
 import { ACCOUNT_MESSAGES as M, NAME_MAX_LENGTH } from '../../../core/domain/account.ts';
 
 /**
@@ -191,6 +192,7 @@ function ProfilePanel({ user }: { user: SessionUser }) {
       <p className="profile-email muted" data-testid="profile-email">
         {profile.email}
       </p>
+      <PhoneEditor user={user} label="Phone (for PayU)" />
       {message && (
         <p className={`notice ${message.kind}`} role="alert">
           {message.text}

@@ -6,6 +6,7 @@ import { api, ApiError } from '../api/fetcher.ts';
 import type { SessionUser } from '../api/session.ts';
 import { dashboardKey, startVm, stopVm, useDashboard, type DashboardRecord } from '../api/vm.ts';
 import { RequireUser } from '../components/RequireUser.tsx';
+import { PaymentNotices } from '../components/PaymentNotices.tsx';
 import { UsageClock } from '../components/UsageClock.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { formatRupees, rupeesToPaise } from '../../../core/domain/money.ts';
@@ -76,6 +77,7 @@ function DashboardView({ user }: { user: SessionUser }) {
           </button>
         </div>
       </div>
+      <PaymentNotices />
       {!data ? (
         <p className="loading" role="status">
           {VM_MESSAGES.loading}

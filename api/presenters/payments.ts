@@ -1,0 +1,60 @@
+import type { Refund } from '../../core/db/refunds.ts';
+import {
+  notActivatedExplanation,
+  PAYMENT_STATE_LABELS,
+  plainFailureReason,
+} from '../../core/domain/payments.ts';
+import type { PaymentAttemptRecord, RefundRecord } from '../../core/domain/planRecords.ts';
+import { CUSTOMER_REFUND_MESSAGES, type CustomerRefundRefusal } from '../../core/domain/refund.ts';
+import type { Quote, RefundTarget } from '../../core/refunds.ts';
+
+/** Payment attempts and refunds → the JSON the history and payment-failed pages read. */
+
+export function refundBody(r: Refund): RefundRecord {
+  return {
+    amountPaise: r.amount_paise,
+    status: r.status,
+    source: r.source,
+    reference: r.token,
+    payuRequestId: r.payu_request_id,
+    payuStatus: r.payu_status,
+    requestedAt: r.created_at.toISOString(),
+    completedAt: r.completed_at?.toISOString() ?? null,
+  };
+}
+
+export function paymentAttemptBody(
+  { payment, subscription, invoice }: RefundTarget,
+  refunds: readonly Refund[],
+  offer: { quote: Quote | null; refusal: CustomerRefundRefusal | null },
+): PaymentAttemptRecord {
+  const hours = payment.auto_refund_at ? (payment.auto_refund_at.getTime() - Date.now()) / 3_600_000 : 0;
+  return {
+    txnid: payment.txnid,
+    status: payment.status,
+    statusLabel: PAYMENT_STATE_LABELS[payment.status],
+    planName: subscription?.plan_name ?? 'Plan',
+    hours: subscription?.hours ?? 0,
+    isTrial: subscription?.is_trial ?? false,
+    amountPaise: payment.amount_paise,
+    createdAt: payment.created_at.toISOString(),
+    failureReason: payment.status === 'failure' ? plainFailureReason(payment.failure_reason) : null,
+    payuReason: payment.status === 'failure' ? payment.failure_reason : null,
+    invoiceId: invoice?.invoice_number ?? null,
+    notActivated:
+      payment.status === 'success' && payment.problem !== null
+        ? {
+            explanation: notActivatedExplanation(Math.max(0, hours)),
+            autoRefundAt: payment.auto_refund_at?.toISOString() ?? null,
+          }
+        : null,
+    refunds: refunds.map(refundBody),
+    refundOffer: {
+      amountPaise: offer.refusal ? null : (offer.quote?.quote.refundPaise ?? null),
+      day: offer.quote?.quote.day ?? null,
+      percent: offer.quote?.quote.percent ?? null,
+      chargePaise: offer.quote?.quote.chargePaise ?? null,
+      refusal: offer.refusal ? CUSTOMER_REFUND_MESSAGES[offer.refusal] : null,
+    },
+  };
+}

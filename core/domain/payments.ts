@@ -1,0 +1,106 @@
+/**
+ * Rules about PayU payment attempts that the API, the worker and the SPA share: when the
+ * reconciliation sweep asks PayU again, when an attempt is given up, how many checkouts a
+ * customer may have open, and how PayU's reasons read to a person. Pure: no I/O.
+ */
+const MINUTE_MS = 60_000;
+
+/** Every state a payment attempt can be in; the same list as core/db/payments.ts stores. */
+export const PAYMENT_STATES = ['initiated', 'pending', 'success', 'failure', 'abandoned'] as const;
+export type PaymentState = (typeof PAYMENT_STATES)[number];
+
+/** Not final: the sweep still asks PayU about these. */
+export const OPEN_PAYMENT_STATES = ['initiated', 'pending'] as const satisfies readonly PaymentState[];
+
+export function isOpenPayment(status: PaymentState): boolean {
+  return (OPEN_PAYMENT_STATES as readonly string[]).includes(status);
+}
+
+/**
+ * When the sweep asks PayU about an attempt, in minutes after checkout: 2, 5, 15 and 60
+ * minutes, then doubling gaps up to 72 hours. The first check at 2 minutes is what makes a
+ * paid checkout whose browser and webhook were both lost active within about 3 minutes.
+ */
+export const RECONCILE_CHECK_MINUTES: readonly number[] = [2, 5, 15, 60, 120, 240, 480, 960, 1920, 72 * 60];
+
+/** After this long without a final answer from PayU an attempt is `abandoned`. */
+export const RECONCILE_HORIZON_MS = 72 * 60 * MINUTE_MS;
+
+/**
+ * The sweep runs each minute (pg-boss fires a cron up to about 37 s after its minute) and also
+ * takes what falls due within this much of its run, so a first check lands between about 80 s
+ * and 180 s after checkout rather than up to 3.6 minutes.
+ */
+export const RECONCILE_LOOKAHEAD_MS = 40_000;
+
+/** Transaction ids per verify_payment call (PayU takes them joined with "|" in var1). */
+export const RECONCILE_BATCH_SIZE = 50;
+
+/** Attempts taken per sweep run; the rest wait for the next run (each is one PayU call per batch). */
+export const RECONCILE_MAX_PER_RUN = 1000;
+
+/** The first check of a new attempt. */
+export function firstCheckAt(createdAt: Date): Date {
+  return new Date(createdAt.getTime() + (RECONCILE_CHECK_MINUTES[0] ?? 2) * MINUTE_MS);
+}
+
+/**
+ * When to ask again after the `checksDone`-th check (1 after the first), or null when the
+ * schedule is over and an attempt still not final is abandoned.
+ */
+export function nextCheckAt(createdAt: Date, checksDone: number): Date | null {
+  const minutes = RECONCILE_CHECK_MINUTES[checksDone];
+  return minutes === undefined ? null : new Date(createdAt.getTime() + minutes * MINUTE_MS);
+}
+
+/** The due cutoff of a sweep run at `now`: everything whose next check is at or before it. */
+export function reconcileCutoff(now: Date): Date {
+  return new Date(now.getTime() + RECONCILE_LOOKAHEAD_MS);
+}
+
+/** Open checkouts a customer may start in the window; a flood of attempts cannot fill the queue. */
+export const OPEN_CHECKOUT_LIMIT = 5;
+export const OPEN_CHECKOUT_WINDOW_MS = 15 * MINUTE_MS;
+export const OPEN_CHECKOUT_LIMIT_MESSAGE =
+  'You have started 5 payments in the last 15 minutes that PayU has not finished yet. Please complete one of them, or wait a few minutes and try again.';
+
+export function tooManyOpenCheckouts(openInWindow: number): boolean {
+  return openInWindow >= OPEN_CHECKOUT_LIMIT;
+}
+
+/** Largest PayU callback body accepted (PayU's posts are about 2 kB). */
+export const PAYU_CALLBACK_MAX_BYTES = 16 * 1024;
+
+/** How a payment attempt reads in the customer's history. */
+export const PAYMENT_STATE_LABELS: Record<PaymentState, string> = {
+  initiated: 'Waiting for PayU',
+  pending: 'Waiting for your bank',
+  success: 'Paid',
+  failure: 'Payment failed',
+  abandoned: 'Not completed',
+};
+
+/**
+ * PayU's reason for a failure in plain words. PayU's own texts ("Transaction failed due to
+ * …", bank codes) are kept for support; the customer reads what happened and what to do.
+ */
+export function plainFailureReason(reason: string | null | undefined): string {
+  const text = (reason ?? '').toLowerCase();
+  if (text.includes('cancel')) return 'The payment was cancelled before it was completed.';
+  if (text.includes('insufficient') || text.includes('balance'))
+    return 'Your bank declined the payment: not enough balance.';
+  if (text.includes('otp') || text.includes('authentication') || text.includes('3d'))
+    return 'The bank could not confirm it was you (OTP or card authentication failed).';
+  if (text.includes('timeout') || text.includes('timed out'))
+    return 'The payment took too long and was stopped.';
+  if (text.includes('declin') || text.includes('do not honour') || text.includes('bank'))
+    return 'Your bank declined the payment.';
+  if (text.trim() === '') return 'PayU did not complete the payment.';
+  return 'PayU could not complete the payment.';
+}
+
+/** What happens after a payment was taken that activated nothing, for the customer. */
+export function notActivatedExplanation(refundHours: number): string {
+  const when = refundHours >= 1 ? `within ${Math.round(refundHours)} hours` : 'shortly';
+  return `We received your payment but could not start the plan it was for. We will refund the full amount to your original payment method ${when} unless our team sorts it out with you first; you do not need to do anything.`;
+}

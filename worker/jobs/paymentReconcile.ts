@@ -1,0 +1,129 @@
+import {
+  cancelAutoRefund,
+  claimDuePayments,
+  listAutoRefundsDue,
+  type Payment,
+} from '../../core/db/payments.ts';
+import { isAlertResolved } from '../../core/db/operatorAlerts.ts';
+import { sql } from '../../core/db/pool.ts';
+import {
+  nextCheckAt,
+  RECONCILE_BATCH_SIZE,
+  RECONCILE_MAX_PER_RUN,
+  reconcileCutoff,
+} from '../../core/domain/payments.ts';
+import { requestRefund } from '../../core/refunds.ts';
+import { createPayUClient, type PayUClient } from '../../core/providers/payu.ts';
+import type { Job } from '../../core/queue.ts';
+import type { WorkerDeps } from '../deps.ts';
+import { applyVerification, paidNotActivatedAlertKey } from './paymentVerify.ts';
+
+/**
+ * `payment-reconcile` (cron, every minute): the callback and the webhook are hints; this sweep
+ * is what makes a lost one cost minutes, not money. It claims every open payment due on its
+ * backoff schedule (core/domain/payments.ts), asks PayU about them in batches of
+ * `RECONCILE_BATCH_SIZE` txnids per verify_payment call, and hands each answer to the same
+ * `applyVerification` the callbacks' jobs use. Then it starts the automatic refunds of
+ * paid-but-not-activated payments that fell due, unless an operator resolved their alert.
+ */
+export function paymentReconcile(deps: WorkerDeps, payu: PayUClient = createPayUClient(deps.config.payu)) {
+  return async (_jobs: Job<unknown>[]) => {
+    await reconcilePayments(deps, payu, new Date());
+  };
+}
+
+export type ReconcileResult = {
+  checked: number;
+  calls: number;
+  outcomes: Record<string, number>;
+  refundsStarted: number;
+};
+
+/** One sweep at `now` (the bench and tests pass a moved clock; the cron passes the real one). */
+export async function reconcilePayments(
+  deps: WorkerDeps,
+  payu: PayUClient,
+  now: Date,
+): Promise<ReconcileResult> {
+  const log = deps.log.child({ job: 'payment-reconcile' });
+  const claimed = await claimDuePayments(
+    deps.db,
+    reconcileCutoff(now),
+    RECONCILE_MAX_PER_RUN,
+    (created, checks) => nextCheckAt(created, checks),
+  );
+  const result: ReconcileResult = { checked: 0, calls: 0, outcomes: {}, refundsStarted: 0 };
+  const failures: Error[] = [];
+  for (let i = 0; i < claimed.length; i += RECONCILE_BATCH_SIZE) {
+    const batch = claimed.slice(i, i + RECONCILE_BATCH_SIZE);
+    let answers;
+    try {
+      result.calls++;
+      // Outside any transaction; one call for the whole batch.
+      answers = await payu.verifyPayments(batch.map((p) => p.txnid));
+    } catch (error) {
+      // PayU unreachable: these are asked again within a minute rather than at their next step.
+      await checkAgainSoon(deps, batch, now);
+      log.error(
+        { err: error, count: batch.length },
+        'payment-reconcile: verify_payment failed; checking again soon',
+      );
+      failures.push(error as Error);
+      continue;
+    }
+    for (const [index, payment] of batch.entries()) {
+      const answer = answers[index];
+      if (!answer) continue;
+      const outcome = await applyVerification(deps, payment, answer, log.child({ txnid: payment.txnid }));
+      result.checked++;
+      result.outcomes[outcome] = (result.outcomes[outcome] ?? 0) + 1;
+    }
+  }
+  result.refundsStarted = await startDueAutoRefunds(deps, now, log);
+  if (result.checked > 0 || result.refundsStarted > 0) {
+    log.info(result, 'payment-reconcile: sweep done');
+  }
+  // Failing the job records the outage (retried once, then the dead letter) after the rest was done.
+  if (failures.length > 0)
+    throw new Error(`verify_payment failed for ${failures.length} batch(es): ${failures[0]?.message}`);
+  return result;
+}
+
+async function checkAgainSoon(deps: WorkerDeps, batch: Payment[], now: Date): Promise<void> {
+  const soon = new Date(now.getTime() + 60_000).toISOString();
+  await deps.db.query(sql.unsafe`
+    UPDATE payments SET next_check_at = ${soon}, check_count = greatest(check_count - 1, 0), updated_at = now()
+    WHERE id = ANY(${sql.array(
+      batch.map((p) => p.id),
+      'uuid',
+    )}) AND status IN ('initiated', 'pending')`);
+}
+
+/** Full refunds of paid-but-not-activated payments whose delay is over; an operator's resolution wins. */
+async function startDueAutoRefunds(deps: WorkerDeps, now: Date, log: WorkerDeps['log']): Promise<number> {
+  let started = 0;
+  for (const payment of await listAutoRefundsDue(deps.db, now, 100)) {
+    if (await isAlertResolved(deps.db, paidNotActivatedAlertKey(payment.txnid))) {
+      await cancelAutoRefund(deps.db, payment.id);
+      log.info({ txnid: payment.txnid }, 'payment-reconcile: an operator resolved it; no automatic refund');
+      continue;
+    }
+    const { created } = await requestRefund(deps.db, deps.boss, {
+      payment,
+      amountPaise: payment.amount_paise,
+      quote: {
+        day: 1,
+        percent: 100,
+        grossPaise: payment.amount_paise,
+        chargePaise: 0,
+        refundPaise: payment.amount_paise,
+      },
+      source: 'auto',
+    });
+    if (created) {
+      started++;
+      log.warn({ txnid: payment.txnid }, 'payment-reconcile: paid but not activated; full refund queued');
+    }
+  }
+  return started;
+}
