@@ -21,8 +21,8 @@ export type TimeToDesktopStat = {
 
 /** The static wording while too few provisions are recorded: true of warm and cold launches. */
 export const UNMEASURED_STAT: TimeToDesktopStat = {
-  value: 'Minutes',
-  label: 'from payment to your desktop',
+  value: 'A few',
+  label: 'minutes from payment to your desktop',
   measured: false,
 };
 
