@@ -483,6 +483,8 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
       await saver?.flush();
     },
     serviceQuotas: createSandboxServiceQuotas({
+      region,
+      ownerId,
       vcpuLimit: () => engine.vcpuLimit(),
       checkAuthorized: (action) => engine.checkAuthorized(action),
     }),

@@ -16,6 +16,8 @@ export const G_VCPU_QUOTA_CODE = 'L-DB2E81BA';
 const UNLIMITED = 10_000;
 
 export type QuotaSource = {
+  region: string;
+  ownerId: string;
   vcpuLimit(): number | null;
   /** Throws when the action is denied; the error's code and message are answered. */
   checkAuthorized(iamAction: string): void;
@@ -63,7 +65,7 @@ export function createSandboxServiceQuotas(source: QuotaSource): Router {
       Quota: {
         ServiceCode: 'ec2',
         ServiceName: 'Amazon Elastic Compute Cloud (Amazon EC2)',
-        QuotaArn: `arn:aws:servicequotas:ap-south-1:123456789012:ec2/${G_VCPU_QUOTA_CODE}`,
+        QuotaArn: `arn:aws:servicequotas:${source.region}:${source.ownerId}:ec2/${G_VCPU_QUOTA_CODE}`,
         QuotaCode: G_VCPU_QUOTA_CODE,
         QuotaName: 'Running On-Demand G and VT instances',
         Value: source.vcpuLimit() ?? UNLIMITED,
