@@ -1,4 +1,4 @@
-import { createPrivateKey } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey } from 'node:crypto';
 import {
   DescribeImagesCommand,
   DescribeInstanceTypeOfferingsCommand,
@@ -95,6 +95,28 @@ function allowsPort(permission: IpPermission, port: number): boolean {
   const to = permission.ToPort ?? 65535;
   const open = (permission.IpRanges?.length ?? 0) + (permission.Ipv6Ranges?.length ?? 0) > 0;
   return open && from <= port && port <= to;
+}
+
+/**
+ * The fingerprints EC2 may show for the key pair whose private key this is: SHA-1 of the
+ * private key (PKCS#8 DER) when EC2 created the pair, MD5 of the public key (SPKI DER) when it
+ * was imported.
+ */
+function fingerprintsOf(privateKeyPem: string): string[] {
+  const key = createPrivateKey(privateKeyPem);
+  const colons = (hex: string) => hex.match(/../g)?.join(':') ?? hex;
+  return [
+    colons(
+      createHash('sha1')
+        .update(key.export({ type: 'pkcs8', format: 'der' }))
+        .digest('hex'),
+    ),
+    colons(
+      createHash('md5')
+        .update(createPublicKey(key).export({ type: 'spki', format: 'der' }))
+        .digest('hex'),
+    ),
+  ];
 }
 
 export async function runPreflight(input: PreflightInput): Promise<PreflightResult[]> {
@@ -291,8 +313,13 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightResu
         privateProblem = input.mode === 'sandbox' ? null : 'EC2_PRIVATE_KEY_PEM is not set';
       } else {
         try {
-          if (createPrivateKey(input.privateKeyPem).asymmetricKeyType !== 'rsa')
+          const fingerprint = key?.KeyFingerprint?.toLowerCase();
+          if (createPrivateKey(input.privateKeyPem).asymmetricKeyType !== 'rsa') {
             privateProblem = 'EC2_PRIVATE_KEY_PEM is not an RSA key';
+          } else if (fingerprint && !fingerprintsOf(input.privateKeyPem).includes(fingerprint)) {
+            // Windows would encrypt passwords to a key we cannot open.
+            privateProblem = `EC2_PRIVATE_KEY_PEM is not the private half of ${input.keyName} (fingerprint ${fingerprint})`;
+          }
         } catch (error) {
           privateProblem = `EC2_PRIVATE_KEY_PEM does not parse: ${(error as Error).message}`;
         }

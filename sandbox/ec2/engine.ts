@@ -971,6 +971,12 @@ export function createEngine(options: EngineOptions) {
     checkFaults,
     zoneOf,
     hasKeyPair,
+    /** The PEM a key pair was created or imported with (private for the generated one). */
+    keyPairPem(name: string): string | null {
+      return (
+        keyPairs.get(name) ?? (name === options.defaultKeyName ? ensureGeneratedKey().privateKeyPem : null)
+      );
+    },
     /** Each running instance's public address, for the listeners that stand in for RDP. */
     runningAddresses(): Array<{ instanceId: string; publicIp: string }> {
       const t = now();

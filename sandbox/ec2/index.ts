@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import Router from '@koa/router';
 import type { Context } from 'koa';
@@ -136,6 +136,22 @@ const OFFERED_TYPES = [
   'g5.2xlarge',
   'g5.4xlarge',
 ];
+
+/**
+ * EC2's fingerprint of a key pair: for one EC2 created, the SHA-1 of its private key (PKCS#8
+ * DER); for an imported public key, the MD5 of the public key (SubjectPublicKeyInfo DER).
+ */
+function keyFingerprint(pem: string | null): string {
+  if (!pem) return '';
+  const hex = pem.includes('PRIVATE KEY')
+    ? createHash('sha1')
+        .update(createPrivateKey(pem).export({ type: 'pkcs8', format: 'der' }))
+        .digest('hex')
+    : createHash('md5')
+        .update(createPublicKey(pem).export({ type: 'spki', format: 'der' }))
+        .digest('hex');
+  return hex.match(/../g)?.join(':') ?? hex;
+}
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const raw = await readRawBody(
@@ -394,7 +410,7 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
               leaf('keyPairId', `key-${Buffer.from(name).toString('hex').slice(0, 17).padEnd(17, '0')}`) +
               leaf('keyName', name) +
               leaf('keyType', 'rsa') +
-              leaf('keyFingerprint', '00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00'),
+              leaf('keyFingerprint', keyFingerprint(engine.keyPairPem(name))),
           ),
         );
       }

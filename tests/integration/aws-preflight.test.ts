@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -30,9 +31,15 @@ afterAll(async () => {
 });
 
 /** The preflight as `npm run aws:check` runs it, with no AWS settings: the sandbox of the stack. */
-async function awsCheck(): Promise<{ code: number; lines: string[] }> {
+async function awsCheck(extraEnv: Record<string, string> = {}): Promise<{ code: number; lines: string[] }> {
   const port = new URL(stack.url).port;
-  const env = { PATH: process.env.PATH ?? '', NODE_ENV: 'test', PORT: port, SANDBOX_URL: stack.url };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'test',
+    PORT: port,
+    SANDBOX_URL: stack.url,
+    ...extraEnv,
+  };
   try {
     const { stdout } = await run(process.execPath, ['scripts/awsCheck.ts'], { cwd: ROOT, env });
     return { code: 0, lines: stdout.trim().split('\n') };
@@ -111,6 +118,21 @@ describe('npm run aws:check against the sandbox', () => {
     } finally {
       stack.sandboxEc2.control({ vcpuLimit: null });
     }
+  });
+});
+
+describe('npm run aws:check and the key pair', () => {
+  it("passes with the key pair's own private key and fails with another's", async () => {
+    const own = await awsCheck({ EC2_PRIVATE_KEY_PEM: stack.sandboxEc2.defaultPrivateKeyPem() });
+    expect(own.lines.find((line) => line.startsWith('OK   key pair'))).toMatch(/private key loaded/);
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const other = await awsCheck({
+      EC2_PRIVATE_KEY_PEM: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+    });
+    expect(other.lines.find((line) => line.startsWith('FAIL key pair'))).toMatch(
+      /EC2_PRIVATE_KEY_PEM is not the private half of legend-sandbox .*— fix: set EC2_PRIVATE_KEY_PEM/,
+    );
+    expect(other.code).toBe(1);
   });
 });
 
