@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { DEFAULT_GST_RATE_PERCENT, findIndianState } from './domain/gst.ts';
 import { DEFAULT_REFUND_POLICY, type RefundPolicy } from './domain/refund.ts';
-import { missingInProduction, parseVmConfig, VM_ENV, type Ec2Config, type VmConfig } from './vmConfig.ts';
+import {
+  ec2UsesSandbox,
+  missingInProduction,
+  parseVmConfig,
+  VM_ENV,
+  type Ec2Config,
+  type VmConfig,
+} from './vmConfig.ts';
 
 /**
  * Every environment variable the product reads, in one place. Each process calls
@@ -300,7 +307,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       throw new ConfigError(`${name}: "${value}" is not an Indian state or its GST code`);
     }
   }
-  const ec2Sandbox = !production && env.AWS_ACCESS_KEY_ID === undefined;
+  const ec2Sandbox = ec2UsesSandbox(env, production);
   const sandboxEnabled = !production && (env.SMTP_URL === undefined || payuSandbox || ec2Sandbox);
   const sandboxUrl = (env.SANDBOX_URL ?? `http://127.0.0.1:${port}`).replace(/\/+$/, '');
   const googleMode = env.GOOGLE_CLIENT_ID ? 'google' : sandboxEnabled ? 'sandbox' : 'off';

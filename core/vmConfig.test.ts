@@ -63,8 +63,6 @@ describe('cloud-PC configuration', () => {
       const message = (error as Error).message;
       for (const name of [
         'AWS_REGION',
-        'AWS_ACCESS_KEY_ID',
-        'AWS_SECRET_ACCESS_KEY',
         'EC2_KEY_NAME',
         'EC2_PRIVATE_KEY_PEM',
         'EC2_SECURITY_GROUP_IDS',
@@ -74,6 +72,56 @@ describe('cloud-PC configuration', () => {
         expect(message).toContain(name);
       }
     }
+  });
+
+  it('uses the SDK default credential chain unless static keys are given, and names the instance profile', () => {
+    const aws = {
+      EC2_SUBNET_IDS: 'subnet-0aaa',
+      EC2_INSTANCE_PROFILE: 'legend-cloud-pc',
+      AWS_REGION: 'ap-south-1',
+    };
+    const chain = loadConfig(aws);
+    expect(chain.ec2).toMatchObject({ mode: 'aws', endpoint: undefined, credentials: undefined });
+    expect(chain.ec2.instanceProfile).toBe('legend-cloud-pc');
+    expect(chain.metrics.cloudWatch).toMatchObject({ endpoint: undefined, credentials: undefined });
+    const keys = loadConfig({
+      ...aws,
+      AWS_ACCESS_KEY_ID: 'AKIAAAAAAAAAAAAAAAAA',
+      AWS_SECRET_ACCESS_KEY: 'secret-secret-secret-0000',
+      EC2_INSTANCE_PROFILE: 'arn:aws:iam::123456789012:instance-profile/legend-cloud-pc',
+    });
+    expect(keys.ec2.credentials).toEqual({
+      accessKeyId: 'AKIAAAAAAAAAAAAAAAAA',
+      secretAccessKey: 'secret-secret-secret-0000',
+    });
+    expect(keys.ec2.instanceProfile).toBe('arn:aws:iam::123456789012:instance-profile/legend-cloud-pc');
+    expect(() => loadConfig({ ...aws, EC2_INSTANCE_PROFILE: 'no spaces allowed' })).toThrow(ConfigError);
+    // The sandbox plays EC2 with its dummy keys and a profile name, so launches carry one there too.
+    expect(loadConfig({}).ec2).toMatchObject({ mode: 'sandbox', instanceProfile: 'legend-cloud-pc' });
+  });
+
+  it('production starts without static keys (an instance or task role supplies them)', () => {
+    const production = loadConfig({
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://app@db.internal/legend',
+      APP_SECRET: 'x'.repeat(40),
+      PUBLIC_URL: 'https://legendcloud.in',
+      SMTP_URL: 'smtps://user:pass@smtp.example.com:465',
+      PAYU_KEY: 'key',
+      PAYU_SALT: 'salt',
+      PAYU_CHECKOUT_URL: 'https://secure.payu.in/_payment',
+      PAYU_API_URL: 'https://info.payu.in',
+      GSTIN: '29ABCDE1234F1Z5',
+      LEGAL_NAME: 'Legend Cloud Pvt Ltd',
+      LEGAL_ADDRESS: 'Bengaluru, Karnataka, India',
+      AWS_REGION: 'ap-south-1',
+      EC2_KEY_NAME: 'legend',
+      EC2_PRIVATE_KEY_PEM: 'pem',
+      EC2_SECURITY_GROUP_IDS: 'sg-0aaa',
+      EC2_SUBNET_IDS: 'subnet-0aaa',
+      EC2_AMI_ID: 'ami-0123456789abcdef0',
+    });
+    expect(production.ec2).toMatchObject({ mode: 'aws', credentials: undefined, instanceProfile: null });
   });
 
   it('launches in the main subnets first, then the fallback subnets, then both in turn', () => {

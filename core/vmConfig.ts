@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CARD_PLANS, PLAN_IDS, type PlanId } from './domain/plans.ts';
 
 /**
- * The cloud-PC part of the configuration (issue 5): where and how machines are launched, the
+ * The cloud-PC part of the configuration: where and how machines are launched, the
  * warm pool, and the timings of the jobs that look after them. `core/config.ts` merges
  * `VM_ENV` into its schema and calls `parseVmConfig` once; nothing here reads process.env.
  */
@@ -25,6 +25,17 @@ export const VM_ENV = {
     .optional(),
   AWS_ACCESS_KEY_ID: z.string().min(16).optional(),
   AWS_SECRET_ACCESS_KEY: z.string().min(16).optional(),
+  /**
+   * The instance profile (name or ARN) every machine launches with: it lets the CloudWatch
+   * agent and the GPU poller on the image publish metrics (infra/iam/instance-policy.json).
+   */
+  EC2_INSTANCE_PROFILE: z
+    .string()
+    .regex(
+      /^(arn:aws[a-z-]*:iam::\d{12}:instance-profile\/[\w+=,.@/-]{1,128}|[\w+=,.@-]{1,128})$/,
+      'an instance profile name or its ARN (arn:aws:iam::123456789012:instance-profile/name)',
+    )
+    .optional(),
   /** Another EC2 endpoint (the sandbox, a VPC endpoint); unset means AWS's own. */
   EC2_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
   EC2_KEY_NAME: z.string().min(1).max(255).optional(),
@@ -76,8 +87,11 @@ export type Ec2Config = {
   mode: 'aws' | 'sandbox';
   region: string;
   endpoint: string | undefined;
+  /** Static keys when given; undefined means the SDK's default chain (environment, SSO, instance or task role). */
   credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
   keyName: string;
+  /** Name or ARN of the instance profile machines launch with; null launches without one. */
+  instanceProfile: string | null;
   /** Null only outside production when none was given: passwords then cannot be decrypted. */
   privateKeyPem: string | null;
   amiByPlan: Record<PlanId, string>;
@@ -120,7 +134,21 @@ export const SANDBOX_EC2 = {
   subnetIds: ['subnet-0sandbox0000000001'],
   fallbackSubnetIds: ['subnet-0sandbox0000000002'],
   credentials: { accessKeyId: 'AKIASANDBOXSANDBOX00', secretAccessKey: 'sandbox-secret-not-a-secret-0000' },
+  instanceProfile: 'legend-cloud-pc',
 } as const;
+
+/**
+ * Whether EC2 (and CloudWatch with it) is played by the sandbox: only outside production, and
+ * only while nothing names a real account: neither static keys nor the subnets a real
+ * deployment must launch in. With the SDK's default credential chain there may be no keys at
+ * all, so the subnets are what says "this is AWS".
+ */
+export function ec2UsesSandbox(
+  env: Pick<VmEnv, 'AWS_ACCESS_KEY_ID' | 'EC2_SUBNET_IDS'>,
+  production: boolean,
+): boolean {
+  return !production && env.AWS_ACCESS_KEY_ID === undefined && !env.EC2_SUBNET_IDS?.length;
+}
 
 /** A third-party streaming client built for cloud gaming PCs. */
 const DEFAULT_STREAMING_CLIENT_URL = 'https://parsec.app/downloads';
@@ -136,15 +164,7 @@ const AMI_VARS: Record<PlanId, keyof VmEnv> = {
 /** What production must set for EC2 (checked with the rest by core/config.ts). */
 export function missingInProduction(env: VmEnv): string[] {
   const missing: string[] = (
-    [
-      'AWS_REGION',
-      'AWS_ACCESS_KEY_ID',
-      'AWS_SECRET_ACCESS_KEY',
-      'EC2_KEY_NAME',
-      'EC2_PRIVATE_KEY_PEM',
-      'EC2_SECURITY_GROUP_IDS',
-      'EC2_SUBNET_IDS',
-    ] as const
+    ['AWS_REGION', 'EC2_KEY_NAME', 'EC2_PRIVATE_KEY_PEM', 'EC2_SECURITY_GROUP_IDS', 'EC2_SUBNET_IDS'] as const
   ).filter((name) => env[name] === undefined || (Array.isArray(env[name]) && env[name].length === 0));
   const plansWithoutAmi = CARD_PLANS.filter((plan) => !env.EC2_AMI_ID && !env[AMI_VARS[plan.id]]);
   if (plansWithoutAmi.length > 0)
@@ -185,7 +205,7 @@ export function parseVmConfig(
   if (keys.some((k) => k !== undefined) && keys.some((k) => k === undefined)) {
     throw new Error('Set both AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or neither.');
   }
-  const sandbox = !context.production && env.AWS_ACCESS_KEY_ID === undefined;
+  const sandbox = ec2UsesSandbox(env, context.production);
   const amiByPlan = Object.fromEntries(
     PLAN_IDS.map((id) => [id, env[AMI_VARS[id]] ?? env.EC2_AMI_ID ?? SANDBOX_EC2.ami]),
   ) as Record<PlanId, string>;
@@ -210,6 +230,7 @@ export function parseVmConfig(
         : sandbox
           ? { ...SANDBOX_EC2.credentials }
           : undefined,
+    instanceProfile: env.EC2_INSTANCE_PROFILE ?? (sandbox ? SANDBOX_EC2.instanceProfile : null),
     keyName: env.EC2_KEY_NAME ?? SANDBOX_EC2.keyName,
     privateKeyPem: env.EC2_PRIVATE_KEY_PEM ? env.EC2_PRIVATE_KEY_PEM.replaceAll('\\n', '\n') : null,
     amiByPlan,

@@ -17,6 +17,7 @@ export function createVmEc2(config: Ec2Config): VmEc2 {
     region: config.region,
     endpoint: config.endpoint,
     credentials: config.credentials,
+    instanceProfile: config.instanceProfile,
     requestTimeoutMs: 30_000,
   };
   const ec2 = createEc2Client({ ...base, maxAttempts: 3 });

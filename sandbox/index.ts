@@ -37,6 +37,7 @@ export function createSandbox(options: SandboxOptions): Middleware {
   router.use('/google', createSandboxGoogle().router.routes());
   const ec2 = options.ec2 ?? createSandboxEc2({ profile: options.profile });
   router.use('/ec2', ec2.router.routes(), ec2.router.allowedMethods());
+  router.use('/servicequotas', ec2.serviceQuotas.routes(), ec2.serviceQuotas.allowedMethods());
   // CloudWatch has points only for instances the EC2 stand-in says are running (usage page).
   const cloudWatch = createSandboxCloudWatch({ fleet: () => ec2.state() });
   router.use('/cloudwatch', cloudWatch.router.routes(), cloudWatch.router.allowedMethods());

@@ -62,6 +62,9 @@ if (config.sandbox.enabled && config.ec2.mode === 'sandbox') {
     profile: config.sandbox.profile,
     stateFile: path.join(dataDir, 'sandbox-ec2.json'),
     defaultKeyName: config.ec2.keyName,
+    // Each running machine answers TCP on its (loopback) public IP, so the worker's Remote
+    // Desktop probe meets a real socket.
+    rdpListener: { port: config.vm.rdpPort },
     warn: (message) => log.warn(message),
   });
   process.env.EC2_PRIVATE_KEY_PEM ??= sandboxEc2.defaultPrivateKeyPem();
@@ -126,7 +129,7 @@ async function shutdown(reason: string, exitCode = 0) {
   log.info({ reason }, 'stopping');
   await stopChild(worker);
   await sandboxEc2
-    ?.flush()
+    ?.close()
     .catch((error: unknown) => log.error({ err: error }, 'saving the sandbox EC2 state'));
   server.close();
   server.closeAllConnections();

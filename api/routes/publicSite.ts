@@ -9,6 +9,8 @@ import {
 } from '../../core/domain/publicSite.ts';
 import { PHONE_MESSAGE, PHONE_PATTERN } from '../../core/domain/phone.ts';
 import { insertFeedbackMessage } from '../../core/db/feedback.ts';
+import { recentProvisionTimes } from '../../core/db/provisionStats.ts';
+import { timeToDesktopStat } from '../../core/domain/content/timeToDesktop.ts';
 import {
   confirmSubscriber,
   findPendingByConfirmHash,
@@ -87,9 +89,16 @@ export function publicSiteRoutes(services: Services): Router<AppState> {
   const router = new Router<AppState>();
   const { limiters } = services;
 
-  // The addresses the site shows come from configuration, never from the bundle.
-  router.get('/site', (ctx) => {
-    ctx.body = { contactEmail: services.config.contactEmail, supportEmail: services.config.supportEmail };
+  // The addresses the site shows come from configuration, never from the bundle; the
+  // time-to-desktop figure from recorded provisions, never from a constant.
+  router.get('/site', async (ctx) => {
+    // One indexed read of at most RECENT_PROVISIONS rows (sql/0011).
+    const provisionTimes = await recentProvisionTimes(services.db);
+    ctx.body = {
+      contactEmail: services.config.contactEmail,
+      supportEmail: services.config.supportEmail,
+      timeToDesktop: timeToDesktopStat(provisionTimes),
+    };
   });
 
   // Validate first: only well-formed messages spend the caller's budget.

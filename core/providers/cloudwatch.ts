@@ -12,9 +12,10 @@ import { awsClientConfig, type AwsClientOptions } from './awsClientConfig.ts';
  * customers' machines, many machines per GetMetricData call.
  *
  * GPU: CloudWatch has no GPU metric for Windows instances (the agent's `nvidia_smi_*` metrics
- * are Linux-only). Our Windows images run a small poller that reads `nvidia-smi` once a minute
- * and calls PutMetricData with namespace `LegendCloud/GPU`, metric `GPUUtilization`,
- * dimension `InstanceId`; a machine without it simply has no GPU points.
+ * are Linux-only). Our Windows image runs a scheduled task (infra/image/scripts/gpu-metrics.ps1)
+ * that reads `nvidia-smi` once a minute and calls PutMetricData with namespace
+ * `LegendCloud/GPU`, metric `GPUUtilization`, dimension `InstanceId`, with the instance
+ * profile's role; a machine without it simply has no GPU points.
  */
 
 export const UTILISATION_METRICS = {

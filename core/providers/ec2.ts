@@ -64,6 +64,21 @@ export type LaunchInput = {
   rootDeviceName?: string | undefined;
 };
 
+/**
+ * What EC2 said to a request sent with `DryRun`: `allowed` (it answered DryRunOperation: the
+ * caller may do it and the parameters are valid) or `denied` (UnauthorizedOperation: IAM says
+ * no). Any other error is thrown, as it would be without DryRun.
+ */
+export type DryRunAnswer = { allowed: true } | { allowed: false; code: string; message: string };
+
+export type Ec2ClientOptions = AwsClientOptions & {
+  /**
+   * Name or ARN of the instance profile every launch carries, so software on the machine (the
+   * CloudWatch agent, the GPU poller) can publish metrics without keys of its own.
+   */
+  instanceProfile?: string | null | undefined;
+};
+
 export type DescribeQuery =
   | { instanceIds: string[] }
   | {
@@ -77,6 +92,8 @@ export type DescribeQuery =
 export type Ec2 = {
   client: EC2Client;
   launchInstance(input: LaunchInput): Promise<Ec2Instance>;
+  /** The same RunInstances with DryRun: would this launch be allowed? Launches nothing. */
+  dryRunLaunch(input: LaunchInput): Promise<DryRunAnswer>;
   /** Every page. Ids that AWS does not know (yet) are simply absent, never an error. */
   describeInstances(query: DescribeQuery): Promise<Ec2Instance[]>;
   startInstance(instanceId: string): Promise<Ec2StateChange>;
@@ -98,8 +115,41 @@ export type Ec2 = {
 const IDS_PER_CALL = 200;
 const PAGE_SIZE = 1000;
 
-export function createEc2Client(options: AwsClientOptions): Ec2 {
+export function createEc2Client(options: Ec2ClientOptions): Ec2 {
   const client = new EC2Client(awsClientConfig(options));
+  const profile = options.instanceProfile
+    ? options.instanceProfile.startsWith('arn:')
+      ? { Arn: options.instanceProfile }
+      : { Name: options.instanceProfile }
+    : undefined;
+
+  function runInstances(input: LaunchInput, dryRun: boolean): RunInstancesCommand {
+    const tagList = Object.entries(input.tags).map(([Key, Value]) => ({ Key, Value }));
+    return new RunInstancesCommand({
+      ClientToken: input.clientToken,
+      ImageId: input.imageId,
+      // The SDK's union lags new instance types; EC2 validates the name itself.
+      InstanceType: input.instanceType as _InstanceType,
+      KeyName: input.keyName,
+      MinCount: 1,
+      MaxCount: 1,
+      SecurityGroupIds: input.securityGroupIds,
+      SubnetId: input.subnetId,
+      BlockDeviceMappings: [
+        {
+          DeviceName: input.rootDeviceName ?? '/dev/sda1',
+          Ebs: { VolumeSize: input.volumeSizeGb, VolumeType: 'gp3', DeleteOnTermination: true },
+        },
+      ],
+      TagSpecifications: [
+        { ResourceType: 'instance', Tags: tagList },
+        { ResourceType: 'volume', Tags: tagList },
+      ],
+      MetadataOptions: { HttpTokens: 'required', HttpEndpoint: 'enabled' },
+      ...(profile ? { IamInstanceProfile: profile } : {}),
+      ...(dryRun ? { DryRun: true } : {}),
+    });
+  }
 
   async function describePages(filters: Filter[]): Promise<Ec2Instance[]> {
     const found: Ec2Instance[] = [];
@@ -133,34 +183,14 @@ export function createEc2Client(options: AwsClientOptions): Ec2 {
     client,
 
     async launchInstance(input) {
-      const tagList = Object.entries(input.tags).map(([Key, Value]) => ({ Key, Value }));
-      const output = await client.send(
-        new RunInstancesCommand({
-          ClientToken: input.clientToken,
-          ImageId: input.imageId,
-          // The SDK's union lags new instance types; EC2 validates the name itself.
-          InstanceType: input.instanceType as _InstanceType,
-          KeyName: input.keyName,
-          MinCount: 1,
-          MaxCount: 1,
-          SecurityGroupIds: input.securityGroupIds,
-          SubnetId: input.subnetId,
-          BlockDeviceMappings: [
-            {
-              DeviceName: input.rootDeviceName ?? '/dev/sda1',
-              Ebs: { VolumeSize: input.volumeSizeGb, VolumeType: 'gp3', DeleteOnTermination: true },
-            },
-          ],
-          TagSpecifications: [
-            { ResourceType: 'instance', Tags: tagList },
-            { ResourceType: 'volume', Tags: tagList },
-          ],
-          MetadataOptions: { HttpTokens: 'required', HttpEndpoint: 'enabled' },
-        }),
-      );
+      const output = await client.send(runInstances(input, false));
       const instance = output.Instances?.[0];
       if (!instance) throw new Error('RunInstances answered no instance');
       return toInstance(instance);
+    },
+
+    async dryRunLaunch(input) {
+      return dryRun(() => client.send(runInstances(input, true)));
     },
 
     async describeInstances(query) {
@@ -236,6 +266,24 @@ export function createEc2Client(options: AwsClientOptions): Ec2 {
       client.destroy();
     },
   };
+}
+
+/**
+ * Runs a request sent with `DryRun: true` and reads EC2's answer: DryRunOperation means it
+ * would have succeeded, UnauthorizedOperation that IAM denies it.
+ */
+export async function dryRun(send: () => Promise<unknown>): Promise<DryRunAnswer> {
+  try {
+    await send();
+  } catch (error) {
+    const name = (error as { name?: unknown }).name;
+    if (name === 'DryRunOperation') return { allowed: true };
+    if (name === 'UnauthorizedOperation') {
+      return { allowed: false, code: name, message: (error as Error).message };
+    }
+    throw error;
+  }
+  throw new Error('EC2 carried out a DryRun request instead of answering DryRunOperation');
 }
 
 function toState(code: number | undefined, name: string | undefined): Ec2State {

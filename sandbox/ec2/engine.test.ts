@@ -17,6 +17,7 @@ function engine(overrides: Partial<EngineOptions> = {}) {
     vcpuLimit: null,
     terminatedVisibleMs: 3_600_000,
     defaultSubnetId: 'subnet-0default',
+    publicIps: 'documentation',
     onChange: () => {},
     ...overrides,
   });
@@ -36,6 +37,7 @@ function run(overrides: Partial<RunRequest> = {}): RunRequest {
     instanceTags: [],
     volumeSizeGb: null,
     rootDeviceName: null,
+    iamInstanceProfile: null,
     ...overrides,
   };
 }

@@ -37,6 +37,12 @@ export type EngineOptions = {
   vcpuLimit: number | null;
   terminatedVisibleMs: number;
   defaultSubnetId: string;
+  /**
+   * Where public IPs come from: `documentation` (203.0.113.0/24 and 198.51.100.0/24, never
+   * routable) or `loopback` (127.16.0.0 and up), for a sandbox that opens a real listener on
+   * each running instance's address so a TCP probe of it is real.
+   */
+  publicIps: 'documentation' | 'loopback';
   onChange: () => void;
 };
 
@@ -74,6 +80,7 @@ export type RunRequest = {
   instanceTags: Tag[];
   volumeSizeGb: number | null;
   rootDeviceName: string | null;
+  iamInstanceProfile: string | null;
 };
 
 export type DescribeRequest = {
@@ -94,10 +101,16 @@ export type ControlInput = {
   advanceMs?: number | undefined;
   eventualConsistencyMs?: number | undefined;
   keyPairs?: Record<string, string> | undefined;
+  /** IAM action names (`ec2:RunInstances`) to answer UnauthorizedOperation from now on. */
+  deny?: string[] | undefined;
+  /** IAM action names to allow again; `*` allows everything. */
+  allow?: string[] | undefined;
 };
 
 const IP_POOLS = ['203.0.113.', '198.51.100.'];
-const IP_COUNT = IP_POOLS.length * 254;
+const DOCUMENTATION_IP_COUNT = IP_POOLS.length * 254;
+/** 127.16.0.1 … 127.255.255.254, host parts 1–254. */
+const LOOPBACK_IP_COUNT = 240 * 256 * 254;
 const HELD_KINDS = new Set(['launch', 'start']);
 const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
 const INSTANCE_ID = /^i-[0-9a-f]{8,17}$/;
@@ -193,6 +206,7 @@ export function createEngine(options: EngineOptions) {
   let defaultCapacity = options.defaultCapacity;
   let vcpuLimit = options.vcpuLimit;
   let faults: Fault[] = [];
+  const denied = new Set<string>();
   const instances = new Map<string, InstanceRecord>();
   const tokens = new Map<string, TokenRecord>();
   const heldIps = new Map<string, string>();
@@ -305,14 +319,23 @@ export function createEngine(options: EngineOptions) {
 
   // ---- addresses ----
 
+  const IP_COUNT = options.publicIps === 'loopback' ? LOOPBACK_IP_COUNT : DOCUMENTATION_IP_COUNT;
+
   function ipAt(index: number): string {
+    if (options.publicIps === 'loopback') {
+      const second = 16 + Math.floor(index / (256 * 254));
+      return `127.${second}.${Math.floor(index / 254) % 256}.${(index % 254) + 1}`;
+    }
     return `${IP_POOLS[Math.floor(index / 254)] ?? IP_POOLS[0]}${(index % 254) + 1}`;
   }
 
   /** A fresh public IP, never the instance's previous one, unique while the pools last. */
   function allocateIp(instanceId: string, previous: string | null): string {
     for (let attempt = 0; attempt < 16; attempt++) {
-      const ip = ipAt(Math.floor(options.random() * IP_COUNT) % IP_COUNT);
+      // Loopback addresses are shared by every sandbox on the machine: the process's own
+      // randomness keeps parallel test files apart even when their `random` is seeded alike.
+      const pick = options.publicIps === 'loopback' ? randomInt(IP_COUNT) : options.random() * IP_COUNT;
+      const ip = ipAt(Math.floor(pick) % IP_COUNT);
       if (ip !== previous && !heldIps.has(ip)) {
         heldIps.set(ip, instanceId);
         return ip;
@@ -400,6 +423,18 @@ export function createEngine(options: EngineOptions) {
     fault.times -= 1;
     if (fault.times <= 0) faults.splice(index, 1);
     throw new Ec2Error(fault.code, fault.message ?? `Injected by the sandbox: ${fault.code}`, fault.status);
+  }
+
+  /**
+   * IAM's answer, before anything else and with or without DryRun: an action the control
+   * endpoint denied answers UnauthorizedOperation as AWS does for a role lacking it.
+   */
+  function checkAuthorized(iamAction: string): void {
+    if (!denied.has(iamAction)) return;
+    throw new Ec2Error(
+      'UnauthorizedOperation',
+      `You are not authorized to perform this operation. User: arn:aws:sts::${options.ownerId}:assumed-role/legend-worker/sandbox is not authorized to perform: ${iamAction} because no identity-based policy allows the ${iamAction} action.`,
+    );
   }
 
   /** Injected faults answer before the action runs, like a failure at AWS's front door. */
@@ -534,6 +569,7 @@ export function createEngine(options: EngineOptions) {
         rootDeviceName: request.rootDeviceName ?? '/dev/sda1',
         volumeId: hexId('vol'),
         volumeSizeGb: request.volumeSizeGb ?? 30,
+        iamInstanceProfile: request.iamInstanceProfile,
         tags: request.instanceTags.map((tag) => ({ ...tag })),
         transition: { kind: 'launch', at: t, until: t + sample(plan.launch, options.random) },
         runningMs: 0,
@@ -824,6 +860,11 @@ export function createEngine(options: EngineOptions) {
       keyPairs.set(name, pem);
       publicKeys.delete(name);
     }
+    for (const action of input.deny ?? []) denied.add(action);
+    for (const action of input.allow ?? []) {
+      if (action === '*') denied.clear();
+      else denied.delete(action);
+    }
     if (input.advanceMs !== undefined && input.advanceMs > 0) {
       // Time travel for the demo and HTTP-only tests: every lazy state moves on at once.
       clockOffsetMs += input.advanceMs;
@@ -836,6 +877,7 @@ export function createEngine(options: EngineOptions) {
     tokens.clear();
     heldIps.clear();
     faults = [];
+    denied.clear();
     capacity = { ...options.capacity };
     defaultCapacity = options.defaultCapacity;
     vcpuLimit = options.vcpuLimit;
@@ -858,6 +900,7 @@ export function createEngine(options: EngineOptions) {
       vcpuLimit,
       eventualConsistencyMs,
       faults: faults.map((f) => ({ ...f })),
+      denied: [...denied],
       keyPairs: [...new Set([...keyPairs.keys(), options.defaultKeyName])],
       instances: [...instances.values()].map((record) => {
         const v = view(record, t);
@@ -877,6 +920,7 @@ export function createEngine(options: EngineOptions) {
           firstLaunchTime: new Date(record.launchedAt).toISOString(),
           clientToken: record.clientToken,
           volumeSizeGb: record.volumeSizeGb,
+          iamInstanceProfile: record.iamInstanceProfile,
           tags: Object.fromEntries(record.tags.map((tag) => [tag.key, tag.value])),
           passwordReady: v.passwordReadyAt !== null,
           transition: {
@@ -923,7 +967,28 @@ export function createEngine(options: EngineOptions) {
 
   return {
     now,
+    checkAuthorized,
     checkFaults,
+    zoneOf,
+    hasKeyPair,
+    /** The PEM a key pair was created or imported with (private for the generated one). */
+    keyPairPem(name: string): string | null {
+      return (
+        keyPairs.get(name) ?? (name === options.defaultKeyName ? ensureGeneratedKey().privateKeyPem : null)
+      );
+    },
+    /** Each running instance's public address, for the listeners that stand in for RDP. */
+    runningAddresses(): Array<{ instanceId: string; publicIp: string }> {
+      const t = now();
+      const found: Array<{ instanceId: string; publicIp: string }> = [];
+      for (const record of instances.values()) {
+        const v = view(record, t);
+        if (v.state === 'running' && v.publicIp !== null)
+          found.push({ instanceId: record.instanceId, publicIp: v.publicIp });
+      }
+      return found;
+    },
+    vcpuLimit: () => vcpuLimit,
     runInstances,
     describeInstances,
     startInstances,

@@ -7,6 +7,7 @@
 const STATUS: Record<string, number> = {
   AuthFailure: 401,
   DryRunOperation: 412,
+  UnauthorizedOperation: 403,
   // A server error in AWS's own table of codes; observed on the wire as 500 (the SDK retries it).
   InsufficientInstanceCapacity: 500,
   InternalError: 500,

@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import { z } from 'zod';
 import { readRawBody } from '../body.ts';
-import { createEngine, type ControlInput, type Engine } from './engine.ts';
+import { createEngine, vcpusOf, VPC_ID, type ControlInput, type Engine } from './engine.ts';
 import { Ec2Error } from './errors.ts';
 import { createSaver, loadState, type Saver } from './persistence.ts';
 import {
@@ -20,9 +20,11 @@ import {
   tags,
   type Params,
 } from './query.ts';
+import { createRdpListeners, type RdpListeners } from './rdpListeners.ts';
 import { reservationsXml, instanceXml, stateChangeXml } from './render.ts';
+import { createSandboxServiceQuotas } from './serviceQuotas.ts';
 import type { ProfileName } from './timing.ts';
-import { errorDocument, items, leaf, responseDocument } from './xml.ts';
+import { errorDocument, items, leaf, node, responseDocument } from './xml.ts';
 
 /**
  * A stand-in for the EC2 API that the real `@aws-sdk/client-ec2` talks to: the EC2 Query
@@ -55,18 +57,32 @@ export type SandboxEc2Options = {
   stateFile?: string;
   saveDebounceMs?: number;
   warn?: (message: string) => void;
+  /**
+   * Give every running instance a real TCP listener on this port, at a loopback address the
+   * sandbox reports as its public IP (127.16.0.1 and up), so a Remote Desktop probe of
+   * `publicIp:port` is a real connection. Off: public IPs come from the documentation ranges.
+   */
+  rdpListener?: { port: number } | undefined;
 };
 
 export type SandboxEc2 = {
   /** Routes without a prefix: mount at /sandbox/ec2. */
   router: Router;
   control(input: ControlInput): void;
+  /** Shut or reopen an instance's Remote Desktop listener, settled when it resolves. */
+  setRdp(instanceId: string, state: 'open' | 'closed'): Promise<void>;
+  /** Brings the Remote Desktop listeners in line with the instances running now. */
+  syncRdp(): Promise<void>;
   state(): ReturnType<Engine['snapshot']>;
   reset(): void;
   defaultKeyName: string;
   defaultPrivateKeyPem(): string;
   /** Writes pending state to the state file now. */
   flush(): Promise<void>;
+  /** The Service Quotas stand-in over the same account: mount at /sandbox/servicequotas. */
+  serviceQuotas: Router;
+  /** Closes the Remote Desktop listeners (and flushes state). */
+  close(): Promise<void>;
 };
 
 export type { ControlInput, Fault } from './engine.ts';
@@ -102,7 +118,40 @@ export const ControlSchema = z.strictObject({
   advanceMs: z.number().int().min(0).optional(),
   eventualConsistencyMs: z.number().int().min(0).optional(),
   keyPairs: z.record(z.string(), z.string()).optional(),
+  deny: z
+    .array(z.string().regex(/^[a-z0-9-]+:[A-Za-z]+$/, 'an IAM action such as ec2:RunInstances'))
+    .optional(),
+  allow: z.array(z.string().regex(/^([a-z0-9-]+:[A-Za-z]+|\*)$/)).optional(),
+  /** Shut or reopen an instance's Remote Desktop listener (it still runs in EC2's eyes). */
+  rdp: z.record(z.string().regex(/^i-[0-9a-f]{8,17}$/), z.enum(['open', 'closed'])).optional(),
 });
+
+/** Zones the sandbox region has, and the GPU types it offers in each. */
+const ZONE_LETTERS = ['a', 'b', 'c'];
+const OFFERED_TYPES = [
+  'g4dn.xlarge',
+  'g4dn.2xlarge',
+  'g4dn.4xlarge',
+  'g5.xlarge',
+  'g5.2xlarge',
+  'g5.4xlarge',
+];
+
+/**
+ * EC2's fingerprint of a key pair: for one EC2 created, the SHA-1 of its private key (PKCS#8
+ * DER); for an imported public key, the MD5 of the public key (SubjectPublicKeyInfo DER).
+ */
+function keyFingerprint(pem: string | null): string {
+  if (!pem) return '';
+  const hex = pem.includes('PRIVATE KEY')
+    ? createHash('sha1')
+        .update(createPrivateKey(pem).export({ type: 'pkcs8', format: 'der' }))
+        .digest('hex')
+    : createHash('md5')
+        .update(createPublicKey(pem).export({ type: 'spki', format: 'der' }))
+        .digest('hex');
+  return hex.match(/../g)?.join(':') ?? hex;
+}
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const raw = await readRawBody(
@@ -130,6 +179,7 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
     vcpuLimit: options.vcpuLimit ?? null,
     terminatedVisibleMs: options.terminatedVisibleMs ?? 60 * 60 * 1000,
     defaultSubnetId: options.defaultSubnetId ?? 'subnet-0sandbox0000000001',
+    publicIps: options.rdpListener ? 'loopback' : 'documentation',
     onChange: () => saver?.schedule(),
   });
   if (options.stateFile) {
@@ -139,7 +189,15 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
     saver = createSaver(file, () => engine.serialize(), options.saveDebounceMs ?? 250, warn);
   }
 
+  const listeners: RdpListeners | null = options.rdpListener
+    ? createRdpListeners(options.rdpListener.port, warn)
+    : null;
+  const syncListeners = async () => {
+    await listeners?.sync(engine.runningAddresses());
+  };
+
   function handle(action: string, params: Params): string {
+    engine.checkAuthorized(`ec2:${action}`);
     switch (action) {
       case 'RunInstances': {
         const instanceTags = structList(params, 'TagSpecification')
@@ -159,6 +217,8 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
           instanceTags,
           volumeSizeGb: volumeSize ?? null,
           rootDeviceName: root?.get('DeviceName') ?? null,
+          iamInstanceProfile:
+            str(params, 'IamInstanceProfile.Arn') ?? str(params, 'IamInstanceProfile.Name') ?? null,
         };
         engine.checkFaults(action, { subnetId: request.subnetId, instanceType: request.instanceType });
         dryRun(params);
@@ -223,6 +283,137 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
         engine.createTags(resourceIds, tags(params));
         return leaf('return', true);
       }
+      case 'DescribeRegions': {
+        engine.checkFaults(action, {});
+        dryRun(params);
+        const names = scalarList(params, 'RegionName');
+        const unknown = names.filter((name) => name !== region);
+        if (unknown.length > 0)
+          throw new Ec2Error('InvalidParameterValue', `Invalid region names: ${unknown.join(', ')}`);
+        return items('regionInfo', [
+          leaf('regionName', region) +
+            leaf('regionEndpoint', `ec2.${region}.amazonaws.com`) +
+            leaf('optInStatus', 'opt-in-not-required'),
+        ]);
+      }
+      case 'DescribeImages': {
+        engine.checkFaults(action, {});
+        dryRun(params);
+        const imageIds = scalarList(params, 'ImageId');
+        const malformed = imageIds.find((id) => !/^ami-[0-9a-f]{8,17}$/.test(id));
+        if (malformed) throw new Ec2Error('InvalidAMIID.Malformed', `Invalid id: "${malformed}"`);
+        // Every well-formed id is one of the sandbox's Windows Server images.
+        return items(
+          'imagesSet',
+          imageIds.map(
+            (id) =>
+              leaf('imageId', id) +
+              leaf('imageState', 'available') +
+              leaf('imageOwnerId', ownerId) +
+              leaf('isPublic', false) +
+              leaf('architecture', 'x86_64') +
+              leaf('imageType', 'machine') +
+              leaf('platform', 'windows') +
+              leaf('platformDetails', 'Windows') +
+              leaf('name', `legend-cloud-windows-2022-${id.slice(4, 12)}`) +
+              leaf('rootDeviceType', 'ebs') +
+              leaf('rootDeviceName', '/dev/sda1'),
+          ),
+        );
+      }
+      case 'DescribeSubnets': {
+        engine.checkFaults(action, {});
+        dryRun(params);
+        return items(
+          'subnetSet',
+          scalarList(params, 'SubnetId').map(
+            (id) =>
+              leaf('subnetId', id) +
+              leaf('state', 'available') +
+              leaf('vpcId', VPC_ID) +
+              leaf('cidrBlock', '10.0.0.0/20') +
+              leaf('availableIpAddressCount', 4091) +
+              leaf('availabilityZone', engine.zoneOf(id)) +
+              leaf('defaultForAz', false) +
+              leaf('mapPublicIpOnLaunch', true),
+          ),
+        );
+      }
+      case 'DescribeInstanceTypeOfferings': {
+        engine.checkFaults(action, {});
+        dryRun(params);
+        const wanted = Object.fromEntries(filters(params).map((f) => [f.name, f.values]));
+        const types = (wanted['instance-type'] ?? OFFERED_TYPES).filter((t) => OFFERED_TYPES.includes(t));
+        const zones = ZONE_LETTERS.map((letter) => `${region}${letter}`).filter(
+          (zone) => !wanted['location'] || wanted['location'].includes(zone),
+        );
+        return items(
+          'instanceTypeOfferingSet',
+          types.flatMap((type) =>
+            zones.map(
+              (zone) =>
+                leaf('instanceType', type) +
+                leaf('locationType', 'availability-zone') +
+                leaf('location', zone),
+            ),
+          ),
+        );
+      }
+      case 'DescribeInstanceTypes': {
+        engine.checkFaults(action, {});
+        dryRun(params);
+        return items(
+          'instanceTypeSet',
+          scalarList(params, 'InstanceType').map(
+            (type) => leaf('instanceType', type) + node('vCpuInfo', leaf('defaultVCpus', vcpusOf(type))),
+          ),
+        );
+      }
+      case 'DescribeSecurityGroups': {
+        engine.checkFaults(action, {});
+        dryRun(params);
+        // Every group lets Remote Desktop (and the listener port, and DCV's 8443) in from anywhere.
+        const ports = [...new Set([3389, 8443, ...(options.rdpListener ? [options.rdpListener.port] : [])])];
+        return items(
+          'securityGroupInfo',
+          scalarList(params, 'GroupId').map(
+            (id) =>
+              leaf('ownerId', ownerId) +
+              leaf('groupId', id) +
+              leaf('groupName', id) +
+              leaf('groupDescription', 'Legend Cloud desktops') +
+              leaf('vpcId', VPC_ID) +
+              items(
+                'ipPermissions',
+                ports.map(
+                  (port) =>
+                    leaf('ipProtocol', 'tcp') +
+                    leaf('fromPort', port) +
+                    leaf('toPort', port) +
+                    items('ipRanges', [leaf('cidrIp', '0.0.0.0/0')]),
+                ),
+              ),
+          ),
+        );
+      }
+      case 'DescribeKeyPairs': {
+        engine.checkFaults(action, {});
+        dryRun(params);
+        const names = scalarList(params, 'KeyName');
+        const missing = names.find((name) => !engine.hasKeyPair(name));
+        if (missing)
+          throw new Ec2Error('InvalidKeyPair.NotFound', `The key pair '${missing}' does not exist`);
+        return items(
+          'keySet',
+          names.map(
+            (name) =>
+              leaf('keyPairId', `key-${Buffer.from(name).toString('hex').slice(0, 17).padEnd(17, '0')}`) +
+              leaf('keyName', name) +
+              leaf('keyType', 'rsa') +
+              leaf('keyFingerprint', keyFingerprint(engine.keyPairPem(name))),
+          ),
+        );
+      }
       default:
         engine.checkFaults(action, {});
         throw new Ec2Error('UnsupportedOperation', `The sandbox does not simulate the action ${action}.`);
@@ -247,8 +438,11 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
       const params = parseParams(body);
       const action = params.get('Action') ?? '';
       if (!action) throw new Ec2Error('MissingAction', 'The request must contain the parameter Action');
+      const answer = handle(action, params);
+      // Whatever this request changed or revealed, the listeners match it before the answer.
+      await syncListeners();
       ctx.status = 200;
-      ctx.body = responseDocument(action, requestId, handle(action, params));
+      ctx.body = responseDocument(action, requestId, answer);
     } catch (error) {
       if (!(error instanceof Ec2Error)) throw error;
       ctx.status = error.status;
@@ -259,11 +453,12 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
   const router = new Router();
   router.post('/', query);
   router.get('/', query);
-  router.get('/_state', (ctx) => {
+  router.get('/_state', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = engine.snapshot();
+    await syncListeners();
+    ctx.body = { ...engine.snapshot(), rdpListeners: listeners?.listening() ?? null };
   });
-  router.post('/_control', koaBody({ jsonLimit: '1mb', urlencoded: false, text: false }), (ctx) => {
+  router.post('/_control', koaBody({ jsonLimit: '1mb', urlencoded: false, text: false }), async (ctx) => {
     const parsed = ControlSchema.safeParse(ctx.request.body);
     if (!parsed.success) {
       ctx.status = 400;
@@ -277,21 +472,40 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
       ctx.body = { message: (error as Error).message };
       return;
     }
-    ctx.body = engine.snapshot();
+    for (const [instanceId, state] of Object.entries(parsed.data.rdp ?? {}))
+      listeners?.set(instanceId, state);
+    await syncListeners();
+    ctx.body = { ...engine.snapshot(), rdpListeners: listeners?.listening() ?? null };
   });
-  router.post('/_reset', (ctx) => {
+  router.post('/_reset', async (ctx) => {
     engine.reset();
+    await syncListeners();
     ctx.status = 204;
   });
 
   return {
     router,
     control: (input) => engine.control(ControlSchema.parse(input)),
+    setRdp: async (instanceId, state) => {
+      listeners?.set(instanceId, state);
+      await syncListeners();
+    },
+    syncRdp: syncListeners,
     state: () => engine.snapshot(),
     reset: () => engine.reset(),
     defaultKeyName: options.defaultKeyName ?? 'legend-sandbox',
     defaultPrivateKeyPem: () => engine.defaultPrivateKeyPem(),
     flush: async () => {
+      await saver?.flush();
+    },
+    serviceQuotas: createSandboxServiceQuotas({
+      region,
+      ownerId,
+      vcpuLimit: () => engine.vcpuLimit(),
+      checkAuthorized: (action) => engine.checkAuthorized(action),
+    }),
+    close: async () => {
+      await listeners?.close();
       await saver?.flush();
     },
   };

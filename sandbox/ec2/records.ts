@@ -38,6 +38,8 @@ const InstanceRecordSchema = z.object({
   rootDeviceName: z.string(),
   volumeId: z.string(),
   volumeSizeGb: z.number().int(),
+  /** Name or ARN of the instance profile it launched with; older state files have none. */
+  iamInstanceProfile: z.string().nullable().default(null),
   tags: z.array(TagSchema),
   /** The last state change asked for: in its transient state from `at`, settled from `until`. */
   transition: z.object({

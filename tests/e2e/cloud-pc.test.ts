@@ -32,7 +32,8 @@ const fact = (page: Page, label: string) =>
     .filter({ has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) })
     .locator('dd');
 
-const IP = /^(203\.0\.113|198\.51\.100)\.\d{1,3}$/;
+// npm start gives each running machine a loopback address with a real Remote Desktop listener.
+const IP = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
 async function shots(page: Page, name: string) {
   await screenshot(page, `${name}-1280`);

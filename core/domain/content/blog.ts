@@ -1,4 +1,7 @@
-/** The blog's copy (spec §2 "Blogs", §3 "Blog post", "Testimonial"): four posts, ten testimonials. */
+/**
+ * The blog's copy (spec §2 "Blogs", §3 "Blog post"): four posts. The spec's ten testimonials
+ * are not published: nobody wrote them (README, deviations).
+ */
 import { PROVISIONING_TIME, TIME_TO_DESKTOP } from '../constants.ts';
 import { getPlan } from '../plans.ts';
 import { TRIAL_LABEL } from '../trial.ts';
@@ -86,103 +89,6 @@ export const BLOG_POSTS: readonly BlogPost[] = [
 export function findBlogPost(id: string): BlogPost | undefined {
   return BLOG_POSTS.find((post) => post.id === id);
 }
-
-export type Rating = 1 | 2 | 3 | 4 | 5;
-
-export interface Testimonial {
-  id: number;
-  name: string;
-  role: string;
-  rating: Rating;
-  feedback: string;
-}
-
-/**
- * Ten testimonials (spec §2 Blogs). PLACEHOLDERS: before launch these must be replaced with
- * real customers' words and their consent; published made-up reviews are unlawful under
- * India's consumer protection rules and the ASCI code.
- */
-export const TESTIMONIALS: readonly Testimonial[] = [
-  {
-    id: 1,
-    name: 'Aarav Sharma',
-    role: 'Gamer, Pune',
-    rating: 5,
-    feedback:
-      'I play on a 2018 laptop that could barely open a browser. On Ultra Legend I get smooth frame rates and no fan noise.',
-  },
-  {
-    id: 2,
-    name: 'Priya Nair',
-    role: 'Video editor, Kochi',
-    rating: 5,
-    feedback:
-      'My 4K exports run in the cloud while I sleep. I deliver client work faster without buying a new machine.',
-  },
-  {
-    id: 3,
-    name: 'Rohan Mehta',
-    role: 'Full-stack developer, Bengaluru',
-    rating: 4,
-    feedback:
-      'Docker, two IDEs and an emulator at once, without a single hang. The desktop file step took me a minute to get.',
-  },
-  {
-    id: 4,
-    name: 'Sneha Iyer',
-    role: 'M.Tech student, Chennai',
-    rating: 5,
-    feedback:
-      'Training my project model took one evening instead of a week on my laptop. The price works on a student budget.',
-  },
-  {
-    id: 5,
-    name: 'Karan Singh',
-    role: 'Streamer, Delhi',
-    rating: 4,
-    feedback:
-      'Setup was quick and support answered my question the same day. I only wish I had found it sooner.',
-  },
-  {
-    id: 6,
-    name: 'Ananya Das',
-    role: 'Architecture student, Kolkata',
-    rating: 5,
-    feedback:
-      'Revit and Lumion finally run properly. I use it only in submission weeks and stop it the rest of the time.',
-  },
-  {
-    id: 7,
-    name: 'Vikram Reddy',
-    role: 'Data analyst, Hyderabad',
-    rating: 4,
-    feedback:
-      'Big Power BI models open in seconds. Paying in rupees with UPI and getting a GST invoice keeps accounts simple.',
-  },
-  {
-    id: 8,
-    name: 'Meera Joshi',
-    role: 'Faculty, Nagpur',
-    rating: 5,
-    feedback:
-      'Our batch practised on identical machines from home during the lab course. Nothing to install on college PCs.',
-  },
-  {
-    id: 9,
-    name: 'Arjun Patel',
-    role: 'Indie game developer, Ahmedabad',
-    rating: 5,
-    feedback:
-      'Unreal shader compiles that took ages now finish while I make tea. Light bakes are finally bearable.',
-  },
-  {
-    id: 10,
-    name: 'Fatima Khan',
-    role: 'Freelance designer, Lucknow',
-    rating: 4,
-    feedback: 'Photoshop and Blender together without lag. The trial convinced me in under an hour.',
-  },
-];
 
 export const BLOGS_INTRO = {
   title: 'Blogs',

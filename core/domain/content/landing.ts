@@ -26,6 +26,10 @@ export const TAGLINES: readonly string[] = [
 
 export const HERO_LEAD = `Rent a Windows cloud PC with an NVIDIA GPU by the hour. Connect from the laptop you already have, play, edit and build on hardware you never have to buy. Try it for ${TRIAL_LABEL} from ${SITE_FACTS.trialFrom}.`;
 
+/**
+ * The About section's figures. The time to desktop sits between the second and third: it comes
+ * from `GET /api/site` (measured provisions), see timeToDesktop.ts.
+ */
 export const ABOUT = {
   title: 'About Legend Cloud',
   paragraphs: [
@@ -35,7 +39,6 @@ export const ABOUT = {
   stats: [
     { value: String(CARD_PLANS.length), label: 'GPU plans' },
     { value: `${DURATIONS[0]}–${DURATIONS.at(-1)}`, label: 'hours a month' },
-    { value: String(TIME_TO_DESKTOP.seconds), label: 'seconds to your desktop' },
     { value: String(SUPPORT_REPLY_TIME.hours), label: 'hours to a support reply' },
   ],
 } as const;

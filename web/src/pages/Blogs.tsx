@@ -2,13 +2,12 @@ import { useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import { api, errorMessage } from '../api/fetcher.ts';
 import { Icon } from '../components/Icon.tsx';
-import { Stars } from '../components/Stars.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
-import { BLOG_POSTS, BLOGS_INTRO, TESTIMONIALS } from '../../../core/domain/content/blog.ts';
+import { BLOG_POSTS, BLOGS_INTRO } from '../../../core/domain/content/blog.ts';
 import { NEWSLETTER_MESSAGES, isEmailAddress } from '../../../core/domain/publicSite.ts';
 import { formatLongDate } from '../../../core/domain/time.ts';
 
-/** Spec §2 "Blogs": four featured posts, ten testimonials, the trial link and the subscribe form. */
+/** Spec §2 "Blogs": four featured posts, the trial link and the subscribe form (no invented testimonials). */
 export default function Blogs() {
   usePageTitle('Blogs');
   return (
@@ -69,39 +68,6 @@ export default function Blogs() {
               Start your trial <Icon name="arrow" size={18} />
             </Link>
           </div>
-        </div>
-      </section>
-
-      <section className="section section-alt" aria-labelledby="testimonials-title">
-        <div className="container">
-          <div className="section-head">
-            <p className="section-eyebrow">Testimonials</p>
-            <h2 id="testimonials-title">What our users say</h2>
-          </div>
-          <ul className="testimonial-grid">
-            {TESTIMONIALS.map((t) => (
-              <li key={t.id} className="testimonial">
-                <figure>
-                  <Stars rating={t.rating} />
-                  <blockquote>
-                    <p>{t.feedback}</p>
-                  </blockquote>
-                  <figcaption>
-                    <span className="avatar" aria-hidden="true">
-                      {t.name
-                        .split(' ')
-                        .map((part) => part[0])
-                        .join('')}
-                    </span>
-                    <span>
-                      <strong>{t.name}</strong>
-                      <span className="muted">{t.role}</span>
-                    </span>
-                  </figcaption>
-                </figure>
-              </li>
-            ))}
-          </ul>
         </div>
       </section>
 

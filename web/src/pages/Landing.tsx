@@ -1,6 +1,7 @@
 import { lazy, Suspense, useState } from 'react';
 import { Link } from 'wouter';
 import { useSite } from '../api/site.ts';
+import { UNMEASURED_STAT } from '../../../core/domain/content/timeToDesktop.ts';
 import { Icon, type IconName } from '../components/Icon.tsx';
 import { ParticleField } from '../components/ParticleField.tsx';
 import { Rotator } from '../components/Rotator.tsx';
@@ -173,6 +174,9 @@ function SectionHead({
 }
 
 function About() {
+  // Measured from real provisions by the server; the modest wording until it has enough.
+  const timeToDesktop = useSite()?.timeToDesktop ?? UNMEASURED_STAT;
+  const stats = [...ABOUT.stats.slice(0, 2), timeToDesktop, ...ABOUT.stats.slice(2)];
   return (
     <section className="section" aria-labelledby="about-title">
       <div className="container about-grid">
@@ -185,8 +189,12 @@ function About() {
           ))}
         </div>
         <ul className="stat-grid" aria-label="Legend Cloud in numbers">
-          {ABOUT.stats.map((stat) => (
-            <li key={stat.label} className="stat">
+          {stats.map((stat) => (
+            <li
+              key={stat.label}
+              className="stat"
+              data-stat={stat === timeToDesktop ? 'time-to-desktop' : undefined}
+            >
               <strong>{stat.value}</strong>
               <span>{stat.label}</span>
             </li>

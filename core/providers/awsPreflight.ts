@@ -1,0 +1,418 @@
+import { createHash, createPrivateKey, createPublicKey } from 'node:crypto';
+import {
+  DescribeImagesCommand,
+  DescribeInstanceTypeOfferingsCommand,
+  DescribeInstanceTypesCommand,
+  DescribeKeyPairsCommand,
+  DescribeRegionsCommand,
+  DescribeSecurityGroupsCommand,
+  DescribeSubnetsCommand,
+  type _InstanceType,
+  type IpPermission,
+} from '@aws-sdk/client-ec2';
+import { GetServiceQuotaCommand, ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
+import { awsClientConfig, type AwsClientOptions } from './awsClientConfig.ts';
+import { createEc2Client, type LaunchInput } from './ec2.ts';
+
+/**
+ * The questions an operator's AWS account must answer before the first customer pays: can the
+ * worker's credentials reach the region, are the images Windows, are the GPU types offered
+ * where we launch, does the vCPU quota cover what we sell, does the security group let Remote
+ * Desktop in, does the key pair exist, and would a launch be allowed (RunInstances DryRun).
+ * Every check ends in one OK or FAIL with the fix; none changes anything in the account.
+ */
+
+export type PreflightInput = {
+  client: AwsClientOptions;
+  /** Another Service Quotas endpoint (the sandbox's); unset means AWS's own. */
+  serviceQuotasEndpoint?: string | undefined;
+  /** Whether the account is AWS (an instance profile is then required) or the sandbox. */
+  mode: 'aws' | 'sandbox';
+  /** The plans sold now: what each launches. */
+  plans: Array<{ id: string; instanceType: string; imageId: string; volumeSizeGb: number }>;
+  subnetIds: string[];
+  fallbackSubnetIds: string[];
+  securityGroupIds: string[];
+  keyName: string;
+  privateKeyPem: string | null;
+  instanceProfile: string | null;
+  rdpPort: number;
+  /** Machines of each type we may have in use at once (CAPACITY_LIMITS). */
+  capacityLimits: Record<string, number>;
+  deploymentTag: string;
+};
+
+export type PreflightResult = { check: string; ok: boolean; detail: string; fix?: string | undefined };
+
+/** Running On-Demand G and VT instances, in vCPUs (Service Quotas code). */
+export const G_VCPU_QUOTA_CODE = 'L-DB2E81BA';
+
+const POLICY_HINT = 'attach infra/iam/worker-policy.json to the worker role (see infra/README.md)';
+
+function errorCode(error: unknown): string {
+  const name = (error as { name?: unknown }).name;
+  return typeof name === 'string' ? name : 'Error';
+}
+
+/** What to do about a failed call: IAM denials name the policy, the rest the error. */
+function failed(check: string, error: unknown, otherwise: string): PreflightResult {
+  const code = errorCode(error);
+  const message = (error as Error).message ?? String(error);
+  if (code === 'UnauthorizedOperation' || code === 'AccessDeniedException' || code === 'AccessDenied') {
+    return { check, ok: false, detail: `denied: ${message}`, fix: POLICY_HINT };
+  }
+  if (
+    code === 'CredentialsProviderError' ||
+    code === 'AuthFailure' ||
+    code === 'UnrecognizedClientException'
+  ) {
+    return {
+      check,
+      ok: false,
+      detail: `${code}: ${message}`,
+      fix: 'give the worker credentials: an instance or task role, AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY',
+    };
+  }
+  const network = (error as { code?: unknown }).code;
+  if (
+    typeof network === 'string' &&
+    /^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|EAI_AGAIN)$/.test(network)
+  ) {
+    return {
+      check,
+      ok: false,
+      detail: `${network}: ${message}`,
+      fix: 'make the endpoint reachable (against the sandbox: run npm start, or set SANDBOX_URL to where it runs)',
+    };
+  }
+  return { check, ok: false, detail: `${code}: ${message}`, fix: otherwise };
+}
+
+function allowsPort(permission: IpPermission, port: number): boolean {
+  if (permission.IpProtocol === '-1') return true;
+  if (permission.IpProtocol !== 'tcp' && permission.IpProtocol !== '6') return false;
+  const from = permission.FromPort ?? 0;
+  const to = permission.ToPort ?? 65535;
+  const open = (permission.IpRanges?.length ?? 0) + (permission.Ipv6Ranges?.length ?? 0) > 0;
+  return open && from <= port && port <= to;
+}
+
+/**
+ * The fingerprints EC2 may show for the key pair whose private key this is: SHA-1 of the
+ * private key (PKCS#8 DER) when EC2 created the pair, MD5 of the public key (SPKI DER) when it
+ * was imported.
+ */
+function fingerprintsOf(privateKeyPem: string): string[] {
+  const key = createPrivateKey(privateKeyPem);
+  const colons = (hex: string) => hex.match(/../g)?.join(':') ?? hex;
+  return [
+    colons(
+      createHash('sha1')
+        .update(key.export({ type: 'pkcs8', format: 'der' }))
+        .digest('hex'),
+    ),
+    colons(
+      createHash('md5')
+        .update(createPublicKey(key).export({ type: 'spki', format: 'der' }))
+        .digest('hex'),
+    ),
+  ];
+}
+
+export async function runPreflight(input: PreflightInput): Promise<PreflightResult[]> {
+  const ec2 = createEc2Client({ ...input.client, instanceProfile: input.instanceProfile, maxAttempts: 2 });
+  const quotas = new ServiceQuotasClient(
+    awsClientConfig({ ...input.client, endpoint: input.serviceQuotasEndpoint, maxAttempts: 2 }),
+  );
+  const results: PreflightResult[] = [];
+  const region = input.client.region;
+  try {
+    // Credentials and region.
+    try {
+      const answer = await ec2.client.send(
+        new DescribeRegionsCommand({ RegionNames: [region], AllRegions: true }),
+      );
+      const info = answer.Regions?.find((r) => r.RegionName === region);
+      if (!info)
+        throw Object.assign(new Error(`region ${region} unknown`), { name: 'InvalidParameterValue' });
+      const optedOut = info.OptInStatus === 'not-opted-in';
+      results.push(
+        optedOut
+          ? {
+              check: 'credentials and region',
+              ok: false,
+              detail: `${region} is not enabled for this account`,
+              fix: `enable ${region} under Account → AWS Regions, or set AWS_REGION`,
+            }
+          : { check: 'credentials and region', ok: true, detail: `${region} answers with these credentials` },
+      );
+    } catch (error) {
+      results.push(failed('credentials and region', error, 'set AWS_REGION to a region such as ap-south-1'));
+    }
+
+    // Images: each distinct AMI exists, is available and is Windows.
+    const plansByAmi = new Map<string, string[]>();
+    for (const plan of input.plans)
+      plansByAmi.set(plan.imageId, [...(plansByAmi.get(plan.imageId) ?? []), plan.id]);
+    for (const [imageId, planIds] of plansByAmi) {
+      const check = `AMI ${imageId} (${planIds.join(', ')})`;
+      try {
+        const answer = await ec2.client.send(new DescribeImagesCommand({ ImageIds: [imageId] }));
+        const image = answer.Images?.[0];
+        if (!image) {
+          results.push({
+            check,
+            ok: false,
+            detail: 'not found in this region',
+            fix: 'build it (infra/image) or copy it here; set EC2_AMI_ID',
+          });
+        } else if (String(image.Platform ?? '').toLowerCase() !== 'windows') {
+          results.push({
+            check,
+            ok: false,
+            detail: `${image.Name ?? imageId} is not a Windows image`,
+            fix: 'use the image infra/image builds',
+          });
+        } else if (image.State !== 'available') {
+          results.push({
+            check,
+            ok: false,
+            detail: `state ${image.State ?? 'unknown'}`,
+            fix: 'wait for the image to become available',
+          });
+        } else {
+          results.push({ check, ok: true, detail: `${image.Name ?? imageId}: Windows, available` });
+        }
+      } catch (error) {
+        results.push(failed(check, error, 'check EC2_AMI_ID (or EC2_AMI_<PLAN>) and AWS_REGION'));
+      }
+    }
+
+    // Instance types offered in the zones of our subnets.
+    const types = [...new Set(input.plans.map((p) => p.instanceType))];
+    try {
+      const subnets = await ec2.client.send(
+        new DescribeSubnetsCommand({
+          SubnetIds: [...new Set([...input.subnetIds, ...input.fallbackSubnetIds])],
+        }),
+      );
+      const zoneOf = new Map(
+        (subnets.Subnets ?? []).map((s) => [s.SubnetId ?? '', s.AvailabilityZone ?? '']),
+      );
+      const missingSubnets = input.subnetIds.filter((id) => !zoneOf.has(id));
+      const zones = [...new Set(input.subnetIds.map((id) => zoneOf.get(id)).filter((z): z is string => !!z))];
+      const offerings = await ec2.client.send(
+        new DescribeInstanceTypeOfferingsCommand({
+          LocationType: 'availability-zone',
+          Filters: [
+            { Name: 'instance-type', Values: types },
+            { Name: 'location', Values: zones },
+          ],
+        }),
+      );
+      const offered = new Set((offerings.InstanceTypeOfferings ?? []).map((o) => o.InstanceType as string));
+      const notOffered = types.filter((t) => !offered.has(t));
+      results.push(
+        missingSubnets.length > 0
+          ? {
+              check: 'instance types offered',
+              ok: false,
+              detail: `subnets not found: ${missingSubnets.join(', ')}`,
+              fix: 'check EC2_SUBNET_IDS',
+            }
+          : notOffered.length > 0
+            ? {
+                check: 'instance types offered',
+                ok: false,
+                detail: `${notOffered.join(', ')} not offered in ${zones.join(', ')}`,
+                fix: 'add subnets in zones that offer them to EC2_SUBNET_IDS',
+              }
+            : {
+                check: 'instance types offered',
+                ok: true,
+                detail: `${types.join(', ')} in ${zones.join(', ')}`,
+              },
+      );
+    } catch (error) {
+      results.push(failed('instance types offered', error, 'check EC2_SUBNET_IDS'));
+    }
+
+    // The G-instance vCPU quota against what CAPACITY_LIMITS lets us sell.
+    try {
+      const described = await ec2.client.send(
+        new DescribeInstanceTypesCommand({ InstanceTypes: types as _InstanceType[] }),
+      );
+      const vcpus = new Map(
+        (described.InstanceTypes ?? []).map((t) => [t.InstanceType as string, t.VCpuInfo?.DefaultVCpus ?? 0]),
+      );
+      const quota = await quotas.send(
+        new GetServiceQuotaCommand({ ServiceCode: 'ec2', QuotaCode: G_VCPU_QUOTA_CODE }),
+      );
+      const limit = quota.Quota?.Value ?? 0;
+      const needed = types.reduce((sum, t) => sum + (input.capacityLimits[t] ?? 0) * (vcpus.get(t) ?? 0), 0);
+      const largest = Math.max(0, ...types.map((t) => vcpus.get(t) ?? 0));
+      const check = 'G-instance vCPU quota';
+      if (limit < largest) {
+        results.push({
+          check,
+          ok: false,
+          detail: `${limit} vCPUs: not one ${types.find((t) => vcpus.get(t) === largest)} fits`,
+          fix: `request at least ${needed} vCPUs for "Running On-Demand G and VT instances" (${G_VCPU_QUOTA_CODE}) in Service Quotas`,
+        });
+      } else if (limit < needed) {
+        results.push({
+          check,
+          ok: false,
+          detail: `${limit} vCPUs, CAPACITY_LIMITS sells machines needing ${needed}`,
+          fix: `request ${needed} vCPUs (${G_VCPU_QUOTA_CODE}) in Service Quotas, or lower CAPACITY_LIMITS to fit ${limit}`,
+        });
+      } else {
+        results.push({
+          check,
+          ok: true,
+          detail: `${limit} vCPUs covers the ${needed} CAPACITY_LIMITS needs`,
+        });
+      }
+    } catch (error) {
+      results.push(failed('G-instance vCPU quota', error, 'check the region and Service Quotas access'));
+    }
+
+    // Security groups let Remote Desktop in.
+    try {
+      const groups = await ec2.client.send(
+        new DescribeSecurityGroupsCommand({ GroupIds: input.securityGroupIds }),
+      );
+      const open = (groups.SecurityGroups ?? []).some((g) =>
+        (g.IpPermissions ?? []).some((p) => allowsPort(p, input.rdpPort)),
+      );
+      results.push(
+        open
+          ? {
+              check: `security group allows ${input.rdpPort}`,
+              ok: true,
+              detail: input.securityGroupIds.join(', '),
+            }
+          : {
+              check: `security group allows ${input.rdpPort}`,
+              ok: false,
+              detail: `no inbound TCP ${input.rdpPort} rule in ${input.securityGroupIds.join(', ')}`,
+              fix: `add an inbound rule TCP ${input.rdpPort} from the customers' addresses (0.0.0.0/0 for everyone)`,
+            },
+      );
+    } catch (error) {
+      results.push(failed(`security group allows ${input.rdpPort}`, error, 'check EC2_SECURITY_GROUP_IDS'));
+    }
+
+    // The key pair Windows encrypts its password to, and our half of it.
+    try {
+      const keys = await ec2.client.send(new DescribeKeyPairsCommand({ KeyNames: [input.keyName] }));
+      const key = keys.KeyPairs?.[0];
+      let privateProblem: string | null = null;
+      if (!input.privateKeyPem) {
+        // `npm start` hands the sandbox's private key to its worker only.
+        privateProblem = input.mode === 'sandbox' ? null : 'EC2_PRIVATE_KEY_PEM is not set';
+      } else {
+        try {
+          const fingerprint = key?.KeyFingerprint?.toLowerCase();
+          if (createPrivateKey(input.privateKeyPem).asymmetricKeyType !== 'rsa') {
+            privateProblem = 'EC2_PRIVATE_KEY_PEM is not an RSA key';
+          } else if (fingerprint && !fingerprintsOf(input.privateKeyPem).includes(fingerprint)) {
+            // Windows would encrypt passwords to a key we cannot open.
+            privateProblem = `EC2_PRIVATE_KEY_PEM is not the private half of ${input.keyName} (fingerprint ${fingerprint})`;
+          }
+        } catch (error) {
+          privateProblem = `EC2_PRIVATE_KEY_PEM does not parse: ${(error as Error).message}`;
+        }
+      }
+      if (key?.KeyType && key.KeyType !== 'rsa') {
+        results.push({
+          check: `key pair ${input.keyName}`,
+          ok: false,
+          detail: `type ${key.KeyType}`,
+          fix: 'Windows passwords need an RSA key pair: create one and set EC2_KEY_NAME',
+        });
+      } else if (privateProblem) {
+        results.push({
+          check: `key pair ${input.keyName}`,
+          ok: false,
+          detail: privateProblem,
+          fix: "set EC2_PRIVATE_KEY_PEM to the key pair's private key (PEM)",
+        });
+      } else {
+        const ours = input.privateKeyPem
+          ? 'private key loaded'
+          : 'the sandbox hands its private key to the worker';
+        results.push({ check: `key pair ${input.keyName}`, ok: true, detail: `exists (RSA); ${ours}` });
+      }
+    } catch (error) {
+      results.push(
+        failed(`key pair ${input.keyName}`, error, 'create or import an RSA key pair and set EC2_KEY_NAME'),
+      );
+    }
+
+    // The instance profile the CloudWatch agent and GPU poller publish with.
+    if (input.instanceProfile) {
+      results.push({ check: 'instance profile', ok: true, detail: input.instanceProfile });
+    } else {
+      results.push({
+        check: 'instance profile',
+        ok: input.mode === 'sandbox',
+        detail: 'EC2_INSTANCE_PROFILE is not set: machines could not publish GPU, memory or session metrics',
+        fix: 'create the profile with infra/iam/instance-policy.json and set EC2_INSTANCE_PROFILE',
+      });
+    }
+
+    // A launch as the worker would make it, with DryRun: IAM, parameters, PassRole.
+    const plan = input.plans[0];
+    if (plan) {
+      const launch: LaunchInput = {
+        clientToken: `preflight-${Date.now()}`,
+        instanceType: plan.instanceType,
+        imageId: plan.imageId,
+        keyName: input.keyName,
+        securityGroupIds: input.securityGroupIds,
+        subnetId: input.subnetIds[0] ?? '',
+        volumeSizeGb: plan.volumeSizeGb,
+        tags: {
+          'legend:app': 'legend-cloud',
+          'legend:deployment': input.deploymentTag,
+          'legend:vm': 'preflight',
+        },
+      };
+      try {
+        const answer = await ec2.dryRunLaunch(launch);
+        results.push(
+          answer.allowed
+            ? {
+                check: 'RunInstances DryRun',
+                ok: true,
+                detail: `${plan.instanceType} in ${launch.subnetId} would launch`,
+              }
+            : {
+                check: 'RunInstances DryRun',
+                ok: false,
+                detail: `denied: ${answer.message}`,
+                fix: POLICY_HINT,
+              },
+        );
+      } catch (error) {
+        results.push(failed('RunInstances DryRun', error, 'fix the parameter EC2 names above'));
+      }
+    }
+  } finally {
+    ec2.destroy();
+    quotas.destroy();
+  }
+  return results;
+}
+
+/** One line per check: `OK   check: detail` or `FAIL check: detail — fix: …`. */
+export function formatPreflight(results: PreflightResult[]): string {
+  return results
+    .map((r) =>
+      r.ok
+        ? `OK   ${r.check}: ${r.detail}`
+        : `FAIL ${r.check}: ${r.detail}${r.fix ? ` — fix: ${r.fix}` : ''}`,
+    )
+    .join('\n');
+}

@@ -1,0 +1,51 @@
+# The NVIDIA driver AWS documents for G4dn and G5 Windows instances, from AWS's own buckets
+# (reading them needs s3:GetObject on the build instance's role, at build time only).
+#   gaming: s3://nvidia-gaming/windows/latest/ plus the registry value and certificate file
+#           the gaming driver checks for.
+#   grid:   s3://ec2-windows-nvidia-drivers/latest/ (RTX Virtual Workstation, licensed by EC2).
+$ErrorActionPreference = 'Stop'
+$driver = $env:NVIDIA_DRIVER
+$work = 'C:\ProgramData\LegendCloud\nvidia'
+New-Item -ItemType Directory -Force -Path $work | Out-Null
+
+if ($driver -eq 'gaming') {
+  $bucket = 'nvidia-gaming'; $prefix = 'windows/latest'; $bucketRegion = 'us-east-1'
+} else {
+  $bucket = 'ec2-windows-nvidia-drivers'; $prefix = 'latest'; $bucketRegion = 'us-east-1'
+}
+
+# AWS Tools for PowerShell ship with AWS's Windows AMIs.
+$objects = Get-S3Object -BucketName $bucket -KeyPrefix $prefix -Region $bucketRegion
+foreach ($object in $objects) {
+  if ($object.Size -gt 0) {
+    $local = Join-Path $work ($object.Key -replace '/', '\')
+    Copy-S3Object -BucketName $bucket -Key $object.Key -LocalFile $local -Region $bucketRegion | Out-Null
+  }
+}
+
+$archive = Get-ChildItem -Path $work -Recurse -Include *.zip | Select-Object -First 1
+if ($archive) { Expand-Archive -Path $archive.FullName -DestinationPath $work -Force }
+$installer = Get-ChildItem -Path $work -Recurse -Include *.exe |
+  Where-Object { $_.Name -match 'server2022|win10|win11|_Win' -or $_.Name -match 'grid|gaming' } |
+  Select-Object -First 1
+if (-not $installer) { throw "no NVIDIA installer found under s3://$bucket/$prefix" }
+$process = Start-Process -FilePath $installer.FullName -ArgumentList '-s', '-noreboot', '-clean' -Wait -PassThru
+if ($process.ExitCode -ne 0) { throw "NVIDIA installer exited with $($process.ExitCode)" }
+
+if ($driver -eq 'gaming') {
+  # The gaming driver runs only with this value and NVIDIA's certificate file in place.
+  New-Item -Path 'HKLM:\SOFTWARE\NVIDIA Corporation\Global' -Force | Out-Null
+  New-ItemProperty -Path 'HKLM:\SOFTWARE\NVIDIA Corporation\Global' -Name 'vGamingMarketplace' `
+    -PropertyType DWord -Value 2 -Force | Out-Null
+  $certKey = (Get-S3Object -BucketName 'nvidia-gaming' -KeyPrefix 'GridSwCert-Archive/' -Region 'us-east-1' |
+    Where-Object { $_.Key -like '*Windows*' } | Sort-Object LastModified -Descending | Select-Object -First 1).Key
+  if (-not $certKey) { throw 'no GridSwCert for Windows in s3://nvidia-gaming/GridSwCert-Archive/' }
+  Copy-S3Object -BucketName 'nvidia-gaming' -Key $certKey -LocalFile "$env:PUBLIC\Documents\GridSwCert.txt" -Region 'us-east-1' | Out-Null
+} else {
+  # EC2 licenses the GRID driver on these types; hide the licence page customers cannot use.
+  New-Item -Path 'HKLM:\SOFTWARE\NVIDIA Corporation\Global\GridLicensing' -Force | Out-Null
+  New-ItemProperty -Path 'HKLM:\SOFTWARE\NVIDIA Corporation\Global\GridLicensing' -Name 'NvCplDisableManageLicensePage' `
+    -PropertyType DWord -Value 1 -Force | Out-Null
+}
+Remove-Item -Recurse -Force $work
+Write-Output "NVIDIA $driver driver installed from s3://$bucket/$prefix"

@@ -1,0 +1,18 @@
+# Amazon DCV server (no licence fee on EC2; it checks the dcv-license.<region> S3 bucket, which
+# the instance profile may read). Sessions are authenticated by our site: DCV sends each
+# connection's token to <PUBLIC_URL>/api/dcv/auth. Port 8443 (TCP and QUIC/UDP).
+$ErrorActionPreference = 'Stop'
+$publicUrl = $env:PUBLIC_URL
+if (-not $publicUrl) { throw 'PUBLIC_URL is not set (packer -var public_url=...)' }
+$msi = 'C:\ProgramData\LegendCloud\nice-dcv-server.msi'
+Invoke-WebRequest -UseBasicParsing -Uri 'https://d1uj6qtbmh3dt5.cloudfront.net/nice-dcv-server-x64-Release.msi' -OutFile $msi
+$process = Start-Process msiexec.exe -ArgumentList '/i', $msi, 'ADDLOCAL=ALL', '/quiet', '/norestart' -Wait -PassThru
+if ($process.ExitCode -ne 0 -and $process.ExitCode -ne 3010) { throw "DCV installer exited with $($process.ExitCode)" }
+Remove-Item $msi
+$security = 'HKEY_USERS\S-1-5-18\Software\GSettings\com\nicesoftware\dcv\security'
+New-Item -Path "Registry::$security" -Force | Out-Null
+New-ItemProperty -Path "Registry::$security" -Name 'auth-token-verifier' -PropertyType String -Value "$($publicUrl.TrimEnd('/'))/api/dcv/auth" -Force | Out-Null
+New-NetFirewallRule -Name 'legend-dcv-tcp' -DisplayName 'Amazon DCV (TCP 8443)' -Protocol TCP -LocalPort 8443 -Action Allow | Out-Null
+New-NetFirewallRule -Name 'legend-dcv-udp' -DisplayName 'Amazon DCV (QUIC 8443)' -Protocol UDP -LocalPort 8443 -Action Allow | Out-Null
+Set-Service -Name dcvserver -StartupType Automatic
+Write-Output "Amazon DCV installed; tokens verified at $publicUrl/api/dcv/auth"

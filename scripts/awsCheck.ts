@@ -1,0 +1,48 @@
+import { loadConfig } from '../core/config.ts';
+import { CARD_PLANS } from '../core/domain/plans.ts';
+import { formatPreflight, runPreflight } from '../core/providers/awsPreflight.ts';
+
+/**
+ * `npm run aws:check`: with the worker's environment, asks the AWS account everything a first
+ * launch needs and prints one OK or FAIL line per check, each FAIL with its fix; exits 1 on any
+ * FAIL. With no AWS settings (development) it asks the sandbox EC2 of a running `npm start`
+ * at SANDBOX_URL.
+ */
+const config = loadConfig();
+const ec2 = config.ec2;
+if (ec2.mode === 'sandbox') {
+  console.log(
+    `checking the sandbox EC2 at ${ec2.endpoint ?? ''} (no AWS settings; npm start must be running)`,
+  );
+} else {
+  console.log(`checking AWS ${ec2.region}${ec2.endpoint ? ` via ${ec2.endpoint}` : ''}`);
+}
+const results = await runPreflight({
+  client: {
+    region: ec2.region,
+    endpoint: ec2.endpoint,
+    credentials: ec2.credentials,
+    requestTimeoutMs: 10_000,
+  },
+  serviceQuotasEndpoint: ec2.mode === 'sandbox' ? `${config.sandbox.url}/sandbox/servicequotas/` : undefined,
+  mode: ec2.mode,
+  plans: CARD_PLANS.map((plan) => ({
+    id: plan.id,
+    instanceType: plan.instanceType,
+    imageId: ec2.amiByPlan[plan.id],
+    volumeSizeGb: plan.storageGb,
+  })),
+  subnetIds: ec2.subnetIds,
+  fallbackSubnetIds: ec2.fallbackSubnetIds,
+  securityGroupIds: ec2.securityGroupIds,
+  keyName: ec2.keyName,
+  privateKeyPem: ec2.privateKeyPem,
+  instanceProfile: ec2.instanceProfile,
+  rdpPort: config.vm.rdpPort,
+  capacityLimits: config.capacityLimits,
+  deploymentTag: ec2.deploymentTag,
+});
+console.log(formatPreflight(results));
+const failures = results.filter((r) => !r.ok).length;
+console.log(failures === 0 ? 'all checks passed' : `${failures} check(s) failed`);
+process.exitCode = failures === 0 ? 0 : 1;

@@ -1,0 +1,201 @@
+import { execFile } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createEc2Client, type LaunchInput } from '../../core/providers/ec2.ts';
+import { probeRdp } from '../../core/providers/rdpProbe.ts';
+import { startTestStack, waitFor } from '../support/stack.ts';
+
+/**
+ * `npm run aws:check` against the sandbox EC2 of a running stack, as an operator runs it in
+ * development; the sandbox answers DryRun and denials the way AWS does. And the Remote Desktop
+ * probe against the sandbox's real per-instance listeners.
+ */
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const run = promisify(execFile);
+const RDP_PORT = 3389;
+
+const stack = await startTestStack({ sandboxEc2: { rdpListener: { port: RDP_PORT } } });
+const ec2 = createEc2Client({
+  region: stack.config.ec2.region,
+  endpoint: stack.config.ec2.endpoint,
+  credentials: stack.config.ec2.credentials,
+  instanceProfile: stack.config.ec2.instanceProfile,
+  maxAttempts: 1,
+});
+afterAll(async () => {
+  ec2.destroy();
+  await stack.sandboxEc2.close();
+});
+
+/** The preflight as `npm run aws:check` runs it, with no AWS settings: the sandbox of the stack. */
+async function awsCheck(extraEnv: Record<string, string> = {}): Promise<{ code: number; lines: string[] }> {
+  const port = new URL(stack.url).port;
+  const env = {
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'test',
+    PORT: port,
+    SANDBOX_URL: stack.url,
+    ...extraEnv,
+  };
+  try {
+    const { stdout } = await run(process.execPath, ['scripts/awsCheck.ts'], { cwd: ROOT, env });
+    return { code: 0, lines: stdout.trim().split('\n') };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    if (typeof failed.code !== 'number') throw error;
+    return { code: failed.code, lines: (failed.stdout ?? '').trim().split('\n') };
+  }
+}
+
+function launchInput(overrides: Partial<LaunchInput> = {}): LaunchInput {
+  return {
+    clientToken: `preflight-test-${Math.random().toString(36).slice(2)}`,
+    instanceType: 'g4dn.xlarge',
+    imageId: stack.config.ec2.amiByPlan.legend,
+    keyName: stack.config.ec2.keyName,
+    securityGroupIds: stack.config.ec2.securityGroupIds,
+    subnetId: stack.config.ec2.subnetIds[0] ?? '',
+    volumeSizeGb: 115,
+    tags: { 'legend:app': 'legend-cloud', 'legend:deployment': stack.config.ec2.deploymentTag },
+    ...overrides,
+  };
+}
+
+describe('npm run aws:check against the sandbox', () => {
+  it('prints one OK line per check and exits 0 when everything is in place', async () => {
+    const { code, lines } = await awsCheck();
+    const checks = lines.filter((line) => /^(OK|FAIL) /.test(line));
+    expect(checks.map((line) => line.slice(0, 5).trim())).toEqual(checks.map(() => 'OK'));
+    for (const name of [
+      'credentials and region',
+      'AMI ami-',
+      'instance types offered',
+      'G-instance vCPU quota',
+      `security group allows ${RDP_PORT}`,
+      'key pair',
+      'instance profile',
+      'RunInstances DryRun',
+    ]) {
+      expect(
+        checks.some((line) => line.startsWith(`OK   ${name}`)),
+        name,
+      ).toBe(true);
+    }
+    expect(code).toBe(0);
+  });
+
+  it('names each denied action in a FAIL line with the policy fix, and exits non-zero', async () => {
+    stack.sandboxEc2.control({
+      deny: ['ec2:RunInstances', 'ec2:DescribeKeyPairs', 'servicequotas:GetServiceQuota'],
+    });
+    try {
+      const { code, lines } = await awsCheck();
+      const fail = (name: string) => lines.find((line) => line.startsWith(`FAIL ${name}`));
+      expect(fail('RunInstances DryRun')).toMatch(
+        /not authorized to perform: ec2:RunInstances.*fix: attach infra\/iam\/worker-policy\.json/,
+      );
+      expect(fail('key pair')).toMatch(/ec2:DescribeKeyPairs.*fix: attach infra\/iam\/worker-policy\.json/);
+      expect(fail('G-instance vCPU quota')).toMatch(/servicequotas:GetServiceQuota/);
+      expect(lines.find((line) => line.startsWith('OK   credentials and region'))).toBeDefined();
+      expect(lines.filter((line) => line.startsWith('FAIL '))).toHaveLength(3);
+      expect(code).toBe(1);
+    } finally {
+      stack.sandboxEc2.control({ allow: ['*'] });
+    }
+  });
+
+  it('fails the quota check with the figure to ask for when CAPACITY_LIMITS outgrows the quota', async () => {
+    stack.sandboxEc2.control({ vcpuLimit: 8 });
+    try {
+      const { code, lines } = await awsCheck();
+      expect(lines.find((line) => line.startsWith('FAIL G-instance vCPU quota'))).toMatch(
+        /8 vCPUs, CAPACITY_LIMITS sells machines needing \d+ — fix: request \d+ vCPUs \(L-DB2E81BA\)/,
+      );
+      expect(code).toBe(1);
+    } finally {
+      stack.sandboxEc2.control({ vcpuLimit: null });
+    }
+  });
+});
+
+describe('npm run aws:check and the key pair', () => {
+  it("passes with the key pair's own private key and fails with another's", async () => {
+    const own = await awsCheck({ EC2_PRIVATE_KEY_PEM: stack.sandboxEc2.defaultPrivateKeyPem() });
+    expect(own.lines.find((line) => line.startsWith('OK   key pair'))).toMatch(/private key loaded/);
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const other = await awsCheck({
+      EC2_PRIVATE_KEY_PEM: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+    });
+    expect(other.lines.find((line) => line.startsWith('FAIL key pair'))).toMatch(
+      /EC2_PRIVATE_KEY_PEM is not the private half of legend-sandbox .*— fix: set EC2_PRIVATE_KEY_PEM/,
+    );
+    expect(other.code).toBe(1);
+  });
+});
+
+describe('the sandbox EC2 answers DryRun and IAM denials like AWS', () => {
+  it('DryRun launches nothing; a denied action is UnauthorizedOperation with or without DryRun', async () => {
+    const before = stack.sandboxEc2.state().instances.length;
+    expect(await ec2.dryRunLaunch(launchInput())).toEqual({ allowed: true });
+    expect(stack.sandboxEc2.state().instances).toHaveLength(before);
+
+    stack.sandboxEc2.control({ deny: ['ec2:RunInstances'] });
+    try {
+      const denied = await ec2.dryRunLaunch(launchInput());
+      expect(denied).toMatchObject({ allowed: false, code: 'UnauthorizedOperation' });
+      await expect(ec2.launchInstance(launchInput())).rejects.toMatchObject({
+        name: 'UnauthorizedOperation',
+        $metadata: { httpStatusCode: 403 },
+      });
+    } finally {
+      stack.sandboxEc2.control({ allow: ['ec2:RunInstances'] });
+    }
+    expect(stack.sandboxEc2.state().denied).toEqual([]);
+  });
+
+  it('launches carry the configured instance profile', async () => {
+    const launched = await ec2.launchInstance(launchInput());
+    const recorded = stack.sandboxEc2.state().instances.find((i) => i.instanceId === launched.instanceId);
+    expect(recorded?.iamInstanceProfile).toBe(stack.config.ec2.instanceProfile);
+    await ec2.terminateInstance(launched.instanceId);
+  });
+});
+
+describe('the Remote Desktop probe against the sandbox listeners', () => {
+  it('opens once the machine runs, follows the listener shut and reopened, and closes on stop', async () => {
+    const launched = await ec2.launchInstance(launchInput());
+    const running = await waitFor('the instance to run with a public IP', async () => {
+      const [found] = await ec2.describeInstances({ instanceIds: [launched.instanceId] });
+      return found?.state === 'running' && found.publicIp ? found : null;
+    });
+    const ip = running.publicIp as string;
+    expect(ip).toMatch(/^127\.\d+\.\d+\.\d+$/);
+    expect(await probeRdp(ip, RDP_PORT, { timeoutMs: 2_000 })).toEqual({ state: 'open' });
+
+    // Windows up, Remote Desktop not yet: EC2 still says running, the port refuses.
+    await stack.sandboxEc2.setRdp(launched.instanceId, 'closed');
+    expect(await probeRdp(ip, RDP_PORT, { timeoutMs: 2_000 })).toMatchObject({
+      state: 'closed',
+      reason: 'refused',
+    });
+    const [stillRunning] = await ec2.describeInstances({ instanceIds: [launched.instanceId] });
+    expect(stillRunning?.state).toBe('running');
+
+    await stack.sandboxEc2.setRdp(launched.instanceId, 'open');
+    expect(await probeRdp(ip, RDP_PORT, { timeoutMs: 2_000 })).toEqual({ state: 'open' });
+
+    await ec2.stopInstance(launched.instanceId);
+    await waitFor('the listener to close after the stop', async () => {
+      await stack.sandboxEc2.syncRdp();
+      return (await probeRdp(ip, RDP_PORT, { timeoutMs: 2_000 })).state === 'closed';
+    });
+  });
+
+  it('reports an address nobody listens on as closed within its timeout', async () => {
+    const result = await probeRdp('127.0.0.1', 9, { timeoutMs: 1_000 });
+    expect(result.state).toBe('closed');
+  });
+});
