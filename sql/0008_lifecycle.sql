@@ -7,3 +7,7 @@ ALTER TABLE vms
 -- Hot spares: warm-pool instances kept running (first boot done, password captured) rather than
 -- stopped, so a purchase needs no start at all: only our tags and a Remote Desktop check.
 ALTER TABLE pool_instances ADD COLUMN hot boolean NOT NULL DEFAULT false;
+
+-- Ready means connectable: a machine whose instance runs with its password but whose Remote
+-- Desktop does not answer yet waits, and the dashboard says so from this moment.
+ALTER TABLE vms ADD COLUMN remote_desktop_waiting_since timestamptz;

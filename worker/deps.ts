@@ -5,6 +5,7 @@ import type { Mailer } from '../core/providers/mail.ts';
 import type { Boss } from '../core/queue.ts';
 import type { VmEc2 } from '../core/vmEc2.ts';
 import type { CloudWatch } from '../core/providers/cloudwatch.ts';
+import { probeRdp } from '../core/providers/rdpProbe.ts';
 
 /** What job handlers need, built once per worker process. */
 export type WorkerDeps = {
@@ -20,9 +21,15 @@ export type WorkerDeps = {
    * hand for other jobs need not have it; `metrics-pull` makes its own from config if absent.
    */
   cloudWatch?: CloudWatch;
-  /**
-   * Whether Remote Desktop answers on a machine's public address: a machine is ready only when
-   * it does. Absent, readiness does not wait for it.
-   */
-  remoteDesktop?: { probe(host: string, port: number): Promise<'open' | 'closed'> };
+  /** Whether Remote Desktop answers on a machine's public address: a machine is ready only when it does. */
+  remoteDesktop: RemoteDesktopProbe;
+};
+
+export type RemoteDesktopProbe = { probe(host: string, port: number): Promise<'open' | 'closed'> };
+
+/** The real probe: one TCP handshake with the machine's Remote Desktop port, short timeout. */
+export const remoteDesktopProbe: RemoteDesktopProbe = {
+  async probe(host, port) {
+    return (await probeRdp(host, port, { timeoutMs: 3_000 })).state;
+  },
 };

@@ -21,6 +21,7 @@ import {
   markVmRunning,
   markVmStopped,
   markVmTerminated,
+  markWaitingForRemoteDesktop,
   recordLaunch,
   recordVmError,
   storeVmPassword,
@@ -181,6 +182,7 @@ export async function advanceMachine(
     }
     if (decision.kind === 'probe-remote-desktop') {
       remoteDesktop = await probeRemoteDesktop(deps, cloud?.publicIp ?? null);
+      if (remoteDesktop === 'closed') await markWaitingForRemoteDesktop(deps.db, vm.id, new Date());
       continue;
     }
 
@@ -240,7 +242,6 @@ function sweepMay(decision: Decision, vm: Vm): boolean {
 
 async function probeRemoteDesktop(deps: WorkerDeps, host: string | null): Promise<'open' | 'closed'> {
   if (!host) return 'closed';
-  if (!deps.remoteDesktop) return 'open';
   return deps.remoteDesktop.probe(host, deps.config.vm.rdpPort);
 }
 

@@ -4,7 +4,7 @@ import type { Logger } from '../core/log.ts';
 import { createMailer, type Mailer } from '../core/providers/mail.ts';
 import { startBoss, type QueueName } from '../core/queue.ts';
 import { sql } from '../core/db/pool.ts';
-import type { WorkerDeps } from './deps.ts';
+import { remoteDesktopProbe, type WorkerDeps } from './deps.ts';
 import { emailSend } from './jobs/emailSend.ts';
 import { paymentVerify } from './jobs/paymentVerify.ts';
 import { paymentReconcile } from './jobs/paymentReconcile.ts';
@@ -84,6 +84,7 @@ export async function startWorker(
     mailer: overrides.mailer ?? createMailer(config),
     vmEc2,
     cloudWatch,
+    remoteDesktop: remoteDesktopProbe,
   };
   for (const [name, { handler, batchSize, localConcurrency }] of Object.entries(HANDLERS)) {
     await boss.work(

@@ -68,6 +68,7 @@ function vm(overrides: Partial<Vm>): Vm {
     synced_at: null,
     last_error: null,
     last_error_at: null,
+    remote_desktop_waiting_since: null,
     created_at: at(3600),
     updated_at: at(60),
     ...overrides,

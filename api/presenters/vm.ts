@@ -110,6 +110,8 @@ function noticeFor(
   if (vm?.state === 'error') return vm.problem ?? VM_MESSAGES.failed;
   if (vm?.state === 'terminated' && !plan.planActive) return VM_MESSAGES.terminated;
   if (state === 'provisioning' && vm?.delayed_at) return VM_MESSAGES.delayed;
+  if (vm?.state === 'provisioning' && vm.remote_desktop_waiting_since)
+    return VM_MESSAGES.waitingForRemoteDesktop;
   if (!plan.planActive) return VM_MESSAGES.planExpired;
   if (plan.outOfHours) return VM_MESSAGES.outOfHours;
   if (vm?.state === 'stopped' && vm.problem) return vm.problem;

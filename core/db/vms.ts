@@ -53,6 +53,7 @@ export const Vm = z.object({
   synced_at: z.date().nullable(),
   last_error: z.string().nullable(),
   last_error_at: z.date().nullable(),
+  remote_desktop_waiting_since: z.date().nullable(),
   created_at: z.date(),
   updated_at: z.date(),
 });
@@ -63,7 +64,7 @@ const COLUMNS = sql.fragment`id, user_id, subscription_id, subscription_attached
   availability_zone, public_ip, password_encrypted, password_ready_at, launch_attempts, start_attempts,
   usage_seconds, usage_counted_at, requested_at, provision_started_at, launched_at, ready_at,
   start_requested_at, started_at, stop_requested_at, stopped_at, terminate_requested_at, terminated_at,
-  error_at, delayed_at, synced_at, last_error, last_error_at, created_at, updated_at`;
+  error_at, delayed_at, synced_at, last_error, last_error_at, remote_desktop_waiting_since, created_at, updated_at`;
 
 const ts = (at: Date) => at.toISOString();
 
@@ -265,7 +266,8 @@ export async function markVmRunning(db: Db, vmId: string, publicIp: string, now:
     const vm = await trx.maybeOne(sql.type(Vm)`
       UPDATE vms SET state = 'running', state_changed_at = ${ts(now)}, state_reason = NULL,
         public_ip = ${publicIp}, usage_counted_at = ${ts(now)}, started_at = ${ts(now)},
-        ready_at = coalesce(ready_at, ${ts(now)}), start_attempts = 0, problem = NULL, updated_at = now()
+        ready_at = coalesce(ready_at, ${ts(now)}), start_attempts = 0, problem = NULL,
+        remote_desktop_waiting_since = NULL, updated_at = now()
       WHERE id = ${vmId} AND password_encrypted IS NOT NULL
         AND (state = 'starting' OR state = 'provisioning')
       RETURNING ${COLUMNS}`);
@@ -557,4 +559,11 @@ export async function listPaidWithoutMachine(
       ORDER BY s.purchased_at
       LIMIT ${limit}`)),
   ];
+}
+
+/** Running with its password, but Remote Desktop does not answer yet: the dashboard says so. */
+export async function markWaitingForRemoteDesktop(db: Db, vmId: string, now: Date): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE vms SET remote_desktop_waiting_since = coalesce(remote_desktop_waiting_since, ${ts(now)})
+    WHERE id = ${vmId} AND state = 'provisioning'`);
 }

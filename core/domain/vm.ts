@@ -31,6 +31,8 @@ export const VM_MESSAGES = {
   outOfHours: USAGE_MESSAGES.outOfHours,
   planExpired: 'Your plan has expired. Renew your plan to start your VM again.',
   provisioning: 'Setting up your PC (first boot takes a few minutes)…',
+  waitingForRemoteDesktop:
+    'Your PC is up; waiting for Windows to accept Remote Desktop. This usually takes under a minute.',
   starting: 'Starting…',
   stopping: 'Stopping…',
   stopConfirm:

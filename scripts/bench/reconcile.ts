@@ -78,6 +78,7 @@ export async function benchReconcile(): Promise<void> {
       log: createLogger({ level: 'silent', name: 'bench' }),
       mailer: null as never,
       vmEc2: null as never,
+      remoteDesktop: null as never,
     };
     const plan = getPlan('legend');
 

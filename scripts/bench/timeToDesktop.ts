@@ -13,7 +13,7 @@ import { startBoss } from '../../core/queue.ts';
 import { createVmEc2 } from '../../core/vmEc2.ts';
 import { createSandboxEc2 } from '../../sandbox/ec2/index.ts';
 import { PROFILES } from '../../sandbox/ec2/timing.ts';
-import type { WorkerDeps } from '../../worker/deps.ts';
+import { remoteDesktopProbe, type WorkerDeps } from '../../worker/deps.ts';
 import { replenishPool } from '../../worker/jobs/poolReplenish.ts';
 import { provisionVm } from '../../worker/jobs/vmProvision.ts';
 import { syncVms } from '../../worker/jobs/vmSync.ts';
@@ -60,7 +60,14 @@ export async function benchTimeToDesktop(): Promise<{ coldMs: number; warmMs: nu
   const database = await startScratchDatabase('bench-ttd-', 'bench_ttd');
   const random = seeded(2026);
   const clock = { t: Date.parse('2030-01-01T00:00:00.000Z') };
-  const sandbox = createSandboxEc2({ profile: 'aws', now: () => clock.t, random, warn: () => {} });
+  const sandbox = createSandboxEc2({
+    profile: 'aws',
+    now: () => clock.t,
+    random,
+    warn: () => {},
+    // Ready means Remote Desktop answers: the real probe meets a real listener per instance.
+    rdpListener: { port: 3389 },
+  });
   const app = new Koa();
   const router = new Router();
   router.use('/sandbox/ec2', sandbox.router.routes(), sandbox.router.allowedMethods());
@@ -95,6 +102,7 @@ export async function benchTimeToDesktop(): Promise<{ coldMs: number; warmMs: nu
       mailer: { send: async () => ({ messageId: 'bench' }) } as unknown as WorkerDeps['mailer'],
       vmEc2,
       cloudWatch: null as never,
+      remoteDesktop: remoteDesktopProbe,
     };
 
     /** Virtual time since "paid": what the customer waits. */

@@ -24,6 +24,7 @@ import { attemptBudget } from '../../core/queue.ts';
 import { createUser } from '../support/accounts.ts';
 import { cloudPcHelpers } from '../support/cloudPc.ts';
 import { startTestStack } from '../support/stack.ts';
+import { dashboardBody } from '../../api/presenters/vm.ts';
 
 /**
  * The cloud-PC job handlers against a real Postgres and the sandbox EC2 through the real SDK,
@@ -164,6 +165,33 @@ describe('vm-provision', () => {
 });
 
 describe('vm-sync', () => {
+  it('calls a machine ready only once Remote Desktop answers; meanwhile the dashboard says it waits', async () => {
+    const { vm, user, plan } = await launched();
+    await stack.sandboxEc2.setRdp(vm.instance_id!, 'closed');
+    cloud.advance(10 * MINUTE); // running, password ready, but Remote Desktop refuses
+    await syncVms(deps, { vmId: vm.id });
+    const waiting = await cloud.vm(vm.id);
+    expect(waiting).toMatchObject({ state: 'provisioning' });
+    expect(waiting.password_encrypted).not.toBeNull();
+    expect(waiting.remote_desktop_waiting_since).not.toBeNull();
+    const subscription = (await findSubscription(cloud.db, plan.id))!;
+    const body = dashboardBody({
+      user,
+      subscription,
+      vm: waiting,
+      vmConfig: stack.config.vm,
+      now: new Date(),
+    });
+    expect(body).toMatchObject({ vmLastState: 'provisioning', vmPublicIp: null, rdpUrl: null });
+    expect(body.notice).toMatch(/waiting for Windows to accept Remote Desktop/);
+
+    await stack.sandboxEc2.setRdp(vm.instance_id!, 'open');
+    await syncVms(deps, { vmId: vm.id });
+    const ready = await cloud.vm(vm.id);
+    expect(ready).toMatchObject({ state: 'running', remote_desktop_waiting_since: null });
+    expect(ready.public_ip).toMatch(/^127\./);
+  });
+
   it('makes a launched VM ready once: public IP, and the password decrypted then stored sealed', async () => {
     const { vm } = await launched();
     await syncVms(deps, { vmId: vm.id });
@@ -243,7 +271,7 @@ describe('vm-start and vm-stop', () => {
     await syncVms(deps, { vmId: vm.id });
     const running = await cloud.vm(vm.id);
     expect(running.state).toBe('running');
-    expect(running.public_ip).toMatch(/^(203\.0\.113|198\.51\.100)\.\d+$/);
+    expect(running.public_ip).toMatch(/^127\.\d+\.\d+\.\d+$/); // the sandbox's loopback address with a real listener
     expect(running.public_ip).not.toBe(firstIp);
     expect(running.usage_seconds).toBe(usageWhenStopped);
     expect((await listRunSegments(cloud.db, vm.id)).map((s) => s.ended_at === null)).toEqual([false, true]);

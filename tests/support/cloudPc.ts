@@ -10,7 +10,7 @@ import {
 import { findVm, type Vm } from '../../core/db/vms.ts';
 import { getPlan, planExpiry, type PlanId } from '../../core/domain/plans.ts';
 import { createVmEc2, type VmEc2 } from '../../core/vmEc2.ts';
-import type { WorkerDeps } from '../../worker/deps.ts';
+import { remoteDesktopProbe, type WorkerDeps } from '../../worker/deps.ts';
 import { waitFor, type TestStack } from './stack.ts';
 
 /**
@@ -41,6 +41,8 @@ export function cloudPcHelpers(stack: TestStack) {
       vmEc2,
       // The cloud-PC handlers never touch CloudWatch (metrics-pull has its own tests).
       cloudWatch: null as never,
+      // The real probe, against the sandbox's real listeners.
+      remoteDesktop: remoteDesktopProbe,
     };
   }
 

@@ -45,7 +45,12 @@ export async function startTestStack(
   const address = server.address();
   const port = address && typeof address === 'object' ? address.port : 0;
   // The app decrypts Windows passwords with the sandbox key pair's private key, as in `npm start`.
-  const sandboxEc2 = createSandboxEc2({ profile: 'fast', ...options.sandboxEc2 });
+  // Each running instance gets a loopback address with a real Remote Desktop listener, as in `npm start`.
+  const sandboxEc2 = createSandboxEc2({
+    profile: 'fast',
+    rdpListener: { port: 3389 },
+    ...options.sandboxEc2,
+  });
   const config = loadConfig({
     NODE_ENV: 'test',
     PORT: String(port),
