@@ -82,11 +82,15 @@ export async function findLatestPendingSubscription(db: Db, userId: string): Pro
  * recently purchased subscription, active or lapsed. Null for someone who never bought one.
  */
 export async function findCurrentSubscription(db: Db, userId: string): Promise<Subscription | null> {
-  return db.maybeOne(sql.type(Subscription)`
-    SELECT ${COLUMNS} FROM subscriptions
+  return db.maybeOne(sql.type(Subscription)`SELECT ${COLUMNS} ${currentSubscriptionOf(userId)}`);
+}
+
+/** FROM … LIMIT 1 of the user's current subscription; also a part of the dashboard's one query. */
+export function currentSubscriptionOf(userId: string) {
+  return sql.fragment`FROM subscriptions
     WHERE user_id = ${userId} AND purchased_at IS NOT NULL AND status IN ('active', 'expired')
     ORDER BY purchased_at DESC, id DESC
-    LIMIT 1`);
+    LIMIT 1`;
 }
 
 /** The user's unexpired active subscription, if any (at most one by the unique index). */

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import useSWR from 'swr';
 import { swrFetcher } from './fetcher.ts';
 import { TIMERS_MS } from '../../../core/domain/constants.ts';
+import { TRANSITIONAL_DISPLAY_STATES } from '../../../core/domain/dashboardPoll.ts';
 import type { DailyUsage, HourlyUsageEntry } from '../../../core/domain/usageBuckets.ts';
 
 /** What GET /api/vm/usage/{email} answers (api/presenters/usage.ts). */
@@ -28,9 +29,6 @@ export type Usage = {
 
 export const usageKey = (email: string) => `/vm/usage/${encodeURIComponent(email)}`;
 
-/** States that settle by themselves within a minute or two (a STOP, a START, a first boot). */
-const TRANSITIONAL = new Set(['starting', 'stopping', 'provisioning']);
-
 /**
  * How often to ask again. Spec §4 "Progress polling": every second while the machine runs.
  * While it is on its way to running or stopped, at the dashboard's pace until it settles, so
@@ -39,7 +37,7 @@ const TRANSITIONAL = new Set(['starting', 'stopping', 'provisioning']);
  */
 export function usagePollInterval(latest: Pick<Usage, 'isRunning' | 'vmLastState'> | undefined): number {
   if (latest?.isRunning) return TIMERS_MS.usagePoll;
-  if (latest && TRANSITIONAL.has(latest.vmLastState)) return TIMERS_MS.dashboardRefresh;
+  if (latest && TRANSITIONAL_DISPLAY_STATES.has(latest.vmLastState)) return TIMERS_MS.dashboardRefresh;
   return 0;
 }
 
