@@ -200,12 +200,14 @@ export async function expireDueSubscriptions(db: Db, now: Date, limit = 500): Pr
   return [
     ...(await db.any(sql.type(Subscription)`
       UPDATE subscriptions SET status = 'expired', updated_at = now()
-      WHERE id IN (
+      -- = ANY(ARRAY(…)), not IN (…): the planner then looks the batch up by primary key instead
+      -- of hash-joining it against every subscription ever sold.
+      WHERE id = ANY(ARRAY(
         SELECT id FROM subscriptions
         WHERE status = 'active' AND expires_at <= ${now.toISOString()}
         ORDER BY expires_at
         LIMIT ${limit}
-        FOR UPDATE SKIP LOCKED)
+        FOR UPDATE SKIP LOCKED))
       RETURNING ${COLUMNS}`)),
   ];
 }
