@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { hashToken, randomToken } from '../../core/crypto.ts';
-import { createDbPool, sql } from '../../core/db/pool.ts';
+import { z } from 'zod';
+import { createDbPool, sql, type DatabasePool } from '../../core/db/pool.ts';
 import { insertSession } from '../../core/db/sessions.ts';
 import { activateSubscription, insertPendingSubscription } from '../../core/db/subscriptions.ts';
 import { insertUser } from '../../core/db/users.ts';
@@ -27,7 +28,14 @@ const CONNECTIONS = Number(process.env.BENCH_POLL_CONNECTIONS ?? 50);
 const SECONDS = Number(process.env.BENCH_POLL_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_POLL_ROUNDS ?? 3);
 
-type Ports = { bare: number; oneQuery: number; app: number; control: number };
+type Ports = {
+  bare: number;
+  oneQuery: number;
+  app: number;
+  control: number;
+  workerEnv: Record<string, string>;
+};
+const BURST = Number(process.env.BENCH_BURST ?? 100);
 type Load = {
   rps: number;
   p50: number;
@@ -41,6 +49,7 @@ export async function benchPoll(): Promise<void> {
   heading(`Dashboard poll vs a bare Koa route and a one-query Koa route (c=${CONNECTIONS}, interleaved)`);
   const database = await startScratchDatabase('bench-poll-', 'bench_poll');
   let child: ChildProcess | undefined;
+  let worker: ChildProcess | undefined;
   try {
     const seed = await seedSignedInUser(database.url);
     child = spawn(process.execPath, ['scripts/bench/pollServer.ts'], {
@@ -151,14 +160,141 @@ export async function benchPoll(): Promise<void> {
           `  rounds ${s.rounds.join('/')}${s.unexpected ? `  UNEXPECTED ${s.unexpected} non-2xx/errors` : ''}`,
       );
     }
+
+    if (BURST > 0) {
+      worker = spawn(process.execPath, ['worker/main.ts'], {
+        env: { ...process.env, ...ports.workerEnv },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      await burst(database.url, base(ports.app), pollUrl, cookie, summary('dashboard poll (200)').p99);
+    }
   } finally {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((resolve) => child!.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+    for (const running of [worker, child]) {
+      if (running && running.exitCode === null) {
+        const exited = new Promise((resolve) => running.once('exit', resolve));
+        running.kill('SIGTERM');
+        await exited;
+      }
     }
     await database.stop();
   }
+}
+
+/**
+ * Bursts: BURST customers pay at the same moment. Each has chosen a plan and reached PayU's
+ * (sandbox) checkout through the real API beforehand; then PayU completes all of them at once
+ * and posts its webhooks, the web app queues payment-verify, the worker (its own process) asks
+ * PayU's verify API and activates each plan. Measured: from the first completion to the last
+ * plan active, against one purchase alone in the same run, and the dashboard poll's latency
+ * (c=CONNECTIONS) during the burst, against the poll's steady p99 above.
+ */
+async function burst(
+  databaseUrl: string,
+  base: string,
+  pollUrl: string,
+  pollCookie: string,
+  steadyP99: number,
+) {
+  const db = await createDbPool(databaseUrl, { maximumPoolSize: 2 });
+  try {
+    const buyers: Array<{ userId: string; txnid: string }> = [];
+    for (let i = 0; i <= BURST; i++) buyers.push(await readyToPay(db, base, i));
+    const activeCount = async (userIds: string[]) =>
+      db.oneFirst(sql.type(z.object({ count: z.number() }))`
+        SELECT count(*)::int AS count FROM subscriptions
+        WHERE user_id = ANY(${sql.array(userIds, 'uuid')}) AND status = 'active'`);
+    const payAll = async (group: typeof buyers) => {
+      const started = performance.now();
+      const replies = await Promise.all(
+        group.map((buyer) =>
+          fetch(`${base}/sandbox/payu/_control`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ action: 'complete', txnid: buyer.txnid, outcome: 'success' }),
+          }),
+        ),
+      );
+      const refused = replies.filter((r) => !r.ok).length;
+      if (refused) throw new Error(`the sandbox refused ${refused} completions`);
+      const ids = group.map((b) => b.userId);
+      for (;;) {
+        if ((await activeCount(ids)) === group.length) return (performance.now() - started) / 1000;
+        if (performance.now() - started > 300_000) throw new Error('plans not active after 5 minutes');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+
+    const aloneSeconds = await payAll(buyers.slice(0, 1));
+    let done: (result: autocannon.Result) => void = () => undefined;
+    const pollResult = new Promise<autocannon.Result>((resolve) => (done = resolve));
+    const polling = autocannon(
+      { url: pollUrl, connections: CONNECTIONS, duration: 600, headers: { cookie: pollCookie } },
+      (error, result) => {
+        if (error) throw error;
+        done(result);
+      },
+    );
+    const burstSeconds = await payAll(buyers.slice(1));
+    polling.stop();
+    const during = await pollResult;
+
+    const activated = record('burst', {
+      name: `${BURST} payments at once: last plan active after`,
+      value: burstSeconds,
+      unit: 's',
+      baseline: { name: 'one payment alone: plan active after', value: aloneSeconds, unit: 's' },
+    });
+    const p99 = record('burst', {
+      name: 'dashboard poll p99 during the burst',
+      value: during.latency.p99,
+      unit: 'ms',
+      baseline: { name: 'dashboard poll p99 steady', value: steadyP99, unit: 'ms' },
+      detail: { rps: during.requests.average, p50Ms: during.latency.p50, non2xx: during.non2xx },
+    });
+    console.log(
+      `burst: ${BURST} payments completed at once → all active in ${burstSeconds.toFixed(1)} s ` +
+        `(one alone: ${aloneSeconds.toFixed(1)} s, ${fmtRatio(activated.ratio)})`,
+    );
+    console.log(
+      `burst: dashboard poll meanwhile ${during.requests.average.toFixed(0)} req/s, p50 ${fmtMs(during.latency.p50)}, ` +
+        `p99 ${fmtMs(during.latency.p99)} (steady p99 ${fmtMs(steadyP99)}, ${fmtRatio(p99.ratio)})` +
+        (during.non2xx ? `  UNEXPECTED ${during.non2xx} non-2xx` : ''),
+    );
+  } finally {
+    await db.end();
+  }
+}
+
+/** A signed-in customer who chose a plan and is on PayU's checkout page, through the real API. */
+async function readyToPay(db: DatabasePool, base: string, i: number) {
+  const email = `bench.buyer${i}@example.com`;
+  const user = await insertUser(db, {
+    email,
+    name: `Buyer ${i}`,
+    phone: `9${String(100_000_000 + i).padStart(9, '0')}`,
+    passwordHash: null,
+    googleSub: null,
+  });
+  const token = randomToken();
+  await insertSession(db, { userId: user.id, tokenHash: hashToken(token), userAgent: 'bench', ip: null });
+  const call = async (path: string, body: unknown) => {
+    const response = await fetch(`${base}/api${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: base, cookie: `legend_session=${token}` },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
+    return response.json() as Promise<Record<string, string>>;
+  };
+  await call('/vm/select-vm', { email, plan: 'LEGEND', duration: 45, storage: '115 GB', price: 1 });
+  const { action, ...fields } = await call('/vm/create-payment', { customerEmail: email, amount: 1 });
+  const page = await fetch(action!, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
+    body: new URLSearchParams(fields),
+  });
+  if (!page.ok) throw new Error(`PayU's checkout answered ${page.status}`);
+  return { userId: user.id, txnid: fields.txnid! };
 }
 
 async function load(

@@ -6,6 +6,8 @@ import { loadConfig } from '../../core/config.ts';
 import { createLogger } from '../../core/log.ts';
 import { createApp } from '../../api/app.ts';
 import { openServices } from '../../api/services.ts';
+import { createSandbox } from '../../sandbox/index.ts';
+import { createSandboxEc2 } from '../../sandbox/ec2/index.ts';
 
 /**
  * The servers the poll benchmark loads, in a process of their own so the load generator does
@@ -14,7 +16,13 @@ import { openServices } from '../../api/services.ts';
  * the bench can say how many round trips and writes one request costs, and reports its own CPU
  * time, so the bench can say what one request costs this process whatever else the machine runs.
  *
- * Started by scripts/bench/poll.ts with DATABASE_URL; prints one JSON line with the ports.
+ * The app is booted as `npm start` boots it: the sandbox (PayU, EC2, … stand-ins) is mounted at
+ * /sandbox in the same process, so the burst benchmark can pay through the real checkout and
+ * webhook. The worker runs in a process of its own (scripts/bench/poll.ts starts it with
+ * `workerEnv`).
+ *
+ * Started by scripts/bench/poll.ts with DATABASE_URL; prints one JSON line with the ports and
+ * the worker's environment.
  */
 
 const counts = { statements: 0, writes: 0, texts: new Map<string, number>() };
@@ -58,9 +66,40 @@ oneQueryRouter.get('/user/:id', async (ctx) => {
 });
 oneQuery.use(oneQueryRouter.routes());
 
-const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
+// The app's port must be known before its config (PayU return URLs, the sandbox's webhook).
+const appServer = await listen(() => undefined);
+const sandboxEc2 = createSandboxEc2({ profile: 'fast' });
+const workerEnv = {
+  NODE_ENV: 'test',
+  PORT: String(appServer.port),
+  DATABASE_URL: databaseUrl,
+  LOG_LEVEL: 'silent',
+  APP_SECRET: 'bench-secret-bench-secret-bench-secret-0000',
+  EC2_PRIVATE_KEY_PEM: sandboxEc2.defaultPrivateKeyPem(),
+  WARM_POOL_SIZE: '0',
+  // A burst of a hundred purchases of one plan must not be refused for capacity.
+  CAPACITY_LIMITS: 'g4dn.xlarge=1000,g4dn.2xlarge=1000,g5.xlarge=1000,g5.2xlarge=1000,g5.4xlarge=1000',
+};
+const config = loadConfig(workerEnv);
 const services = await openServices(config, databaseUrl, createLogger({ level: 'silent', name: 'bench' }));
-const app = createApp(services);
+const app = createApp(services, {
+  mounts: [
+    {
+      prefix: '/sandbox',
+      middleware: createSandbox({
+        profile: 'fast',
+        ec2: sandboxEc2,
+        payu: {
+          key: config.payu.key,
+          salt: config.payu.salt,
+          webhookUrl: `${config.sandbox.url}/api/payu/webhook`,
+        },
+      }),
+    },
+  ],
+});
+appServer.removeAllListeners('request');
+appServer.on('request', app.callback());
 
 const control = new Koa();
 control.use((ctx) => {
@@ -78,19 +117,19 @@ control.use((ctx) => {
   };
 });
 
-const servers = await Promise.all([
+const [bareServer, oneQueryServer, controlServer] = await Promise.all([
   listen(bare.callback()),
   listen(oneQuery.callback()),
-  listen(app.callback()),
   listen(control.callback()),
 ]);
-const [bareServer, oneQueryServer, appServer, controlServer] = servers;
+const servers = [bareServer, oneQueryServer, appServer, controlServer];
 console.log(
   JSON.stringify({
     bare: bareServer.port,
     oneQuery: oneQueryServer.port,
     app: appServer.port,
     control: controlServer.port,
+    workerEnv,
   }),
 );
 
