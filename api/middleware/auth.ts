@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { hashToken } from '../../core/crypto.ts';
-import { findLiveSession, touchSession } from '../../core/db/sessions.ts';
+import { findLiveSessionCached, sessionNeedsTouch, touchSession } from '../../core/db/sessions.ts';
 import type { Db } from '../../core/db/pool.ts';
 import { clearCookie, readCookie, SESSION_COOKIE } from '../auth/cookies.ts';
 import { forbidden, unauthorized } from '../errors.ts';
@@ -26,13 +26,19 @@ import type { AppContext, AppState, AuthUser } from '../context.ts';
  * Reads the session cookie and, when it names a live session, sets `ctx.state.user`. Never
  * refuses: anonymous requests go on without a user. A cookie that names no live session
  * (expired, revoked, deleted user) is cleared.
+ *
+ * Cheap on purpose, because every signed-in request (the dashboard poll above all) passes here:
+ * the session comes from the in-process cache when it was read within SESSION_CACHE_MS (see
+ * core/db/sessions.ts for how revocation is honoured), and "last seen" is written only when it
+ * is older than SESSION_TOUCH_MINUTES, so a read costs no write.
  */
 export function loadSession(options: { db: Db; production: boolean }): Middleware<AppState> {
   const settings = { production: options.production };
   return async (ctx, next) => {
     const token = readCookie(ctx, SESSION_COOKIE, settings);
     if (token) {
-      const session = await findLiveSession(options.db, hashToken(token));
+      const now = new Date();
+      const session = await findLiveSessionCached(options.db, hashToken(token), now);
       if (session) {
         ctx.state.user = {
           id: session.user.id,
@@ -41,7 +47,7 @@ export function loadSession(options: { db: Db; production: boolean }): Middlewar
           phone: session.user.phone,
           sessionId: session.session_id,
         };
-        await touchSession(options.db, session.session_id);
+        if (sessionNeedsTouch(session, now)) await touchSession(options.db, session, now);
       } else {
         clearCookie(ctx, SESSION_COOKIE, settings);
       }

@@ -1,5 +1,4 @@
-import type { Subscription } from '../../core/db/subscriptions.ts';
-import type { Vm } from '../../core/db/vms.ts';
+import type { DashboardSubscription, DashboardVm } from '../../core/db/dashboard.ts';
 import {
   downloadsReady,
   hoursExhausted,
@@ -20,8 +19,8 @@ export type DashboardBody = DashboardRecord;
 
 export function dashboardBody(input: {
   user: { email: string; name: string };
-  subscription: Subscription | null;
-  vm: Vm | null;
+  subscription: DashboardSubscription | null;
+  vm: DashboardVm | null;
   vmConfig: VmConfig;
   now: Date;
 }): DashboardBody {
@@ -95,14 +94,14 @@ export function dashboardBody(input: {
  * forward as it accrues; the dashboard adds "now − last change" itself, so what it gets must be
  * the usage at that change, or the time since would be counted twice.
  */
-function usageAtStateChange(vm: Vm): number {
+function usageAtStateChange(vm: DashboardVm): number {
   if (vm.state !== 'running' || !vm.usage_counted_at) return vm.usage_seconds;
   const countedSince = Math.max(0, (vm.usage_counted_at.getTime() - vm.state_changed_at.getTime()) / 1000);
   return Math.max(0, vm.usage_seconds - countedSince);
 }
 
 function noticeFor(
-  vm: Vm | null,
+  vm: DashboardVm | null,
   state: VmDisplayState,
   plan: { planActive: boolean; outOfHours: boolean; hasPlan: boolean },
 ): string | null {

@@ -1,13 +1,15 @@
 import Router from '@koa/router';
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { DecryptError } from '../../core/crypto.ts';
-import { findCurrentSubscription, findSubscription } from '../../core/db/subscriptions.ts';
+import { findDashboardState } from '../../core/db/dashboard.ts';
+import { findSubscription } from '../../core/db/subscriptions.ts';
 import { findDashboardVm, findLiveVmByUser } from '../../core/db/vms.ts';
 import { startRefusal, VM_MESSAGES } from '../../core/domain/vm.ts';
 import { PASSWORD_FILE_NAME, RDP_FILE_NAME, rdpFile } from '../../core/rdp.ts';
 import { requestStart, requestStop } from '../../core/vmActions.ts';
 import { openWindowsPassword } from '../../core/vmSecrets.ts';
-import { HttpError } from '../errors.ts';
+import { HttpError, unauthorized } from '../errors.ts';
 import { assertSameUser, requireUser } from '../middleware/auth.ts';
 import { input, validate } from '../middleware/validate.ts';
 import { dashboardBody } from '../presenters/vm.ts';
@@ -32,16 +34,28 @@ export function vmRoutes(services: Services): Router<AppState> {
   const router = new Router<AppState>();
 
   async function dashboardOf(user: AuthUser) {
-    const [subscription, vm] = await Promise.all([
-      findCurrentSubscription(db, user.id),
-      findDashboardVm(db, user.id),
-    ]);
-    return dashboardBody({ user, subscription, vm, vmConfig: config.vm, now: new Date() });
+    // One statement: the user row (a deleted account answers 401 even from a cached session),
+    // the current subscription and the VM.
+    const state = await findDashboardState(db, user.id);
+    if (!state) throw unauthorized();
+    return dashboardBody({ ...state, vmConfig: config.vm, now: new Date() });
   }
 
+  // The SPA polls this. It is a pure read: no write, no rate-limit point. The ETag lets the
+  // browser revalidate (If-None-Match) and get a bodyless 304 while nothing changed; the
+  // record is personal, so only the browser may keep it (private) and must ask each time.
   router.get('/vm/dashboard/:email', requireUser(), async (ctx) => {
     const user = assertSameUser(ctx, ctx.params.email);
-    ctx.body = await dashboardOf(user);
+    const json = JSON.stringify(await dashboardOf(user));
+    ctx.set('Cache-Control', 'private, no-cache');
+    ctx.type = 'application/json';
+    const etag = `W/"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
+    ctx.set('ETag', etag);
+    if (etagMatches(ctx.get('if-none-match'), etag)) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.body = json;
   });
 
   router.post('/vm/start-vm', requireUser(), validate(ActionBody), async (ctx) => {
@@ -120,4 +134,17 @@ function download(ctx: AppContext, type: string, fileName: string, body: string)
   ctx.set('Cache-Control', 'no-store');
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.body = body;
+}
+
+/**
+ * Whether If-None-Match names `etag` (weak comparison, RFC 9110 §13.1.2). Not Koa's `ctx.fresh`:
+ * that treats a request's `Cache-Control: no-cache` as "always send the body", which is a
+ * cache's rule; fetch() adds that header to every request carrying If-None-Match, and we are
+ * the origin, where a match is exactly what revalidation asks.
+ */
+function etagMatches(ifNoneMatch: string, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  const mine = opaque(etag);
+  return ifNoneMatch.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === mine);
 }

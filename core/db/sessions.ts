@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { User } from './users.ts';
 import { sql, type Db } from './pool.ts';
+import { cachedSession, cacheSession, forgetCachedSession } from './sessionCache.ts';
 
 /**
  * Server-side sessions. The browser's cookie holds a random token; this table holds its
@@ -41,7 +42,8 @@ export async function insertSession(
 
 /** The live session for a token hash, with its (not deleted) user. */
 export async function findLiveSession(db: Db, tokenHash: string): Promise<SessionWithUser | null> {
-  const row = await db.maybeOne(sql.type(SessionRow)`
+  // Prepared: every signed-in request whose session is not cached asks this.
+  const row = await db.maybeOne(sql.prepared('live_session', SessionRow)`
     SELECT s.id AS session_id, s.created_at AS session_created_at, s.last_seen_at, s.expires_at,
       u.id, u.email, u.name, u.phone, u.password_hash, u.google_sub, u.email_verified_at,
       u.totp_secret_encrypted, u.totp_pending_secret_encrypted, u.totp_enabled_at, u.totp_last_step,
@@ -55,14 +57,29 @@ export async function findLiveSession(db: Db, tokenHash: string): Promise<Sessio
   return { session_id, session_created_at, last_seen_at, expires_at, user };
 }
 
-/** Slides the idle window (only when the last write is older than SESSION_TOUCH_MINUTES). */
-export async function touchSession(db: Db, sessionId: string): Promise<void> {
+/** Whether the session's last_seen_at is old enough to be written again (read side of touchSession). */
+export function sessionNeedsTouch(session: { last_seen_at: Date }, now: Date): boolean {
+  return session.last_seen_at.getTime() < now.getTime() - SESSION_TOUCH_MINUTES * 60_000;
+}
+
+/**
+ * Slides the idle window (only when the last write is older than SESSION_TOUCH_MINUTES; the
+ * caller asks `sessionNeedsTouch` first, so a read does not write, or even ask, on every request).
+ */
+export async function touchSession(
+  db: Db,
+  session: { session_id: string; last_seen_at: Date },
+  now: Date,
+): Promise<void> {
   await db.query(sql.unsafe`
     UPDATE sessions SET last_seen_at = now()
-    WHERE id = ${sessionId} AND last_seen_at < now() - make_interval(mins => ${SESSION_TOUCH_MINUTES})`);
+    WHERE id = ${session.session_id} AND last_seen_at < now() - make_interval(mins => ${SESSION_TOUCH_MINUTES})`);
+  // A cached copy must not ask again on the next request.
+  session.last_seen_at = now;
 }
 
 export async function revokeSessionByTokenHash(db: Db, tokenHash: string): Promise<void> {
+  forgetCachedSession({ tokenHash });
   await db.query(
     sql.unsafe`UPDATE sessions SET revoked_at = now() WHERE token_hash = ${tokenHash} AND revoked_at IS NULL`,
   );
@@ -70,9 +87,43 @@ export async function revokeSessionByTokenHash(db: Db, tokenHash: string): Promi
 
 /** Signs a user out everywhere (password reset, account deletion). */
 export async function revokeUserSessions(db: Db, userId: string): Promise<number> {
+  forgetCachedSession({ userId });
   const result = await db.query(sql.unsafe`
     UPDATE sessions SET revoked_at = now() WHERE user_id = ${userId} AND revoked_at IS NULL`);
   return result.rowCount;
+}
+
+/** What a signed-in request needs of its session; the in-process cache keeps only this. */
+export type LiveSession = {
+  session_id: string;
+  expires_at: Date;
+  last_seen_at: Date;
+  user: { id: string; email: string; name: string; phone: string | null };
+};
+
+/**
+ * `findLiveSession` behind the in-process cache (core/db/sessionCache.ts): a session read less
+ * than SESSION_CACHE_MS ago is answered from memory, unless it has expired since or it, or its
+ * user, was revoked or changed in this process.
+ */
+export async function findLiveSessionCached(
+  db: Db,
+  tokenHash: string,
+  now: Date,
+): Promise<LiveSession | null> {
+  const hit = cachedSession<LiveSession>(tokenHash, now);
+  if (hit) return hit;
+  const readAt = Date.now();
+  const found = await findLiveSession(db, tokenHash);
+  if (!found) return null;
+  const session: LiveSession = {
+    session_id: found.session_id,
+    expires_at: found.expires_at,
+    last_seen_at: found.last_seen_at,
+    user: { id: found.user.id, email: found.user.email, name: found.user.name, phone: found.user.phone },
+  };
+  cacheSession(tokenHash, session, readAt);
+  return session;
 }
 
 export async function countLiveSessions(db: Db, userId: string): Promise<number> {

@@ -82,11 +82,15 @@ export async function findLatestPendingSubscription(db: Db, userId: string): Pro
  * recently purchased subscription, active or lapsed. Null for someone who never bought one.
  */
 export async function findCurrentSubscription(db: Db, userId: string): Promise<Subscription | null> {
-  return db.maybeOne(sql.type(Subscription)`
-    SELECT ${COLUMNS} FROM subscriptions
+  return db.maybeOne(sql.type(Subscription)`SELECT ${COLUMNS} ${currentSubscriptionOf(userId)}`);
+}
+
+/** FROM … LIMIT 1 of the user's current subscription; also a part of the dashboard's one query. */
+export function currentSubscriptionOf(userId: string) {
+  return sql.fragment`FROM subscriptions
     WHERE user_id = ${userId} AND purchased_at IS NOT NULL AND status IN ('active', 'expired')
     ORDER BY purchased_at DESC, id DESC
-    LIMIT 1`);
+    LIMIT 1`;
 }
 
 /** The user's unexpired active subscription, if any (at most one by the unique index). */
@@ -189,12 +193,14 @@ export async function expireDueSubscriptions(db: Db, now: Date, limit = 500): Pr
   return [
     ...(await db.any(sql.type(Subscription)`
       UPDATE subscriptions SET status = 'expired', updated_at = now()
-      WHERE id IN (
+      -- = ANY(ARRAY(…)), not IN (…): the planner then looks the batch up by primary key instead
+      -- of hash-joining it against every subscription ever sold.
+      WHERE id = ANY(ARRAY(
         SELECT id FROM subscriptions
         WHERE status = 'active' AND expires_at <= ${now.toISOString()}
         ORDER BY expires_at
         LIMIT ${limit}
-        FOR UPDATE SKIP LOCKED)
+        FOR UPDATE SKIP LOCKED))
       RETURNING ${COLUMNS}`)),
   ];
 }

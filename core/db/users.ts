@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { sql, type Db } from './pool.ts';
+import { forgetCachedSession } from './sessionCache.ts';
 import { hasPurchasedPlan } from './subscriptions.ts';
 
 /** Users (sql/0004_accounts.sql). Emails are lower-cased and trimmed before they get here. */
@@ -65,6 +66,8 @@ export async function linkGoogleAccount(db: Db, userId: string, sub: string): Pr
 }
 
 export async function updateUserName(db: Db, userId: string, name: string): Promise<User> {
+  // Signed-in requests read the name from the session cache: this process must not show the old one.
+  forgetCachedSession({ userId });
   return db.one(sql.type(User)`
     UPDATE users SET name = ${name}, updated_at = now() WHERE id = ${userId} AND deleted_at IS NULL RETURNING ${COLUMNS}`);
 }

@@ -124,10 +124,14 @@ export async function findLiveVmByUser(db: Db, userId: string): Promise<Vm | nul
 
 /** What the dashboard shows: the live machine, else the latest one (failed or deleted). */
 export async function findDashboardVm(db: Db, userId: string): Promise<Vm | null> {
-  return db.maybeOne(sql.type(Vm)`
-    SELECT ${COLUMNS} FROM vms WHERE user_id = ${userId}
+  return db.maybeOne(sql.type(Vm)`SELECT ${COLUMNS} ${dashboardVmOf(userId)}`);
+}
+
+/** FROM … LIMIT 1 of the VM the dashboard shows; also a part of the dashboard's one query. */
+export function dashboardVmOf(userId: string) {
+  return sql.fragment`FROM vms WHERE user_id = ${userId}
     ORDER BY (state IN (${LIVE_STATE_LIST})) DESC, created_at DESC
-    LIMIT 1`);
+    LIMIT 1`;
 }
 
 /** Every VM of a user that may still hold an instance (account deletion). */

@@ -4,7 +4,7 @@ import { createLogger } from '../../core/log.ts';
 import { createApp } from '../../api/app.ts';
 import { openServices } from '../../api/services.ts';
 import { startScratchDatabase } from '../lib/scratch.ts';
-import { fmtMs, heading, median, percentile } from './lib.ts';
+import { fmtMs, fmtRatio, heading, median, percentile, record } from './lib.ts';
 
 /**
  * The web process's request path on a real Postgres: readiness checks and problem reports
@@ -47,11 +47,18 @@ export async function benchApi(): Promise<void> {
     };
     const ready = await timings(300, () => fetch(`${base}/readyz`).then((r) => r.arrayBuffer()));
     const reports = await timings(300, report);
+    const reportVsReady = record('api', {
+      name: 'POST /api/report-problem median',
+      value: median(reports),
+      unit: 'ms',
+      baseline: { name: 'GET /readyz median', value: median(ready), unit: 'ms' },
+      detail: { p95Ms: percentile(reports, 95), readyP95Ms: percentile(ready, 95), n: 300 },
+    });
     console.log(
-      `GET /readyz              median ${fmtMs(median(ready))}  p95 ${fmtMs(percentile(ready, 95))}  (n=300)`,
+      `GET /readyz              median ${fmtMs(median(ready))}  p95 ${fmtMs(percentile(ready, 95))}  (n=300, baseline)`,
     );
     console.log(
-      `POST /api/report-problem median ${fmtMs(median(reports))}  p95 ${fmtMs(percentile(reports, 95))}  (n=300)`,
+      `POST /api/report-problem median ${fmtMs(median(reports))}  p95 ${fmtMs(percentile(reports, 95))}  (n=300, ${fmtRatio(reportVsReady.ratio)} /readyz)`,
     );
 
     const concurrent = 20;
@@ -64,8 +71,18 @@ export async function benchApi(): Promise<void> {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
+    const concurrentVsSequential = record('api', {
+      name: `POST /api/report-problem ${concurrent} at a time`,
+      value: total / seconds,
+      unit: 'req/s',
+      baseline: {
+        name: 'POST /api/report-problem one at a time',
+        value: 1000 / median(reports),
+        unit: 'req/s',
+      },
+    });
     console.log(
-      `POST /api/report-problem ${concurrent} at a time: ${(total / seconds).toFixed(0)} req/s (${total} requests)`,
+      `POST /api/report-problem ${concurrent} at a time: ${(total / seconds).toFixed(0)} req/s (${total} requests; ${fmtRatio(concurrentVsSequential.ratio)} one at a time)`,
     );
 
     server.closeAllConnections();

@@ -18,3 +18,35 @@ export function fmtMs(ms: number): string {
 export function heading(title: string): void {
   console.log(`\n== ${title}`);
 }
+
+/** One measured figure, with the baseline it is compared against (measured in the same run). */
+export type Figure = {
+  name: string;
+  value: number;
+  unit: string;
+  baseline?: { name: string; value: number; unit: string };
+  /** value ÷ baseline.value */
+  ratio?: number;
+  /** Anything else worth keeping with the figure (sample size, percentiles, settings). */
+  detail?: Record<string, unknown>;
+};
+
+const figures: Record<string, Figure[]> = {};
+
+/** Keeps a figure for bench/results.json; the caller prints it. */
+export function record(bench: string, figure: Figure): Figure {
+  const withRatio =
+    figure.baseline && figure.ratio === undefined && figure.baseline.value !== 0
+      ? { ...figure, ratio: figure.value / figure.baseline.value }
+      : figure;
+  (figures[bench] ??= []).push(withRatio);
+  return withRatio;
+}
+
+export function recordedFigures(): Record<string, Figure[]> {
+  return figures;
+}
+
+export function fmtRatio(ratio: number | undefined): string {
+  return ratio === undefined ? '' : `${ratio.toFixed(2)}×`;
+}

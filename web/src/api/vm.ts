@@ -1,6 +1,7 @@
+import { useEffect, useState } from 'react';
 import useSWR, { mutate } from 'swr';
 import { api, swrFetcher } from './fetcher.ts';
-import { TIMERS_MS } from '../../../core/domain/constants.ts';
+import { DASHBOARD_POLL_MS, dashboardPollMs } from '../../../core/domain/dashboardPoll.ts';
 import type { DashboardRecord } from '../../../core/domain/vm.ts';
 
 /** The cloud PC's calls (spec §7 `/vm/dashboard/{email}`, `/vm/start-vm`; deviation 5 `/vm/stop-vm`). */
@@ -12,14 +13,25 @@ export function dashboardKey(email: string): string {
 }
 
 /**
- * The dashboard record, refreshed every 5 s (spec §9). `fallback` is what the payment-success
- * page handed over in the navigation state, shown until the first answer.
+ * The dashboard record, asked again only while it can change (core/domain/dashboardPoll.ts:
+ * every 2 s in a transition, once a minute while running, never at rest; a focus or reconnect
+ * always refreshes). `fallback` is what the payment-success page handed over in the navigation
+ * state, shown until the first answer. The server answers an unchanged record with a 304, which
+ * the browser turns back into the record it kept.
  */
 export function useDashboard(email: string, fallback?: DashboardRecord) {
-  return useSWR<DashboardRecord>(dashboardKey(email), swrFetcher, {
-    refreshInterval: TIMERS_MS.dashboardRefresh,
+  // A number, not swr's function form: swr restarts its timer only when this value changes,
+  // and a function answering 0 before the first response would never start it.
+  const [pollMs, setPollMs] = useState(0);
+  const result = useSWR<DashboardRecord>(dashboardKey(email), swrFetcher, {
+    refreshInterval: pollMs,
+    // Below the fastest poll, or swr would skip every other one as a duplicate.
+    dedupingInterval: DASHBOARD_POLL_MS.transition / 2,
     ...(fallback ? { fallbackData: fallback } : {}),
   });
+  const next = dashboardPollMs(result.data);
+  useEffect(() => setPollMs(next), [next]);
+  return result;
 }
 
 /** START VM; the answer is the fresh record, put in the cache at once. */

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { sql, type Db } from './pool.ts';
+import { currentSubscriptionOf, Subscription } from './subscriptions.ts';
+import { dashboardVmOf, Vm } from './vms.ts';
+
+/**
+ * Everything the dashboard shows, in one statement: the signed-in user's name and email (fresh,
+ * even when the session came from the cache), their current subscription and the VM the
+ * dashboard shows. The dashboard is polled, so this is the one round trip a poll makes. The
+ * subscription and VM are chosen by the same fragments `findCurrentSubscription` and
+ * `findDashboardVm` use, so the rule for "which one" lives in one place.
+ */
+
+/** The subscription fields the dashboard shows or decides by (fewer columns, less to parse per poll). */
+export const DashboardSubscription = Subscription.pick({
+  id: true,
+  status: true,
+  plan_name: true,
+  hours: true,
+  storage_gb: true,
+  price_paise: true,
+  purchased_at: true,
+  expires_at: true,
+  cancelled_at: true,
+});
+export type DashboardSubscription = z.infer<typeof DashboardSubscription>;
+
+/** The VM fields the dashboard shows or decides by. */
+export const DashboardVm = Vm.pick({
+  id: true,
+  subscription_id: true,
+  state: true,
+  state_changed_at: true,
+  source: true,
+  instance_id: true,
+  public_ip: true,
+  password_encrypted: true,
+  usage_seconds: true,
+  usage_counted_at: true,
+  started_at: true,
+  problem: true,
+  delayed_at: true,
+  remote_desktop_waiting_since: true,
+});
+export type DashboardVm = z.infer<typeof DashboardVm>;
+
+export type DashboardState = {
+  user: { email: string; name: string };
+  subscription: DashboardSubscription | null;
+  vm: DashboardVm | null;
+};
+
+/** `s.col AS s_col, …` for every field of a row schema. */
+function prefixed(alias: string, schema: z.ZodObject) {
+  return sql.join(
+    Object.keys(schema.shape).map(
+      (column) =>
+        sql.fragment`${sql.identifier([alias, column])} AS ${sql.identifier([`${alias}_${column}`])}`,
+    ),
+    sql.fragment`, `,
+  );
+}
+
+/** The fields of `row` that start with `alias_`, without it; null when the joined row is absent. */
+function unprefixed<T>(row: Record<string, unknown>, alias: string, schema: z.ZodType<T>): T | null {
+  if (row[`${alias}_id`] === null || row[`${alias}_id`] === undefined) return null;
+  const start = `${alias}_`;
+  const fields: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row))
+    if (key.startsWith(start)) fields[key.slice(start.length)] = value;
+  return schema.parse(fields);
+}
+
+const DashboardRow = z.looseObject({ email: z.string(), name: z.string() });
+// Built once: the statement's text never changes, only its parameter.
+const SUBSCRIPTION_COLUMNS = prefixed('s', DashboardSubscription);
+const VM_COLUMNS = prefixed('v', DashboardVm);
+
+/**
+ * Null when the user does not exist or was deleted. A named prepared statement: each pooled
+ * connection parses and plans it once, later polls send only the name and the user id.
+ */
+export async function findDashboardState(db: Db, userId: string): Promise<DashboardState | null> {
+  const row = await db.maybeOne(sql.prepared('dashboard_state', DashboardRow)`
+    SELECT u.email, u.name, ${SUBSCRIPTION_COLUMNS}, ${VM_COLUMNS}
+    FROM users u
+    LEFT JOIN (SELECT * ${currentSubscriptionOf(userId)}) s ON true
+    LEFT JOIN (SELECT * ${dashboardVmOf(userId)}) v ON true
+    WHERE u.id = ${userId} AND u.deleted_at IS NULL`);
+  if (!row) return null;
+  return {
+    user: { email: row.email, name: row.name },
+    subscription: unprefixed(row, 's', DashboardSubscription),
+    vm: unprefixed(row, 'v', DashboardVm),
+  };
+}

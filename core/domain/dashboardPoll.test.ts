@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { DASHBOARD_POLL_MS, dashboardPollMs } from './dashboardPoll.ts';
+import { VM_DISPLAY_STATES, type VmDisplayState } from './vm.ts';
+
+describe('dashboardPollMs', () => {
+  const expected: Record<VmDisplayState, number> = {
+    provisioning: DASHBOARD_POLL_MS.transition,
+    starting: DASHBOARD_POLL_MS.transition,
+    stopping: DASHBOARD_POLL_MS.transition,
+    running: DASHBOARD_POLL_MS.running,
+    stopped: 0,
+    none: 0,
+    error: 0,
+    terminated: 0,
+  };
+
+  it.each(VM_DISPLAY_STATES.map((state) => [state, expected[state]] as const))(
+    'polls a %s machine every %i ms (0: never)',
+    (state, ms) => {
+      expect(dashboardPollMs({ vmLastState: state })).toBe(ms);
+    },
+  );
+
+  it('polls fast in transitions, rarely while running, and not before the first answer', () => {
+    expect(DASHBOARD_POLL_MS.transition).toBe(2_000);
+    expect(DASHBOARD_POLL_MS.running).toBeGreaterThanOrEqual(30_000);
+    expect(dashboardPollMs(undefined)).toBe(0);
+  });
+});

@@ -1,0 +1,24 @@
+import { isTransitional } from './lifecycle.ts';
+import type { DashboardRecord } from './vm.ts';
+
+/**
+ * When the dashboard asks the server again. Every poll is a request through the session and a
+ * database read, so the page asks only while something can change on its own:
+ *
+ * - a machine on its way somewhere (provisioning, starting, stopping): every 2 s, so the IP,
+ *   the files and the buttons appear as soon as they are ready;
+ * - a running machine: once a minute (the worker may stop it at the end of the hours or the
+ *   plan, or the customer may stop it from another device); the usage clock ticks locally;
+ * - anything at rest (stopped, no machine, failed, terminated): never; focusing the tab or
+ *   reconnecting still refreshes it, and START/STOP put their answer in the cache at once.
+ *
+ * This replaces spec §9's flat 5-second refresh (README, deviations).
+ */
+export const DASHBOARD_POLL_MS = { transition: 2_000, running: 60_000 } as const;
+
+export function dashboardPollMs(record: Pick<DashboardRecord, 'vmLastState'> | undefined): number {
+  if (!record) return 0;
+  if (isTransitional(record.vmLastState)) return DASHBOARD_POLL_MS.transition;
+  if (record.vmLastState === 'running') return DASHBOARD_POLL_MS.running;
+  return 0;
+}
