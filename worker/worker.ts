@@ -22,11 +22,31 @@ import { housekeeping } from './jobs/housekeeping.ts';
 import { createCloudWatch, type CloudWatch } from '../core/providers/cloudwatch.ts';
 import { registerSchedules } from './schedules.ts';
 
-type Handler = (deps: WorkerDeps) => (jobs: import('../core/queue.ts').Job<unknown>[]) => Promise<void>;
+type Handler = (deps: WorkerDeps) => (jobs: import('../core/queue.ts').Job<unknown>[]) => Promise<unknown>;
+
+type Subscription = {
+  handler: Handler;
+  batchSize: number;
+  localConcurrency: number;
+  /** The handler answers one result per job (pg-boss `perJobResults`) instead of throwing. */
+  perJobResults?: boolean;
+  /** How often an idle worker asks for more; 2 s unless a queue needs quicker pick-up. */
+  pollingIntervalSeconds?: number;
+};
 
 /** Every queue the worker serves, with its handler and how many jobs it takes at once. */
-const HANDLERS: Record<QueueName, { handler: Handler; batchSize: number; localConcurrency: number }> = {
-  'email-send': { handler: emailSend, batchSize: 1, localConcurrency: 4 },
+const HANDLERS: Record<QueueName, Subscription> = {
+  // Bulk mail: batches of 10 from two pollers over the pooled SMTP transport, fetching again at
+  // once while batches come back full, so a backlog drains at SMTP speed.
+  'email-send': { handler: emailSend, batchSize: 10, localConcurrency: 2, perJobResults: true },
+  // Codes someone is waiting for: their own pollers, checking twice a second.
+  'email-code': {
+    handler: emailSend,
+    batchSize: 5,
+    localConcurrency: 2,
+    perJobResults: true,
+    pollingIntervalSeconds: 0.5,
+  },
   // Each job waits on PayU's verify API; a few at once keeps a burst of callbacks moving.
   'payment-verify': { handler: paymentVerify, batchSize: 1, localConcurrency: 4 },
   // Builds (or takes from the warm pool) the machine of a newly activated subscription.
@@ -80,10 +100,17 @@ export async function startWorker(
     vmEc2,
     cloudWatch,
   };
-  for (const [name, { handler, batchSize, localConcurrency }] of Object.entries(HANDLERS)) {
+  for (const [name, subscription] of Object.entries(HANDLERS)) {
+    const { handler, batchSize, localConcurrency, perJobResults = false } = subscription;
     await boss.work(
       name,
-      { batchSize, localConcurrency, pollingIntervalSeconds: overrides.pollingIntervalSeconds ?? 2 },
+      {
+        batchSize,
+        localConcurrency,
+        perJobResults,
+        burstWhenBatchFull: batchSize > 1,
+        pollingIntervalSeconds: overrides.pollingIntervalSeconds ?? subscription.pollingIntervalSeconds ?? 2,
+      },
       handler(deps),
     );
   }
