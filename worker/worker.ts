@@ -21,6 +21,7 @@ import { metricsPull } from './jobs/metricsPull.ts';
 import { housekeeping } from './jobs/housekeeping.ts';
 import { createCloudWatch, type CloudWatch } from '../core/providers/cloudwatch.ts';
 import { registerSchedules } from './schedules.ts';
+import { createRegistry, jobDurationHistogram, serveMetrics, type Registry } from '../core/metrics.ts';
 
 type Handler = (deps: WorkerDeps) => (jobs: import('../core/queue.ts').Job<unknown>[]) => Promise<unknown>;
 
@@ -67,6 +68,8 @@ const HANDLERS: Record<QueueName, Subscription> = {
 
 export type RunningWorker = {
   deps: WorkerDeps;
+  /** This process's metrics: Node process metrics and job timings (served on WORKER_METRICS_PORT). */
+  metrics: Registry;
   /** `graceful: false` drops running jobs on the floor, like a killed process (tests). */
   stop: (options?: { graceful?: boolean }) => Promise<void>;
 };
@@ -100,8 +103,22 @@ export async function startWorker(
     vmEc2,
     cloudWatch,
   };
+  const metrics = createRegistry();
+  const jobDurations = jobDurationHistogram(metrics);
   for (const [name, subscription] of Object.entries(HANDLERS)) {
-    const { handler, batchSize, localConcurrency, perJobResults = false } = subscription;
+    const { batchSize, localConcurrency, perJobResults = false } = subscription;
+    const run = subscription.handler(deps);
+    const handler = () => async (jobs: import('../core/queue.ts').Job<unknown>[]) => {
+      const end = jobDurations.startTimer({ queue: name });
+      try {
+        const result = await run(jobs);
+        end({ outcome: 'completed' });
+        return result;
+      } catch (error) {
+        end({ outcome: 'failed' });
+        throw error;
+      }
+    };
     await boss.work(
       name,
       {
@@ -111,14 +128,18 @@ export async function startWorker(
         burstWhenBatchFull: batchSize > 1,
         pollingIntervalSeconds: overrides.pollingIntervalSeconds ?? subscription.pollingIntervalSeconds ?? 2,
       },
-      handler(deps),
+      handler(),
     );
   }
   await registerSchedules(deps);
-  log.info({ queues: Object.keys(HANDLERS) }, 'worker started');
+  const port = config.ops.workerMetricsPort;
+  const metricsServer = port === undefined ? undefined : await serveMetrics(metrics, config, log, port);
+  log.info({ queues: Object.keys(HANDLERS), metricsPort: port }, 'worker started');
   return {
     deps,
+    metrics,
     async stop(options = {}) {
+      metricsServer?.close();
       // Let running jobs finish (up to 20 s); unfinished ones are retried by another worker.
       await boss.stop({ graceful: options.graceful ?? true, timeout: 20_000 });
       await db.end();
