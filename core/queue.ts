@@ -59,6 +59,12 @@ const VmSync = z.object({
 /** One machine to act on. The row's state says what is wanted; the handler checks it first. */
 const VmAction = z.object({ vmId: z.uuid() });
 
+/** One operator alert posted to ALERT_WEBHOOK_URL (Slack-compatible), composed when claimed. */
+const AlertWebhook = z.object({
+  alertId: z.uuid(),
+  text: z.string().min(1).max(4000),
+});
+
 /** Cron sweeps carry nothing: they select their own bounded batch. */
 const Sweep = z.object({}).strip();
 
@@ -179,6 +185,22 @@ export const QUEUES = {
     retryDelay: 60,
     retryBackoff: false,
     expireInSeconds: 600,
+  }),
+  // Operator alerts to a person (cron, every minute): claims alerts due a notification and
+  // enqueues their mail and webhook post in the same transaction.
+  'alert-notify': defineQueue(Sweep, {
+    retryLimit: 2,
+    retryDelay: 10,
+    retryBackoff: true,
+    expireInSeconds: 60,
+  }),
+  // A chat webhook that is down or rate-limiting us: keep trying for about an hour.
+  'alert-webhook': defineQueue(AlertWebhook, {
+    retryLimit: 10,
+    retryDelay: 5,
+    retryBackoff: true,
+    retryDelayMax: 600,
+    expireInSeconds: 60,
   }),
   // Usage page: CPU/GPU samples from CloudWatch (cron). Each pull re-reads a window that
   // overlaps the last one, so a failed run needs only one quick retry; the next run catches up.
@@ -319,13 +341,14 @@ export async function sendJob<Q extends QueueName>(
 }
 
 /**
- * Mails someone is waiting for at a screen (a code or a reset link). Sent as `email-send` by
- * their routes like any mail, they travel on `email-code`, which bulk mail cannot delay.
+ * Mails someone is waiting for at a screen (a code or a reset link), and operator alerts. Sent
+ * as `email-send` like any mail, they travel on `email-code`, which bulk mail cannot delay.
  */
 export const CODE_MAIL_KINDS: ReadonlySet<string> = new Set([
   'register-code',
   'login-code',
   'password-reset',
+  'operator-alert',
 ]);
 
 /** The queue a job named `name` really goes to: `email-code` for the mails above. */

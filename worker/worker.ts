@@ -21,6 +21,8 @@ import { metricsPull } from './jobs/metricsPull.ts';
 import { housekeeping } from './jobs/housekeeping.ts';
 import { createCloudWatch, type CloudWatch } from '../core/providers/cloudwatch.ts';
 import { registerSchedules } from './schedules.ts';
+import { alertNotify } from './jobs/alertNotify.ts';
+import { alertWebhook } from './jobs/alertWebhook.ts';
 import { createRegistry, jobDurationHistogram, serveMetrics, type Registry } from '../core/metrics.ts';
 
 type Handler = (deps: WorkerDeps) => (jobs: import('../core/queue.ts').Job<unknown>[]) => Promise<unknown>;
@@ -64,6 +66,8 @@ const HANDLERS: Record<QueueName, Subscription> = {
   'vm-reconcile': { handler: vmReconcile, batchSize: 1, localConcurrency: 1 },
   'metrics-pull': { handler: metricsPull, batchSize: 1, localConcurrency: 1 },
   housekeeping: { handler: housekeeping, batchSize: 1, localConcurrency: 1 },
+  'alert-notify': { handler: alertNotify, batchSize: 1, localConcurrency: 1 },
+  'alert-webhook': { handler: alertWebhook, batchSize: 1, localConcurrency: 2 },
 };
 
 export type RunningWorker = {
