@@ -147,6 +147,7 @@ export async function startWorker(
       // Let running jobs finish (up to 20 s); unfinished ones are retried by another worker.
       await boss.stop({ graceful: options.graceful ?? true, timeout: 20_000 });
       await db.end();
+      if (!overrides.mailer) deps.mailer.close?.();
       if (!overrides.vmEc2) vmEc2.destroy();
       if (!overrides.cloudWatch) cloudWatch.destroy();
       log.info('worker stopped');
