@@ -112,7 +112,7 @@ export async function startWorker(
   for (const [name, subscription] of Object.entries(HANDLERS)) {
     const { batchSize, localConcurrency, perJobResults = false } = subscription;
     const run = subscription.handler(deps);
-    const handler = () => async (jobs: import('../core/queue.ts').Job<unknown>[]) => {
+    const timed = async (jobs: import('../core/queue.ts').Job<unknown>[]) => {
       const end = jobDurations.startTimer({ queue: name });
       try {
         const result = await run(jobs);
@@ -132,7 +132,7 @@ export async function startWorker(
         burstWhenBatchFull: batchSize > 1,
         pollingIntervalSeconds: overrides.pollingIntervalSeconds ?? subscription.pollingIntervalSeconds ?? 2,
       },
-      handler(),
+      timed,
     );
   }
   await registerSchedules(deps);
