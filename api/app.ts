@@ -7,6 +7,7 @@ import { errorHandler } from './middleware/errors.ts';
 import { requestId } from './middleware/requestId.ts';
 import { sameOrigin, securityHeaders } from './middleware/security.ts';
 import { healthRoutes } from './routes/health.ts';
+import { metricsRoutes } from './routes/metrics.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { publicSiteRoutes } from './routes/publicSite.ts';
 import { authRoutes } from './routes/auth.ts';
@@ -36,6 +37,9 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
   app.silent = true;
 
   app.use(requestId(services.log));
+  // Times every request, by the route pattern it matched (GET /metrics).
+  const metrics = metricsRoutes(services);
+  app.use(metrics.timing);
   app.use(errorHandler());
   app.use(
     securityHeaders({
@@ -49,6 +53,7 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
 
   const health = healthRoutes(services);
   app.use(health.routes());
+  app.use(metrics.router.routes());
 
   const api = new Router<AppState>({ prefix: '/api' });
   api.use(async (ctx, next) => {

@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { loadConfig, requireDatabaseUrl } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
 import { createApp } from './app.ts';
@@ -18,16 +18,46 @@ if (config.sandbox.enabled) {
 }
 const services = await openServices(config, requireDatabaseUrl(config), log);
 const server = createServer(createApp(services).callback());
+// Keep idle connections open longer than a load balancer does (AWS ALB: 60 s). With Node's
+// default of 5 s the balancer reuses a connection just as we close it, and answers 502.
+server.keepAliveTimeout = 65_000;
+server.headersTimeout = 66_000;
+
+/** How long SIGTERM waits for requests in flight before cutting connections (platforms allow ~30 s). */
+const DRAIN_MS = 25_000;
+const inFlight = new Set<ServerResponse>();
+let stopping = false;
+server.on('request', (_req, res: ServerResponse) => {
+  inFlight.add(res);
+  // Once draining, every answer closes its connection, so keep-alive clients reconnect elsewhere.
+  if (stopping) res.shouldKeepAlive = false;
+  res.on('close', () => inFlight.delete(res));
+});
 server.listen(config.port, config.host, () => log.info({ port: config.port }, 'web listening'));
 
-let stopping = false;
+/**
+ * Graceful stop: stop accepting connections, let requests in flight finish (up to DRAIN_MS),
+ * then close the queue and the database pools. A rolling restart behind a load balancer then
+ * loses no request.
+ */
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
-  log.info({ signal }, 'web stopping');
-  server.close();
+  log.info({ signal, inFlight: inFlight.size }, 'web stopping: no new connections, draining requests');
+  for (const res of inFlight) res.shouldKeepAlive = false;
+  const drained = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
+  const deadline = setTimeout(() => {
+    log.warn(
+      { inFlight: inFlight.size },
+      'requests still running after the drain time; closing their connections',
+    );
+    server.closeAllConnections();
+  }, DRAIN_MS);
+  await drained;
+  clearTimeout(deadline);
   await services.close();
+  log.info('web stopped');
   process.exit(0);
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));

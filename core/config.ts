@@ -89,6 +89,17 @@ const EnvSchema = z.object({
     .optional(),
   /** Days CPU/GPU samples are kept. */
   METRICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(455).optional(),
+  // Operations: Prometheus metrics and alerts that reach a person (core/metrics.ts, core/alertNotify.ts).
+  /** Bearer token Prometheus sends for /metrics; required for it in production. */
+  METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
+  /** Where the worker serves its own /metrics; unset, it serves none. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Who is mailed each operator alert. */
+  OPS_EMAIL: z.email().optional(),
+  /** Slack-compatible incoming webhook each operator alert is posted to. */
+  ALERT_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** An alert still happening is sent again after this long (unless acknowledged). */
+  ALERT_RENOTIFY_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -106,6 +117,14 @@ export type Config = {
   logLevel: Env['LOG_LEVEL'];
   trustProxy: boolean;
   mail: { smtpUrl: string | undefined; from: string };
+  /** Metrics and alert notification (operations). */
+  ops: {
+    metricsToken: string | undefined;
+    workerMetricsPort: number | undefined;
+    opsEmail: string | undefined;
+    alertWebhookUrl: string | undefined;
+    alertRenotifyMinutes: number;
+  };
   supportEmail: string;
   contactEmail: string;
   sandbox: {
@@ -330,6 +349,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     logLevel: env.LOG_LEVEL,
     trustProxy: env.TRUST_PROXY ?? production,
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
+    ops: {
+      metricsToken: env.METRICS_TOKEN,
+      workerMetricsPort: env.WORKER_METRICS_PORT,
+      opsEmail: env.OPS_EMAIL,
+      alertWebhookUrl: env.ALERT_WEBHOOK_URL,
+      alertRenotifyMinutes: env.ALERT_RENOTIFY_MINUTES,
+    },
     supportEmail: env.SUPPORT_EMAIL,
     contactEmail: env.CONTACT_EMAIL,
     sandbox: {

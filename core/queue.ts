@@ -62,6 +62,12 @@ const VmSync = z.object({
 /** One machine to act on. The row's state says what is wanted; the handler checks it first. */
 const VmAction = z.object({ vmId: z.uuid() });
 
+/** One operator alert posted to ALERT_WEBHOOK_URL (Slack-compatible), composed when claimed. */
+const AlertWebhook = z.object({
+  alertId: z.uuid(),
+  text: z.string().min(1).max(4000),
+});
+
 /** Cron sweeps carry nothing: they select their own bounded batch. */
 const Sweep = z.object({}).strip();
 
@@ -73,6 +79,10 @@ type QueueOptions = {
   retryBackoff: boolean;
   retryDelayMax?: number;
   expireInSeconds: number;
+  /** How long a job may wait (created or retrying) before it is dropped; POLICY_DEFAULTS otherwise. */
+  retentionSeconds?: number;
+  /** How long a finished job is kept; POLICY_DEFAULTS otherwise. */
+  deleteAfterSeconds?: number;
 };
 
 function defineQueue<S extends z.ZodType>(schema: S, options: QueueOptions) {
@@ -88,6 +98,16 @@ export const QUEUES = {
     retryDelayMax: 600,
     expireInSeconds: 60,
   }),
+  // Sign-in, sign-up and reset codes: their own queue and workers, so a newsletter of thousands
+  // queued on email-send cannot hold up someone waiting at the login screen. A code is useless
+  // after ten minutes, so retries stop well before then.
+  'email-code': defineQueue(EmailSend, {
+    retryLimit: 6,
+    retryDelay: 2,
+    retryBackoff: true,
+    retryDelayMax: 60,
+    expireInSeconds: 30,
+  }),
   'payment-verify': defineQueue(PaymentVerify, {
     // At most one check waiting per txnid (sent with singletonKey = txnid): a flood of callbacks
     // for one transaction queues one job. A pending answer hands the payment to the
@@ -97,7 +117,8 @@ export const QUEUES = {
     retryDelay: 10,
     retryBackoff: true,
     retryDelayMax: 600,
-    expireInSeconds: 120,
+    // One verify call takes seconds; a worker that died holding the job hands it on within a minute.
+    expireInSeconds: 60,
   }),
   // Every minute: asks PayU (verify_payment, batched) about every payment not yet final that is
   // due on its backoff schedule, and starts automatic refunds that fell due.
@@ -123,7 +144,9 @@ export const QUEUES = {
     retryDelay: 15,
     retryBackoff: true,
     retryDelayMax: 600,
-    expireInSeconds: 900,
+    // Each run is one short step (claim or launch; vm-sync waits for readiness), so a worker that
+    // died mid-step is noticed within two minutes, not pg-boss's default fifteen.
+    expireInSeconds: 120,
   }),
   'vm-sync': defineQueue(VmSync, {
     // The next sweep or follow-up checks again anyway: a failed sync needs no long retry chain.
@@ -188,6 +211,22 @@ export const QUEUES = {
     retryBackoff: false,
     expireInSeconds: 600,
   }),
+  // Operator alerts to a person (cron, every minute): claims alerts due a notification and
+  // enqueues their mail and webhook post in the same transaction.
+  'alert-notify': defineQueue(Sweep, {
+    retryLimit: 2,
+    retryDelay: 10,
+    retryBackoff: true,
+    expireInSeconds: 60,
+  }),
+  // A chat webhook that is down or rate-limiting us: keep trying for about an hour.
+  'alert-webhook': defineQueue(AlertWebhook, {
+    retryLimit: 10,
+    retryDelay: 5,
+    retryBackoff: true,
+    retryDelayMax: 600,
+    expireInSeconds: 60,
+  }),
   // Usage page: CPU/GPU samples from CloudWatch (cron). Each pull re-reads a window that
   // overlaps the last one, so a failed run needs only one quick retry; the next run catches up.
   'metrics-pull': defineQueue(Sweep, {
@@ -217,6 +256,12 @@ export const BOSS_SCHEMA = 'pgboss';
 export type Boss = PgBoss;
 
 /**
+ * How often the worker's pg-boss looks for jobs past their expiry (and refreshes queue
+ * counts). pg-boss's default of 60 s would add up to a minute to every expiry above.
+ */
+export const SUPERVISE_INTERVAL_SECONDS = 10;
+
+/**
  * Creates pg-boss. The web process only sends (`role: 'web'`): no maintenance, no cron.
  * The worker supervises and schedules. Both make sure every queue and its dead-letter
  * queue exist, so whichever starts first does not lose jobs sent to a missing queue.
@@ -229,6 +274,8 @@ export async function startBoss(databaseUrl: string, role: 'web' | 'worker' | 's
     max: role === 'worker' ? 10 : 4,
     supervise: role === 'worker',
     schedule: role === 'worker',
+    superviseIntervalSeconds: SUPERVISE_INTERVAL_SECONDS,
+    monitorIntervalSeconds: SUPERVISE_INTERVAL_SECONDS,
     migrate: true,
   });
   await boss.start();
@@ -236,22 +283,74 @@ export async function startBoss(databaseUrl: string, role: 'web' | 'worker' | 's
   return boss;
 }
 
-export async function ensureQueues(boss: PgBoss): Promise<void> {
-  const existing = new Set((await boss.getQueues()).map((q) => q.name));
-  for (const name of QUEUE_NAMES) {
-    const { options } = QUEUES[name];
-    const dlq = deadLetterQueue(name);
-    if (!existing.has(dlq)) {
-      await boss.createQueue(dlq, {
-        retryLimit: 0,
-        retentionSeconds: 30 * 24 * 3600,
-        deleteAfterSeconds: 30 * 24 * 3600,
+/** What a queue (or dead-letter queue) is set to when its declaration leaves a setting out. */
+const POLICY_DEFAULTS = { retentionSeconds: 14 * 24 * 3600, deleteAfterSeconds: 7 * 24 * 3600 };
+const DEAD_LETTER_POLICY = {
+  retryLimit: 0,
+  retryDelay: 0,
+  retryBackoff: false,
+  retryDelayMax: null,
+  expireInSeconds: 900,
+  retentionSeconds: 30 * 24 * 3600,
+  deleteAfterSeconds: 30 * 24 * 3600,
+  deadLetter: null,
+} as const;
+
+/** The settings a queue must have in the database, as pg-boss's updateQueue takes them. */
+export function declaredPolicy(name: QueueName) {
+  const { options } = QUEUES[name];
+  return {
+    retryLimit: options.retryLimit,
+    retryDelay: options.retryDelay,
+    retryBackoff: options.retryBackoff,
+    retryDelayMax: options.retryDelayMax ?? null,
+    expireInSeconds: options.expireInSeconds,
+    retentionSeconds: options.retentionSeconds ?? POLICY_DEFAULTS.retentionSeconds,
+    deleteAfterSeconds: options.deleteAfterSeconds ?? POLICY_DEFAULTS.deleteAfterSeconds,
+    deadLetter: deadLetterQueue(name) as string | null,
+  };
+}
+
+type Policy = ReturnType<typeof declaredPolicy>;
+const POLICY_KEYS = Object.keys(declaredPolicy('email-send')) as (keyof Policy)[];
+
+/** The settings of `actual` that differ from `wanted` (missing ones count as null). */
+function policyDrift(actual: Record<string, unknown>, wanted: Policy): (keyof Policy)[] {
+  return POLICY_KEYS.filter((key) => (actual[key] ?? null) !== wanted[key]);
+}
+
+/**
+ * Creates missing queues and makes existing ones match their declaration: a changed retry,
+ * backoff, expiry, retention or dead-letter setting reaches a database that already has the
+ * queue (pg-boss's createQueue leaves an existing queue alone). Returns what it changed.
+ */
+export async function ensureQueues(boss: PgBoss): Promise<{ created: string[]; updated: string[] }> {
+  const existing = new Map(
+    (await boss.getQueues()).map((q) => [q.name, q as unknown as Record<string, unknown>]),
+  );
+  const created: string[] = [];
+  const updated: string[] = [];
+  const converge = async (name: string, wanted: Policy) => {
+    const queue = existing.get(name);
+    if (!queue) {
+      const { deadLetter, retryDelayMax, ...rest } = wanted;
+      await boss.createQueue(name, {
+        ...rest,
+        ...(deadLetter ? { deadLetter } : {}),
+        ...(retryDelayMax !== null ? { retryDelayMax } : {}),
       });
+      created.push(name);
+    } else if (policyDrift(queue, wanted).length > 0) {
+      await boss.updateQueue(name, wanted);
+      updated.push(name);
     }
-    if (!existing.has(name)) {
-      await boss.createQueue(name, { ...options, deadLetter: dlq });
-    }
+  };
+  for (const name of QUEUE_NAMES) {
+    // The dead-letter queue first: a queue may only name one that exists.
+    await converge(deadLetterQueue(name), { ...DEAD_LETTER_POLICY });
+    await converge(name, declaredPolicy(name));
   }
+  return { created, updated };
 }
 
 export function parsePayload<Q extends QueueName>(name: Q, data: unknown): Payload<Q> {
@@ -270,7 +369,26 @@ export async function sendJob<Q extends QueueName>(
 ): Promise<string | null> {
   const payload = parsePayload(name, data);
   const { db, ...sendOptions } = options;
-  return boss.send(name, payload as object, db ? { ...sendOptions, db: slonikAdapter(db) } : sendOptions);
+  const queue = mailQueueFor(name, payload);
+  return boss.send(queue, payload as object, db ? { ...sendOptions, db: slonikAdapter(db) } : sendOptions);
+}
+
+/**
+ * Mails someone is waiting for at a screen (a code or a reset link), and operator alerts. Sent
+ * as `email-send` like any mail, they travel on `email-code`, which bulk mail cannot delay.
+ */
+export const CODE_MAIL_KINDS: ReadonlySet<string> = new Set([
+  'register-code',
+  'login-code',
+  'password-reset',
+  'operator-alert',
+]);
+
+/** The queue a job named `name` really goes to: `email-code` for the mails above. */
+export function mailQueueFor(name: QueueName, payload: unknown): QueueName {
+  if (name !== 'email-send') return name;
+  const kind = (payload as { kind?: unknown }).kind;
+  return typeof kind === 'string' && CODE_MAIL_KINDS.has(kind) ? 'email-code' : name;
 }
 
 /** Lets pg-boss run its SQL on a slonik connection (and so inside a slonik transaction). */

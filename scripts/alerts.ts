@@ -1,6 +1,13 @@
+import { z } from 'zod';
 import { loadConfig, requireDatabaseUrl } from '../core/config.ts';
 import { listOrphans } from '../core/db/ec2Fleet.ts';
-import { listAlerts, resolveAlert, type OperatorAlert } from '../core/db/operatorAlerts.ts';
+import {
+  acknowledgeAlert,
+  findAlert,
+  listAlerts,
+  resolveAlert,
+  type OperatorAlert,
+} from '../core/db/operatorAlerts.ts';
 import { createDbPool } from '../core/db/pool.ts';
 import { findVm } from '../core/db/vms.ts';
 import { sendJob, startBoss } from '../core/queue.ts';
@@ -9,6 +16,8 @@ import { requestTerminate } from '../core/vmActions.ts';
 const USAGE = `usage: npm run alerts -- [command]
   (none)                 open operator alerts, most recent first
   all                    every alert, resolved ones too
+  show <id>              one alert in full: details, occurrences, when a person was told
+  ack <id>               someone is on it: no more reminders (it stays open until resolved)
   resolve <id>           mark an alert handled
   orphans                instances tagged as ours that no machine owns (terminated after ORPHAN_GRACE_MINUTES)
   reprovision <vmId>     a machine that ended in error: retire it and provision its plan again`;
@@ -22,8 +31,18 @@ const config = loadConfig();
 const db = await createDbPool(requireDatabaseUrl(config), { maximumPoolSize: 2 });
 let exitCode = 0;
 
+/** The alert id argument, refused unless it is one (before any query). */
+function alertId(value: string | undefined): string {
+  if (!value || !z.uuid().safeParse(value).success) throw new Error(`an alert id is needed\n${USAGE}`);
+  return value;
+}
+
 function print(alert: OperatorAlert): void {
-  const state = alert.resolved_at ? `resolved ${alert.resolved_at.toISOString()}` : 'OPEN';
+  const state = alert.resolved_at
+    ? `resolved ${alert.resolved_at.toISOString()}`
+    : alert.acknowledged_at
+      ? `OPEN (acknowledged ${alert.acknowledged_at.toISOString()})`
+      : 'OPEN';
   const times = alert.occurrences > 1 ? ` ×${alert.occurrences}` : '';
   const subject = [alert.vm_id && `vm ${alert.vm_id}`, alert.instance_id && `instance ${alert.instance_id}`]
     .filter(Boolean)
@@ -42,9 +61,43 @@ try {
       alerts.forEach(print);
       break;
     }
+    case 'show': {
+      const id = alertId(args[0]);
+      const alert = await findAlert(db, id);
+      if (!alert) throw new Error(`no alert ${id}`);
+      console.log(
+        JSON.stringify(
+          {
+            id: alert.id,
+            kind: alert.kind,
+            state: alert.resolved_at ? 'resolved' : alert.acknowledged_at ? 'acknowledged' : 'open',
+            message: alert.message,
+            vmId: alert.vm_id,
+            instanceId: alert.instance_id,
+            occurrences: alert.occurrences,
+            firstSeen: alert.created_at,
+            lastSeen: alert.last_seen_at,
+            notifications: alert.notify_count,
+            lastNotified: alert.notified_at,
+            acknowledged: alert.acknowledged_at,
+            resolved: alert.resolved_at,
+            details: alert.details,
+          },
+          null,
+          2,
+        ),
+      );
+      break;
+    }
+    case 'ack': {
+      const id = alertId(args[0]);
+      const alert = await acknowledgeAlert(db, id);
+      if (!alert) throw new Error(`no open, unacknowledged alert ${id}`);
+      print(alert);
+      break;
+    }
     case 'resolve': {
-      const id = args[0];
-      if (!id) throw new Error(USAGE);
+      const id = alertId(args[0]);
       const alert = await resolveAlert(db, id);
       if (!alert) throw new Error(`no open alert ${id}`);
       print(alert);

@@ -6,6 +6,7 @@ import { recordedFigures } from './bench/lib.ts';
 import { benchPoll } from './bench/poll.ts';
 import { benchTimeToDesktop } from './bench/timeToDesktop.ts';
 import { benchReconcile } from './bench/reconcile.ts';
+import { benchMail } from './bench/mail.ts';
 
 /**
  * `npm run bench`: prints figures for the product's performance targets, each with the
@@ -26,6 +27,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   },
   // 100 paid checkouts whose browser and webhook were both lost → all active (reconciliation sweep).
   reconcile: benchReconcile,
+  // Bulk mail throughput and sign-in code latency under a newsletter backlog.
+  mail: benchMail,
 };
 
 const only = process.argv.slice(2);

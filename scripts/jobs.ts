@@ -5,6 +5,7 @@ import {
   failureMessage,
   findJob,
   isQueueName,
+  listDeadLetters,
   listFailed,
   payloadProblem,
   replay,
@@ -12,13 +13,23 @@ import {
 } from './lib/jobs.ts';
 
 const USAGE = `usage: npm run jobs -- <command>
+  dead [queue]             dead letters (<queue>-dlq) waiting for an operator, with their last error
   failed [queue]           list failed jobs (retries exhausted), newest first
   show <id>                one job: queue, state, payload, error
   replay <id>              put a failed (or dead-letter) job back to work
-  replay --all <queue>     replay every failed job of a queue
+  replay --all <queue>     replay every failed job and dead letter of a queue
+  help                     this text (needs no database)
+Reads DATABASE_URL.
 queues: ${QUEUE_NAMES.join(', ')}`;
 
+const COMMANDS = new Set(['dead', 'failed', 'show', 'replay']);
 const [command, ...args] = process.argv.slice(2);
+// Help and bad usage answer before any configuration or database is needed.
+if (command === undefined || !COMMANDS.has(command)) {
+  const asked = command === undefined || command === 'help' || command === '--help' || command === '-h';
+  (asked ? console.log : console.error)(USAGE);
+  process.exit(asked ? 0 : 2);
+}
 const config = loadConfig();
 const databaseUrl = requireDatabaseUrl(config);
 const db = await createDbPool(databaseUrl, { maximumPoolSize: 2 });
@@ -26,6 +37,18 @@ let exitCode = 0;
 
 try {
   switch (command) {
+    case 'dead': {
+      const queue = args[0];
+      if (queue !== undefined && !isQueueName(queue)) throw new Error(`unknown queue ${queue}\n${USAGE}`);
+      const jobs = await listDeadLetters(db, queue);
+      if (jobs.length === 0) console.log(queue ? `no dead letters in ${queue}` : 'no dead letters');
+      for (const job of jobs) {
+        console.log(
+          `${job.id}  ${job.name}  since ${job.created_on.toISOString()}  after ${job.source_retry_count ?? '?'} retries  ${failureMessage(job)}`,
+        );
+      }
+      break;
+    }
     case 'failed': {
       const queue = args[0];
       if (queue !== undefined && !isQueueName(queue)) throw new Error(`unknown queue ${queue}\n${USAGE}`);
@@ -83,9 +106,6 @@ try {
       }
       break;
     }
-    default:
-      console.log(USAGE);
-      exitCode = command === undefined || command === 'help' || command === '--help' ? 0 : 2;
   }
 } catch (error) {
   console.error(`jobs: ${(error as Error).message}`);

@@ -23,12 +23,35 @@ import { metricsPull } from './jobs/metricsPull.ts';
 import { housekeeping } from './jobs/housekeeping.ts';
 import { createCloudWatch, type CloudWatch } from '../core/providers/cloudwatch.ts';
 import { registerSchedules } from './schedules.ts';
+import { alertNotify } from './jobs/alertNotify.ts';
+import { alertWebhook } from './jobs/alertWebhook.ts';
+import { createRegistry, jobDurationHistogram, serveMetrics, type Registry } from '../core/metrics.ts';
 
-type Handler = (deps: WorkerDeps) => (jobs: import('../core/queue.ts').Job<unknown>[]) => Promise<void>;
+type Handler = (deps: WorkerDeps) => (jobs: import('../core/queue.ts').Job<unknown>[]) => Promise<unknown>;
+
+type Subscription = {
+  handler: Handler;
+  batchSize: number;
+  localConcurrency: number;
+  /** The handler answers one result per job (pg-boss `perJobResults`) instead of throwing. */
+  perJobResults?: boolean;
+  /** How often an idle worker asks for more; 2 s unless a queue needs quicker pick-up. */
+  pollingIntervalSeconds?: number;
+};
 
 /** Every queue the worker serves, with its handler and how many jobs it takes at once. */
-const HANDLERS: Record<QueueName, { handler: Handler; batchSize: number; localConcurrency: number }> = {
-  'email-send': { handler: emailSend, batchSize: 1, localConcurrency: 4 },
+const HANDLERS: Record<QueueName, Subscription> = {
+  // Bulk mail: batches of 10 from two pollers over the pooled SMTP transport, fetching again at
+  // once while batches come back full, so a backlog drains at SMTP speed.
+  'email-send': { handler: emailSend, batchSize: 10, localConcurrency: 2, perJobResults: true },
+  // Codes someone is waiting for: their own pollers, checking twice a second.
+  'email-code': {
+    handler: emailSend,
+    batchSize: 5,
+    localConcurrency: 2,
+    perJobResults: true,
+    pollingIntervalSeconds: 0.5,
+  },
   // Each job waits on PayU's verify API; a few at once keeps a burst of callbacks moving.
   'payment-verify': { handler: paymentVerify, batchSize: 1, localConcurrency: 4 },
   // The sweep batches its own PayU calls; one at a time (its claim uses SKIP LOCKED anyway).
@@ -48,10 +71,14 @@ const HANDLERS: Record<QueueName, { handler: Handler; batchSize: number; localCo
   'vm-reconcile': { handler: vmReconcile, batchSize: 1, localConcurrency: 1 },
   'metrics-pull': { handler: metricsPull, batchSize: 1, localConcurrency: 1 },
   housekeeping: { handler: housekeeping, batchSize: 1, localConcurrency: 1 },
+  'alert-notify': { handler: alertNotify, batchSize: 1, localConcurrency: 1 },
+  'alert-webhook': { handler: alertWebhook, batchSize: 1, localConcurrency: 2 },
 };
 
 export type RunningWorker = {
   deps: WorkerDeps;
+  /** This process's metrics: Node process metrics and job timings (served on WORKER_METRICS_PORT). */
+  metrics: Registry;
   /** `graceful: false` drops running jobs on the floor, like a killed process (tests). */
   stop: (options?: { graceful?: boolean }) => Promise<void>;
 };
@@ -86,21 +113,47 @@ export async function startWorker(
     cloudWatch,
     remoteDesktop: remoteDesktopProbe,
   };
-  for (const [name, { handler, batchSize, localConcurrency }] of Object.entries(HANDLERS)) {
+  const metrics = createRegistry();
+  const jobDurations = jobDurationHistogram(metrics);
+  for (const [name, subscription] of Object.entries(HANDLERS)) {
+    const { batchSize, localConcurrency, perJobResults = false } = subscription;
+    const run = subscription.handler(deps);
+    const timed = async (jobs: import('../core/queue.ts').Job<unknown>[]) => {
+      const end = jobDurations.startTimer({ queue: name });
+      try {
+        const result = await run(jobs);
+        end({ outcome: 'completed' });
+        return result;
+      } catch (error) {
+        end({ outcome: 'failed' });
+        throw error;
+      }
+    };
     await boss.work(
       name,
-      { batchSize, localConcurrency, pollingIntervalSeconds: overrides.pollingIntervalSeconds ?? 2 },
-      handler(deps),
+      {
+        batchSize,
+        localConcurrency,
+        perJobResults,
+        burstWhenBatchFull: batchSize > 1,
+        pollingIntervalSeconds: overrides.pollingIntervalSeconds ?? subscription.pollingIntervalSeconds ?? 2,
+      },
+      timed,
     );
   }
   await registerSchedules(deps);
-  log.info({ queues: Object.keys(HANDLERS) }, 'worker started');
+  const port = config.ops.workerMetricsPort;
+  const metricsServer = port === undefined ? undefined : await serveMetrics(metrics, config, log, port);
+  log.info({ queues: Object.keys(HANDLERS), metricsPort: port }, 'worker started');
   return {
     deps,
+    metrics,
     async stop(options = {}) {
+      metricsServer?.close();
       // Let running jobs finish (up to 20 s); unfinished ones are retried by another worker.
       await boss.stop({ graceful: options.graceful ?? true, timeout: 20_000 });
       await db.end();
+      if (!overrides.mailer) deps.mailer.close?.();
       if (!overrides.vmEc2) vmEc2.destroy();
       if (!overrides.cloudWatch) cloudWatch.destroy();
       log.info('worker stopped');

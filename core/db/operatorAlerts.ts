@@ -34,11 +34,14 @@ export const OperatorAlert = z.object({
   created_at: z.date(),
   last_seen_at: z.date(),
   resolved_at: z.date().nullable(),
+  notified_at: z.date().nullable(),
+  notify_count: z.number().int(),
+  acknowledged_at: z.date().nullable(),
 });
 export type OperatorAlert = z.infer<typeof OperatorAlert>;
 
 const COLUMNS = sql.fragment`id, kind, dedupe_key, message, vm_id, instance_id, details, occurrences, created_at,
-  last_seen_at, resolved_at`;
+  last_seen_at, resolved_at, notified_at, notify_count, acknowledged_at`;
 
 export type NewAlert = {
   kind: AlertKind;
@@ -50,7 +53,10 @@ export type NewAlert = {
   details?: Record<string, unknown>;
 };
 
-/** Raises (or bumps) an alert. `isNew` is true when no open alert for the problem existed. */
+/**
+ * Raises (or bumps) an alert. `isNew` is true when no open alert for the problem existed. The
+ * `alert-notify` sweep then tells a person (claimAlertsToNotify): nothing more to do here.
+ */
 export async function raiseAlert(db: Db, alert: NewAlert): Promise<{ alert: OperatorAlert; isNew: boolean }> {
   const key = alert.dedupeKey ?? `${alert.kind}:${alert.vmId ?? alert.instanceId ?? 'global'}`;
   const row = await db.one(sql.type(OperatorAlert.extend({ inserted: z.boolean() }))`
@@ -89,4 +95,43 @@ export async function isAlertResolved(db: Db, dedupeKey: string): Promise<boolea
     SELECT bool_or(resolved_at IS NULL) AS open FROM operator_alerts WHERE dedupe_key = ${dedupeKey}
     HAVING count(*) > 0`);
   return row !== null && !row.open;
+}
+
+export async function findAlert(db: Db, id: string): Promise<OperatorAlert | null> {
+  return db.maybeOne(sql.type(OperatorAlert)`SELECT ${COLUMNS} FROM operator_alerts WHERE id = ${id}`);
+}
+
+/** Someone is on it: no more reminders; it stays open until resolved. */
+export async function acknowledgeAlert(db: Db, id: string): Promise<OperatorAlert | null> {
+  return db.maybeOne(sql.type(OperatorAlert)`
+    UPDATE operator_alerts SET acknowledged_at = now()
+    WHERE id = ${id} AND resolved_at IS NULL AND acknowledged_at IS NULL
+    RETURNING ${COLUMNS}`);
+}
+
+/**
+ * Open, unacknowledged alerts a person must hear about now, marked as notified in the same
+ * statement: those never notified, and those seen again since their last notification once
+ * `renotifyMinutes` have passed (a problem that keeps happening is repeated, one that went
+ * quiet is not). Run it in the transaction that enqueues the notifications, so a claim and
+ * its sends commit together; SKIP LOCKED keeps two sweeps from claiming the same alert.
+ */
+export async function claimAlertsToNotify(
+  db: Db,
+  options: { renotifyMinutes: number; limit?: number },
+): Promise<OperatorAlert[]> {
+  return [
+    ...(await db.any(sql.type(OperatorAlert)`
+      UPDATE operator_alerts SET notified_at = now(), notify_count = notify_count + 1
+      WHERE id IN (
+        SELECT id FROM operator_alerts
+        WHERE resolved_at IS NULL AND acknowledged_at IS NULL
+          AND (notified_at IS NULL
+               OR (last_seen_at > notified_at
+                   AND notified_at < now() - make_interval(mins => ${options.renotifyMinutes})))
+        ORDER BY last_seen_at
+        LIMIT ${options.limit ?? 50}
+        FOR UPDATE SKIP LOCKED)
+      RETURNING ${COLUMNS}`)),
+  ];
 }

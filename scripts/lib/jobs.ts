@@ -19,11 +19,14 @@ const JobRow = z.object({
   completed_on: z.date().nullable(),
   source_name: z.string().nullable(),
   source_id: z.uuid().nullable(),
+  source_output: z.unknown(),
+  source_retry_count: z.number().nullable(),
 });
 export type JobRow = z.infer<typeof JobRow>;
 
 const table = sql.identifier([BOSS_SCHEMA, 'job']);
-const COLUMNS = sql.fragment`id, name, state::text AS state, data, output, retry_count, created_on, completed_on, source_name, source_id`;
+const COLUMNS = sql.fragment`id, name, state::text AS state, data, output, retry_count, created_on, completed_on,
+  source_name, source_id, source_output, source_retry_count`;
 
 export function isQueueName(name: string): name is QueueName {
   return (QUEUE_NAMES as string[]).includes(name);
@@ -39,16 +42,31 @@ export async function listFailed(db: Db, queue?: QueueName, limit = 100): Promis
     LIMIT ${limit}`);
 }
 
+/**
+ * Dead letters of one queue or all (`<queue>-dlq`), newest first: what exhausted its retries
+ * and still waits for an operator, even after the failed original was cleaned away.
+ */
+export async function listDeadLetters(db: Db, queue?: QueueName, limit = 100): Promise<readonly JobRow[]> {
+  const names = (queue ? [queue] : QUEUE_NAMES).map(deadLetterQueue);
+  return db.any(sql.type(JobRow)`
+    SELECT ${COLUMNS} FROM ${table}
+    WHERE name = ANY(${sql.array(names, 'text')}) AND state IN ('created', 'retry')
+    ORDER BY created_on DESC
+    LIMIT ${limit}`);
+}
+
 export async function findJob(db: Db, id: string): Promise<JobRow | null> {
   return db.maybeOne(sql.type(JobRow)`SELECT ${COLUMNS} FROM ${table} WHERE id = ${id}`);
 }
 
 /** The error a failed job recorded, in one line. */
 export function failureMessage(job: JobRow): string {
-  const output = job.output as { message?: unknown } | null;
+  // A dead letter carries its original's last error as source_output.
+  const recorded = job.name.endsWith('-dlq') ? job.source_output : job.output;
+  const output = recorded as { message?: unknown } | null;
   return typeof output?.message === 'string'
     ? output.message.split('\n')[0]!
-    : JSON.stringify(job.output ?? null);
+    : JSON.stringify(recorded ?? null);
 }
 
 /** Whether a job's payload still satisfies its queue's schema (a replay of an invalid one fails again). */
@@ -88,11 +106,18 @@ export async function replay(db: Db, boss: PgBoss, id: string): Promise<ReplayRe
   return { id: job.id, queue: job.name, how: 'retried' };
 }
 
+/**
+ * Replays every failed job of a queue, then every dead letter left whose original is gone
+ * (replaying a failed job already removes its dead letter).
+ */
 export async function replayAll(db: Db, boss: PgBoss, queue: QueueName): Promise<ReplayResult[]> {
   const results: ReplayResult[] = [];
-  for (;;) {
-    const batch = await listFailed(db, queue, 500);
-    if (batch.length === 0) return results;
-    for (const job of batch) results.push(await replay(db, boss, job.id));
+  for (const list of [listFailed, listDeadLetters]) {
+    for (;;) {
+      const batch = await list(db, queue, 500);
+      if (batch.length === 0) break;
+      for (const job of batch) results.push(await replay(db, boss, job.id));
+    }
   }
+  return results;
 }

@@ -63,7 +63,7 @@ describe('POST /api/auth/register', () => {
     const jobs = await stack.services.db.any(
       sql.type(
         z.object({ data: z.string() }),
-      )`SELECT data::text AS data FROM pgboss.job WHERE name = 'email-send' AND data->>'to' = ${email}`,
+      )`SELECT data::text AS data FROM pgboss.job WHERE name = 'email-code' AND data->>'to' = ${email}`,
     );
     expect(jobs.length).toBeGreaterThan(0);
     for (const job of jobs) {

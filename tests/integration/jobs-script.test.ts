@@ -5,7 +5,7 @@ import { loadConfig } from '../../core/config.ts';
 import { createLogger } from '../../core/log.ts';
 import { sendJob } from '../../core/queue.ts';
 import type { Mailer } from '../../core/providers/mail.ts';
-import { findJob, listFailed } from '../../scripts/lib/jobs.ts';
+import { findJob, listDeadLetters, listFailed } from '../../scripts/lib/jobs.ts';
 import { startWorker } from '../../worker/worker.ts';
 import { startTestStack, waitFor } from '../support/stack.ts';
 
@@ -51,6 +51,11 @@ describe('npm run jobs', () => {
       expect(failed.stdout).toContain(id);
       expect(failed.stdout).toContain('SMTP 421 service not available');
 
+      // Its dead letter is listed with the error that finished it.
+      const dead = await cli('dead', 'email-send');
+      expect(dead.stdout).toContain('email-send-dlq');
+      expect(dead.stdout).toContain('SMTP 421 service not available');
+
       const shown = JSON.parse((await cli('show', id!)).stdout);
       expect(shown).toMatchObject({
         id,
@@ -69,6 +74,7 @@ describe('npm run jobs', () => {
       );
       expect(state.sent).toEqual(['first']);
       expect(await listFailed(stack.services.db, 'email-send')).toHaveLength(0);
+      expect(await listDeadLetters(stack.services.db, 'email-send')).toHaveLength(0);
 
       // Replaying a job that is not failed is refused and changes nothing.
       await expect(cli('replay', id!)).rejects.toMatchObject({
@@ -97,9 +103,48 @@ describe('npm run jobs', () => {
       expect(out.stdout).toContain('replayed 3 job(s) from email-send');
       await waitFor('all three sent', async () => state.sent.length === 3);
       expect([...state.sent].sort()).toEqual(['a', 'b', 'c']);
-      for (const id of ids) expect((await findJob(stack.services.db, id!))?.state).toBe('completed');
+      // Sent comes before pg-boss records the batch as done.
+      for (const id of ids) {
+        await waitFor(
+          `job ${id} completed`,
+          async () => (await findJob(stack.services.db, id!))?.state === 'completed',
+        );
+      }
     } finally {
       await worker.stop();
+    }
+  });
+
+  it('replays a dead letter whose failed original was already cleaned away', async () => {
+    const { state, mailer } = flakyMailer();
+    const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: stack.databaseUrl });
+    const worker = await startWorker(config, stack.databaseUrl, log, { mailer, pollingIntervalSeconds: 0.5 });
+    try {
+      const id = await sendJob(stack.services.boss, 'email-send', mail('orphaned'), { retryLimit: 0 });
+      const [letter] = await waitFor('its dead letter', async () => {
+        const letters = await listDeadLetters(stack.services.db, 'email-send');
+        return letters.length > 0 && letters;
+      });
+      // pg-boss's retention deletes failed jobs before their dead letters.
+      await stack.services.boss.deleteJob('email-send', id!);
+      state.broken = false;
+      const out = await cli('replay', '--all', 'email-send');
+      expect(out.stdout).toContain('replayed 1 job(s) from email-send');
+      await waitFor('the resent mail', async () => state.sent.includes('orphaned'));
+      expect(await findJob(stack.services.db, letter!.id)).toBeNull();
+      expect(await listDeadLetters(stack.services.db, 'email-send')).toHaveLength(0);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('prints its help without a database or any configuration', async () => {
+    const env: Record<string, string | undefined> = { ...process.env, NODE_ENV: 'production' };
+    delete env.DATABASE_URL;
+    for (const flag of ['--help', 'help']) {
+      const help = await run(process.execPath, ['scripts/jobs.ts', flag], { env });
+      expect(help.stdout).toContain('usage: npm run jobs');
+      expect(help.stdout).toContain('dead [queue]');
     }
   });
 
