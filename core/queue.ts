@@ -279,7 +279,12 @@ export async function startBoss(databaseUrl: string, role: 'web' | 'worker' | 's
     migrate: true,
   });
   await boss.start();
-  await ensureQueues(boss);
+  const { policyMismatch } = await ensureQueues(boss);
+  if (policyMismatch.length > 0) {
+    process.emitWarning(
+      `pg-boss queues created with another policy than declared (recreate them empty to apply): ${policyMismatch.join(', ')}`,
+    );
+  }
   return boss;
 }
 
@@ -324,33 +329,41 @@ function policyDrift(actual: Record<string, unknown>, wanted: Policy): (keyof Po
  * backoff, expiry, retention or dead-letter setting reaches a database that already has the
  * queue (pg-boss's createQueue leaves an existing queue alone). Returns what it changed.
  */
-export async function ensureQueues(boss: PgBoss): Promise<{ created: string[]; updated: string[] }> {
+export async function ensureQueues(
+  boss: PgBoss,
+): Promise<{ created: string[]; updated: string[]; policyMismatch: string[] }> {
   const existing = new Map(
     (await boss.getQueues()).map((q) => [q.name, q as unknown as Record<string, unknown>]),
   );
   const created: string[] = [];
   const updated: string[] = [];
-  const converge = async (name: string, wanted: Policy) => {
+  const policyMismatch: string[] = [];
+  const converge = async (name: string, wanted: Policy, policy: 'standard' | 'short') => {
     const queue = existing.get(name);
     if (!queue) {
       const { deadLetter, retryDelayMax, ...rest } = wanted;
       await boss.createQueue(name, {
         ...rest,
+        policy,
         ...(deadLetter ? { deadLetter } : {}),
         ...(retryDelayMax !== null ? { retryDelayMax } : {}),
       });
       created.push(name);
-    } else if (policyDrift(queue, wanted).length > 0) {
+      return;
+    }
+    if (policyDrift(queue, wanted).length > 0) {
       await boss.updateQueue(name, wanted);
       updated.push(name);
     }
+    // pg-boss fixes a queue's policy at creation: a changed one needs the queue recreated empty.
+    if ((queue.policy ?? 'standard') !== policy) policyMismatch.push(name);
   };
   for (const name of QUEUE_NAMES) {
     // The dead-letter queue first: a queue may only name one that exists.
-    await converge(deadLetterQueue(name), { ...DEAD_LETTER_POLICY });
-    await converge(name, declaredPolicy(name));
+    await converge(deadLetterQueue(name), { ...DEAD_LETTER_POLICY }, 'standard');
+    await converge(name, declaredPolicy(name), QUEUES[name].options.policy ?? 'standard');
   }
-  return { created, updated };
+  return { created, updated, policyMismatch };
 }
 
 export function parsePayload<Q extends QueueName>(name: Q, data: unknown): Payload<Q> {

@@ -60,25 +60,27 @@ export async function insertUser(db: Db, user: NewUser): Promise<User> {
 
 /** Links a Google account to an existing user (the email matched and Google verified it). */
 export async function linkGoogleAccount(db: Db, userId: string, sub: string): Promise<User> {
+  forgetCachedSession({ userId }); // signed-in requests read the user from the session cache
   return db.one(sql.type(User)`
     UPDATE users SET google_sub = ${sub}, email_verified_at = coalesce(email_verified_at, now()), updated_at = now()
     WHERE id = ${userId} RETURNING ${COLUMNS}`);
 }
 
 export async function updateUserName(db: Db, userId: string, name: string): Promise<User> {
-  // Signed-in requests read the name from the session cache: this process must not show the old one.
-  forgetCachedSession({ userId });
+  forgetCachedSession({ userId }); // signed-in requests read the user from the session cache
   return db.one(sql.type(User)`
     UPDATE users SET name = ${name}, updated_at = now() WHERE id = ${userId} AND deleted_at IS NULL RETURNING ${COLUMNS}`);
 }
 
 /** A validated Indian mobile number (core/domain/phone.ts); PayU's checkout needs one. */
 export async function updateUserPhone(db: Db, userId: string, phone: string): Promise<User> {
+  forgetCachedSession({ userId }); // signed-in requests read the user from the session cache
   return db.one(sql.type(User)`
     UPDATE users SET phone = ${phone}, updated_at = now() WHERE id = ${userId} AND deleted_at IS NULL RETURNING ${COLUMNS}`);
 }
 
 export async function updatePasswordHash(db: Db, userId: string, passwordHash: string): Promise<void> {
+  forgetCachedSession({ userId }); // signed-in requests read the user from the session cache
   await db.query(
     sql.unsafe`UPDATE users SET password_hash = ${passwordHash}, updated_at = now() WHERE id = ${userId}`,
   );
@@ -86,6 +88,7 @@ export async function updatePasswordHash(db: Db, userId: string, passwordHash: s
 
 /** Stores a not-yet-confirmed TOTP secret (encrypted), replacing an earlier unconfirmed one. */
 export async function setPendingTotpSecret(db: Db, userId: string, encryptedSecret: string): Promise<void> {
+  forgetCachedSession({ userId }); // signed-in requests read the user from the session cache
   await db.query(sql.unsafe`
     UPDATE users SET totp_pending_secret_encrypted = ${encryptedSecret}, updated_at = now() WHERE id = ${userId}`);
 }
@@ -97,6 +100,7 @@ export async function enableTotp(
   encryptedSecret: string,
   step: number,
 ): Promise<boolean> {
+  forgetCachedSession({ userId }); // signed-in requests read the user from the session cache
   const result = await db.query(sql.unsafe`
     UPDATE users SET totp_secret_encrypted = ${encryptedSecret}, totp_pending_secret_encrypted = NULL,
       totp_enabled_at = now(), totp_last_step = ${step}, updated_at = now()
@@ -105,6 +109,7 @@ export async function enableTotp(
 }
 
 export async function disableTotp(db: Db, userId: string): Promise<void> {
+  forgetCachedSession({ userId }); // signed-in requests read the user from the session cache
   await db.query(sql.unsafe`
     UPDATE users SET totp_secret_encrypted = NULL, totp_pending_secret_encrypted = NULL, totp_enabled_at = NULL,
       totp_last_step = NULL, updated_at = now()
@@ -128,6 +133,7 @@ export async function claimTotpStep(db: Db, userId: string, step: number): Promi
  * reference it keep their meaning. The old email is free to register again.
  */
 export async function anonymiseUser(db: Db, userId: string): Promise<void> {
+  forgetCachedSession({ userId }); // signed-in requests read the user from the session cache
   await db.query(sql.unsafe`
     UPDATE users SET
       email = 'deleted-' || id::text || '@deleted.invalid',

@@ -60,10 +60,14 @@ describe('worker killed mid-provision', () => {
 
     const second = await startWorker(stack.config, stack.databaseUrl, log, { pollingIntervalSeconds: 0.5 });
     workers.push(second);
-    // What the minute cron sends: once the row has been still for VM_STUCK_SECONDS, the reaper
-    // finds the stalled provisioning and sends it again.
-    await waitFor('the provisioning to count as stalled', async () =>
-      (await listStuckVms(cloud.db, new Date(), 1)).some((row) => row.id === vm.id),
+    // What the minute crons do: the sync sweep may adopt the instance by its ClientToken first;
+    // otherwise, once the row has been still for VM_STUCK_SECONDS, the reaper finds the stalled
+    // provisioning and sends it again. Either way, one of the two.
+    await waitFor(
+      'the provisioning to be adopted or to count as stalled',
+      async () =>
+        (await cloud.vm(vm.id)).instance_id !== null ||
+        (await listStuckVms(cloud.db, new Date(), 1)).some((row) => row.id === vm.id),
     );
     await sendJob(stack.services.boss, 'vm-reaper', {});
     const ready = await cloud.waitForVm(vm.id, 'to be ready', (row) => row.state === 'running', 25_000);

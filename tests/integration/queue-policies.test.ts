@@ -48,7 +48,7 @@ describe('queue policies', () => {
     });
     expect(await boss.getQueue('vm-provision')).toMatchObject({ expireInSeconds: 120 });
     // Converged: a second start changes nothing.
-    expect(await ensureQueues(boss)).toEqual({ created: [], updated: [] });
+    expect(await ensureQueues(boss)).toEqual({ created: [], updated: [], policyMismatch: [] });
   });
 
   it('stuck work is handed on within two minutes: payment checks expire in 60 s, provisioning steps in 120 s', () => {
