@@ -32,7 +32,10 @@ export type AppOptions = {
  * JSON 404) → mounts → SPA.
  */
 export function createApp(services: Services, options: AppOptions = {}): Koa<AppState> {
-  const app = new Koa<AppState>({ proxy: services.config.trustProxy });
+  // ctx.ip: the socket address, or with N trusted hops the Nth X-Forwarded-For entry from the
+  // right (Koa keeps the last maxIpsCount entries and takes the first of them).
+  const hops = services.config.trustProxyHops;
+  const app = new Koa<AppState>({ proxy: hops > 0, maxIpsCount: hops });
   app.silent = true;
 
   app.use(requestId(services.log));

@@ -6,6 +6,7 @@ import { startBoss, type QueueName } from '../core/queue.ts';
 import { sql } from '../core/db/pool.ts';
 import type { WorkerDeps } from './deps.ts';
 import { emailSend } from './jobs/emailSend.ts';
+import { accountRecovery } from './jobs/accountRecovery.ts';
 import { paymentVerify } from './jobs/paymentVerify.ts';
 import { vmProvision } from './jobs/vmProvision.ts';
 import { vmSync } from './jobs/vmSync.ts';
@@ -27,6 +28,7 @@ type Handler = (deps: WorkerDeps) => (jobs: import('../core/queue.ts').Job<unkno
 /** Every queue the worker serves, with its handler and how many jobs it takes at once. */
 const HANDLERS: Record<QueueName, { handler: Handler; batchSize: number; localConcurrency: number }> = {
   'email-send': { handler: emailSend, batchSize: 1, localConcurrency: 4 },
+  'account-recovery': { handler: accountRecovery, batchSize: 1, localConcurrency: 2 },
   // Each job waits on PayU's verify API; a few at once keeps a burst of callbacks moving.
   'payment-verify': { handler: paymentVerify, batchSize: 1, localConcurrency: 4 },
   // Builds (or takes from the warm pool) the machine of a newly activated subscription.

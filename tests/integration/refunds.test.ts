@@ -16,7 +16,7 @@ import { startTestStack } from '../support/stack.ts';
  * cancel_refund_transaction with a token stored first, and is safe to run again.
  */
 
-const stack = await startTestStack({ worker: true, env: { TRUST_PROXY: 'true' } });
+const stack = await startTestStack({ worker: true });
 const db = stack.services.db;
 const payu = createPayUClient(stack.config.payu);
 const { buyer, checkout, pay, paymentStatus, settled } = paymentHelpers(stack);
