@@ -5,7 +5,8 @@ import type { AppState } from './context.ts';
 import type { Services } from './services.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { requestId } from './middleware/requestId.ts';
-import { sameOrigin, securityHeaders } from './middleware/security.ts';
+import { canonicalLoopbackHost, requireHttps, sameOrigin, securityHeaders } from './middleware/security.ts';
+import { refuseBadCharacters, requireKnownBodyType } from './middleware/input.ts';
 import { healthRoutes } from './routes/health.ts';
 import { reportRoutes } from './routes/reports.ts';
 import { publicSiteRoutes } from './routes/publicSite.ts';
@@ -45,13 +46,17 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
       production: services.config.production,
       // Google Identity Services' script and iframe, only when a real client id is configured.
       googleSignIn: services.config.google.mode === 'google',
-      // The /payment page posts its form to PayU's hosted checkout (our own origin in sandbox mode).
-      formActions: otherOrigins(services.config.publicUrl, [services.config.payu.checkoutUrl]),
+      // The /payment page posts its form to PayU's hosted checkout (our own origin in sandbox
+      // mode, named anyway: a page opened under another host name still may post there).
+      formActions: origins([services.config.payu.checkoutUrl]),
     }),
   );
 
   const health = healthRoutes(services);
   app.use(health.routes());
+  // After health: load balancers probe /healthz over plain HTTP by the instance's address.
+  if (services.config.production) app.use(requireHttps(services.config.publicUrl));
+  app.use(canonicalLoopbackHost(services.config.publicUrl));
 
   const api = new Router<AppState>({ prefix: '/api' });
   api.use(async (ctx, next) => {
@@ -62,6 +67,7 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
   api.use(sameOrigin(services.config.publicUrl, { exemptPaths: [PAYU_CALLBACK_PREFIX] }));
   // Who is asking: sets ctx.state.user from the session cookie (never refuses by itself).
   api.use(loadSession({ db: services.db, production: services.config.production }));
+  api.use(requireKnownBodyType());
   api.use(
     koaBody({
       json: true,
@@ -76,6 +82,7 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
       },
     }) as unknown as Middleware<AppState>,
   );
+  api.use(refuseBadCharacters());
   for (const routes of [
     reportRoutes(services),
     publicSiteRoutes(services),
@@ -97,14 +104,13 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
   for (const mount of options.mounts ?? []) {
     app.use(mountAt(mount.prefix, mount.middleware));
   }
-  app.use(spa(options.spaDir));
+  app.use(spa(options.spaDir, { sourceMaps: services.config.serveSourceMaps }));
   return app;
 }
 
-/** The origins of `urls` other than our own (CSP sources are origins). */
-function otherOrigins(publicUrl: string, urls: string[]): string[] {
-  const own = new URL(publicUrl).origin;
-  return [...new Set(urls.map((url) => new URL(url).origin))].filter((origin) => origin !== own);
+/** The origins of `urls` (CSP sources are origins). */
+function origins(urls: string[]): string[] {
+  return [...new Set(urls.map((url) => new URL(url).origin))];
 }
 
 function mountAt(prefix: string, middleware: Middleware): Middleware<AppState> {

@@ -26,6 +26,8 @@ const EnvSchema = z.object({
    * wrote); addresses further left are the client's own claims.
    */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  /** Serve the SPA's source maps (they reveal the whole client source); off unless asked. */
+  SERVE_SOURCE_MAPS: z.enum(['true', 'false']).default('false'),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   MAIL_FROM: z.string().min(3).default('Legend Cloud <no-reply@legendcloud.in>'),
   SUPPORT_EMAIL: z.email().default('support@legendcloud.in'),
@@ -91,6 +93,7 @@ export type Config = {
   logLevel: Env['LOG_LEVEL'];
   /** Proxies of ours in front of the web process (0: the socket address is the client). */
   trustProxyHops: number;
+  serveSourceMaps: boolean;
   mail: { smtpUrl: string | undefined; from: string };
   supportEmail: string;
   contactEmail: string;
@@ -312,6 +315,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     publicUrl,
     logLevel: env.LOG_LEVEL,
     trustProxyHops: env.TRUST_PROXY_HOPS,
+    serveSourceMaps: env.SERVE_SOURCE_MAPS === 'true',
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
     supportEmail: env.SUPPORT_EMAIL,
     contactEmail: env.CONTACT_EMAIL,
