@@ -83,17 +83,7 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
     }) as unknown as Middleware<AppState>,
   );
   api.use(refuseBadCharacters());
-  for (const routes of [
-    reportRoutes(services),
-    publicSiteRoutes(services),
-    authRoutes(services),
-    userRoutes(services),
-    planRoutes(services),
-    paymentRoutes(services),
-    invoiceRoutes(services),
-    vmRoutes(services),
-    usageRoutes(services),
-  ]) {
+  for (const routes of apiRouters(services)) {
     api.use(routes.routes(), routes.allowedMethods());
   }
   api.all('/{*rest}', () => {
@@ -106,6 +96,21 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
   }
   app.use(spa(options.spaDir, { sourceMaps: services.config.serveSourceMaps }));
   return app;
+}
+
+/** Every /api route group, in the order they are tried (paths relative to /api). */
+export function apiRouters(services: Services): Router<AppState>[] {
+  return [
+    reportRoutes(services),
+    publicSiteRoutes(services),
+    authRoutes(services),
+    userRoutes(services),
+    planRoutes(services),
+    paymentRoutes(services),
+    invoiceRoutes(services),
+    vmRoutes(services),
+    usageRoutes(services),
+  ];
 }
 
 /** The origins of `urls` (CSP sources are origins). */

@@ -9,8 +9,8 @@ import type { AppContext } from '../context.ts';
  * guidance suggests. Guessing from one address is stopped by the per-pair limit instead.
  */
 export const ACCOUNT_SLOWDOWN_AFTER = 10;
-const SLOWDOWN_STEP_MS = 500;
-const SLOWDOWN_MAX_MS = 5000;
+const SLOWDOWN_STEP_MS = 200;
+const SLOWDOWN_MAX_MS = 2000;
 
 /** How long an attempt on an account with `failures` recent failures waits before it is checked. */
 export function slowdownMs(failures: number): number {

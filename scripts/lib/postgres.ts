@@ -52,7 +52,9 @@ function assertReachableByPostgres(dir: string): void {
   const user = postgresUser();
   // The cluster directory is created and handed to that user for it; every directory above
   // it must let that user through. `test`, not node: our node binary may sit out of its reach.
-  const probe = existsSync(path.join(dir, 'PG_VERSION')) ? ['-w', dir, '-a', '-x', dir] : ['-x', path.dirname(dir)];
+  const probe = existsSync(path.join(dir, 'PG_VERSION'))
+    ? ['-w', dir, '-a', '-x', dir]
+    : ['-x', path.dirname(dir)];
   const result = spawnSync('test', probe, { ...user, stdio: 'ignore' });
   if (result.status !== 0) {
     throw new PostgresStartError(

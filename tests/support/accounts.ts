@@ -86,14 +86,14 @@ export function requestFrom(
   init: { method: string; headers: Record<string, string>; body?: string | Buffer | undefined },
 ): Promise<{ status: number; headers: Headers; text: string }> {
   return new Promise((resolve, reject) => {
+    let answered = false;
     const request = httpRequest(
       url,
       { method: init.method, headers: init.headers, localAddress: from, agent: false },
       (response) => {
+        answered = true;
         const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', reject);
-        response.on('end', () => {
+        const finish = () => {
           const headers = new Headers();
           for (const [name, value] of Object.entries(response.headers)) {
             for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
@@ -105,10 +105,17 @@ export function requestFrom(
             headers,
             text: Buffer.concat(chunks).toString('utf8'),
           });
-        });
+        };
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', finish);
+        // A server refusing an over-long body answers before reading it all and closes the
+        // connection: the answer counts, the reset of our unfinished upload does not.
+        response.on('error', finish);
       },
     );
-    request.on('error', reject);
+    request.on('error', (error) => {
+      if (!answered) reject(error);
+    });
     request.end(init.body);
   });
 }
