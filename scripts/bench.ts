@@ -1,4 +1,5 @@
 import { benchApi } from './bench/api.ts';
+import { benchEnumeration } from './bench/enumeration.ts';
 import { benchBundle } from './bench-bundle.ts';
 import { benchTimeToDesktop } from './bench/timeToDesktop.ts';
 
@@ -11,6 +12,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   // The landing page's initial JS and CSS, gzip (issue 6: under 100 KB of JS).
   bundle: () => benchBundle(),
   api: benchApi,
+  // Registered vs unknown email on forgot-password, registration and login: equal timing.
+  enumeration: () => benchEnumeration(),
   // Paid → IP and password ready, cold and with the warm pool (issue 5).
   'time-to-desktop': async () => {
     await benchTimeToDesktop();

@@ -110,6 +110,8 @@ export function databaseUnavailable(error: unknown): boolean {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
     const message = e instanceof Error ? e.message : '';
-    return /Connection terminated|timeout exceeded when trying to connect|Connection refused/i.test(message);
+    return /Connection terminated|timeout exceeded when trying to connect|Connection refused|Client is (pending destroy|destroyed)/i.test(
+      message,
+    );
   });
 }

@@ -87,9 +87,11 @@ export function requestFrom(
 ): Promise<{ status: number; headers: Headers; text: string }> {
   return new Promise((resolve, reject) => {
     let answered = false;
+    // Node sends a DELETE's body neither chunked nor with a length unless told its length.
+    const length = init.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(init.body)) };
     const request = httpRequest(
       url,
-      { method: init.method, headers: init.headers, localAddress: from, agent: false },
+      { method: init.method, headers: { ...init.headers, ...length }, localAddress: from, agent: false },
       (response) => {
         answered = true;
         const chunks: Buffer[] = [];
