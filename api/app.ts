@@ -55,7 +55,16 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
   const health = healthRoutes(services);
   app.use(health.routes());
   // After health: load balancers probe /healthz over plain HTTP by the instance's address.
-  if (services.config.production) app.use(requireHttps(services.config.publicUrl));
+  if (services.config.production) {
+    app.use(requireHttps(services.config.publicUrl));
+    if (hops === 0) {
+      // The web process speaks plain HTTP, so HTTPS means a proxy; without trusting it every
+      // page would be redirected to HTTPS again and again.
+      services.log.warn(
+        'TRUST_PROXY_HOPS is 0: requests count as plain HTTP from the proxy itself. Behind a load balancer set it to 1.',
+      );
+    }
+  }
   app.use(canonicalLoopbackHost(services.config.publicUrl));
 
   const api = new Router<AppState>({ prefix: '/api' });
