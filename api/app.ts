@@ -5,7 +5,8 @@ import type { AppState } from './context.ts';
 import type { Services } from './services.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { requestId } from './middleware/requestId.ts';
-import { sameOrigin, securityHeaders } from './middleware/security.ts';
+import { canonicalLoopbackHost, requireHttps, sameOrigin, securityHeaders } from './middleware/security.ts';
+import { refuseBadCharacters, requireKnownBodyType } from './middleware/input.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { reportRoutes } from './routes/reports.ts';
@@ -33,7 +34,10 @@ export type AppOptions = {
  * JSON 404) → mounts → SPA.
  */
 export function createApp(services: Services, options: AppOptions = {}): Koa<AppState> {
-  const app = new Koa<AppState>({ proxy: services.config.trustProxy });
+  // ctx.ip: the socket address, or with N trusted hops the Nth X-Forwarded-For entry from the
+  // right (Koa keeps the last maxIpsCount entries and takes the first of them).
+  const hops = services.config.trustProxyHops;
+  const app = new Koa<AppState>({ proxy: hops > 0, maxIpsCount: hops });
   app.silent = true;
 
   app.use(requestId(services.log));
@@ -46,14 +50,27 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
       production: services.config.production,
       // Google Identity Services' script and iframe, only when a real client id is configured.
       googleSignIn: services.config.google.mode === 'google',
-      // The /payment page posts its form to PayU's hosted checkout (our own origin in sandbox mode).
-      formActions: otherOrigins(services.config.publicUrl, [services.config.payu.checkoutUrl]),
+      // The /payment page posts its form to PayU's hosted checkout (our own origin in sandbox
+      // mode, named anyway: a page opened under another host name still may post there).
+      formActions: origins([services.config.payu.checkoutUrl]),
     }),
   );
 
   const health = healthRoutes(services);
   app.use(health.routes());
   app.use(metrics.router.routes());
+  // After health: load balancers probe /healthz over plain HTTP by the instance's address.
+  if (services.config.production) {
+    app.use(requireHttps(services.config.publicUrl));
+    if (hops === 0) {
+      // The web process speaks plain HTTP, so HTTPS means a proxy; without trusting it every
+      // page would be redirected to HTTPS again and again.
+      services.log.warn(
+        'TRUST_PROXY_HOPS is 0: requests count as plain HTTP from the proxy itself. Behind a load balancer set it to 1.',
+      );
+    }
+  }
+  app.use(canonicalLoopbackHost(services.config.publicUrl));
 
   const api = new Router<AppState>({ prefix: '/api' });
   api.use(async (ctx, next) => {
@@ -67,6 +84,7 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
   api.use(sameOrigin(services.config.publicUrl, { exemptPaths: [PAYU_CALLBACK_PREFIX] }));
   // Who is asking: sets ctx.state.user from the session cookie (never refuses by itself).
   api.use(loadSession({ db: services.db, production: services.config.production }));
+  api.use(requireKnownBodyType());
   api.use(
     koaBody({
       json: true,
@@ -81,17 +99,8 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
       },
     }) as unknown as Middleware<AppState>,
   );
-  for (const routes of [
-    reportRoutes(services),
-    publicSiteRoutes(services),
-    authRoutes(services),
-    userRoutes(services),
-    planRoutes(services),
-    paymentRoutes(services),
-    invoiceRoutes(services),
-    vmRoutes(services),
-    usageRoutes(services),
-  ]) {
+  api.use(refuseBadCharacters());
+  for (const routes of apiRouters(services)) {
     api.use(routes.routes(), routes.allowedMethods());
   }
   api.all('/{*rest}', () => {
@@ -102,14 +111,28 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
   for (const mount of options.mounts ?? []) {
     app.use(mountAt(mount.prefix, mount.middleware));
   }
-  app.use(spa(options.spaDir));
+  app.use(spa(options.spaDir, { sourceMaps: services.config.serveSourceMaps }));
   return app;
 }
 
-/** The origins of `urls` other than our own (CSP sources are origins). */
-function otherOrigins(publicUrl: string, urls: string[]): string[] {
-  const own = new URL(publicUrl).origin;
-  return [...new Set(urls.map((url) => new URL(url).origin))].filter((origin) => origin !== own);
+/** Every /api route group, in the order they are tried (paths relative to /api). */
+export function apiRouters(services: Services): Router<AppState>[] {
+  return [
+    reportRoutes(services),
+    publicSiteRoutes(services),
+    authRoutes(services),
+    userRoutes(services),
+    planRoutes(services),
+    paymentRoutes(services),
+    invoiceRoutes(services),
+    vmRoutes(services),
+    usageRoutes(services),
+  ];
+}
+
+/** The origins of `urls` (CSP sources are origins). */
+function origins(urls: string[]): string[] {
+  return [...new Set(urls.map((url) => new URL(url).origin))];
 }
 
 function mountAt(prefix: string, middleware: Middleware): Middleware<AppState> {

@@ -4,7 +4,7 @@ import type { DatabasePool } from '../core/db/pool.ts';
 import type { Logger } from '../core/log.ts';
 import type { Boss } from '../core/queue.ts';
 import { createGoogleVerifier, type GoogleVerifier } from '../core/providers/googleSignIn.ts';
-import { createLimiter, type Limiter } from './middleware/rateLimit.ts';
+import { createCounter, createLimiter, type Counter, type Limiter } from './middleware/rateLimit.ts';
 
 /** What routes need from the outside: built once per process and passed down. */
 export type Services = {
@@ -24,14 +24,21 @@ export type Services = {
   googleVerifier: GoogleVerifier;
 };
 
-/** Accounts (issue 3): login and code endpoints, per email and per address. */
+/**
+ * Sign-in and code endpoints. Budgets that refuse are per (account, address) pair and per
+ * address, so nobody can spend someone else's: an attacker locks only their own pairs. What is
+ * counted per account alone never refuses: it slows every attempt on that account (see
+ * api/auth/throttle.ts).
+ */
 type AccountLimiters = {
-  loginEmail: Limiter;
+  loginPair: Limiter;
   loginIp: Limiter;
-  codeSendMinute: Limiter;
-  codeSendHour: Limiter;
+  loginAccountFailures: Counter;
+  codeSendPairMinute: Limiter;
+  codeSendPairHour: Limiter;
+  codeSendEmailHour: Limiter;
   codeSendIp: Limiter;
-  codeCheckEmail: Limiter;
+  codeCheckPair: Limiter;
   codeCheckIp: Limiter;
   twoFactorUser: Limiter;
 };
@@ -71,29 +78,37 @@ function createLimiters(pgPool: pg.Pool): Services['limiters'] {
 }
 
 /**
- * Accounts (issue 3). Per-email limits stop guessing at one account; per-address limits stop
- * spraying many. The per-address ones are generous because Indian mobile carriers put many
- * people behind one address (CGNAT).
+ * Per-address limits are generous because Indian mobile carriers put many people behind one
+ * address (CGNAT); per-pair ones are what a single guesser meets.
  */
 function createAccountLimiters(pgPool: pg.Pool): AccountLimiters {
   const tooMany = 'Too many attempts. Please try again in a few minutes.';
   return {
-    loginEmail: createLimiter(pgPool, {
-      name: 'login-email',
+    loginPair: createLimiter(pgPool, {
+      name: 'login-pair',
       points: 10,
       durationSeconds: 900,
       message: tooMany,
     }),
     loginIp: createLimiter(pgPool, { name: 'login-ip', points: 100, durationSeconds: 900, message: tooMany }),
-    codeSendMinute: createLimiter(pgPool, {
-      name: 'code-send-minute',
+    loginAccountFailures: createCounter(pgPool, { name: 'login-account-failures', durationSeconds: 900 }),
+    codeSendPairMinute: createLimiter(pgPool, {
+      name: 'code-send-pair-minute',
       points: 1,
       durationSeconds: 60,
       message: 'Please wait a minute before asking for another code.',
     }),
-    codeSendHour: createLimiter(pgPool, {
-      name: 'code-send-hour',
+    codeSendPairHour: createLimiter(pgPool, {
+      name: 'code-send-pair-hour',
       points: 5,
+      durationSeconds: 3600,
+      message: 'Too many codes requested. Please try again in an hour.',
+    }),
+    // Bounds the mail one inbox can receive and the codes guessers can ask for. Reaching it
+    // stops new codes only: a code already mailed stays usable by the browser that asked.
+    codeSendEmailHour: createLimiter(pgPool, {
+      name: 'code-send-email-hour',
+      points: 10,
       durationSeconds: 3600,
       message: 'Too many codes requested. Please try again in an hour.',
     }),
@@ -103,8 +118,8 @@ function createAccountLimiters(pgPool: pg.Pool): AccountLimiters {
       durationSeconds: 3600,
       message: 'Too many requests from your network. Please try again later.',
     }),
-    codeCheckEmail: createLimiter(pgPool, {
-      name: 'code-check-email',
+    codeCheckPair: createLimiter(pgPool, {
+      name: 'code-check-pair',
       points: 10,
       durationSeconds: 900,
       message: tooMany,

@@ -8,11 +8,12 @@ import type { AppState } from './context.ts';
 export const SPA_DIR = path.resolve(import.meta.dirname, '../web/dist');
 
 /**
- * Serves the built SPA: hashed files under /assets cached for a year, everything else
+ * Serves the built SPA: hashed files under /assets cached for a year (source maps only when
+ * enabled), everything else
  * revalidated, and index.html (never cached) for any other GET that wants HTML, so
  * client-side routes survive a reload.
  */
-export function spa(dir = SPA_DIR): Middleware<AppState> {
+export function spa(dir = SPA_DIR, options: { sourceMaps?: boolean } = {}): Middleware<AppState> {
   const files = serve(dir, {
     index: false,
     gzip: true,
@@ -29,6 +30,13 @@ export function spa(dir = SPA_DIR): Middleware<AppState> {
   }) as unknown as Middleware<AppState>;
   const indexFile = path.join(dir, 'index.html');
   return async (ctx, next) => {
+    // Source maps give our whole source away: served only when SERVE_SOURCE_MAPS asks.
+    if (!options.sourceMaps && ctx.path.endsWith('.map')) {
+      ctx.status = 404;
+      ctx.type = 'text/plain';
+      ctx.body = 'Not found.';
+      return;
+    }
     await files(ctx, next);
     if (ctx.body !== undefined || ctx.status !== 404) return;
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return;

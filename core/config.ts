@@ -18,10 +18,6 @@ import {
 
 const DEV_APP_SECRET = 'development-only-secret-never-use-in-production-000000';
 
-const boolish = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
-
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -31,7 +27,14 @@ const EnvSchema = z.object({
   APP_SECRET: z.string().min(32, 'APP_SECRET must be at least 32 characters').optional(),
   PUBLIC_URL: z.url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  TRUST_PROXY: boolish.optional(),
+  /**
+   * How many proxies of ours stand in front of the web process. 0: the socket address is the
+   * client. N: the Nth address from the right of X-Forwarded-For (the one our outermost proxy
+   * wrote); addresses further left are the client's own claims.
+   */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  /** Serve the SPA's source maps (they reveal the whole client source); off unless asked. */
+  SERVE_SOURCE_MAPS: z.enum(['true', 'false']).default('false'),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   MAIL_FROM: z.string().min(3).default('Legend Cloud <no-reply@legendcloud.in>'),
   SUPPORT_EMAIL: z.email().default('support@legendcloud.in'),
@@ -115,7 +118,9 @@ export type Config = {
   appSecret: string;
   publicUrl: string;
   logLevel: Env['LOG_LEVEL'];
-  trustProxy: boolean;
+  /** Proxies of ours in front of the web process (0: the socket address is the client). */
+  trustProxyHops: number;
+  serveSourceMaps: boolean;
   mail: { smtpUrl: string | undefined; from: string };
   /** Metrics and alert notification (operations). */
   ops: {
@@ -284,6 +289,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   }
   const env = parsed.data;
   const production = env.NODE_ENV === 'production';
+  if (raw.TRUST_PROXY !== undefined) {
+    // Trusting the whole header let any client pick its own address and walk past rate limits.
+    throw new ConfigError(
+      'TRUST_PROXY was replaced by TRUST_PROXY_HOPS: set it to the number of proxies in front of the web process (usually 1), or leave it unset when none.',
+    );
+  }
 
   if (production) {
     const required = [
@@ -347,7 +358,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     appSecret: env.APP_SECRET ?? DEV_APP_SECRET,
     publicUrl,
     logLevel: env.LOG_LEVEL,
-    trustProxy: env.TRUST_PROXY ?? production,
+    trustProxyHops: env.TRUST_PROXY_HOPS,
+    serveSourceMaps: env.SERVE_SOURCE_MAPS === 'true',
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
     ops: {
       metricsToken: env.METRICS_TOKEN,

@@ -25,6 +25,19 @@ const EmailSend = z.object({
 });
 
 /**
+ * A forgot-password request, for the worker to act on: a reset link or a login code when the
+ * email has an account, nothing otherwise. The web process only enqueues, so the answer takes
+ * the same work and time whether or not the email is registered.
+ */
+const AccountRecovery = z.object({
+  // The route's own email rule already passed; a second, different one here could refuse it.
+  email: z.string().min(3).max(320),
+  method: z.enum(['link', 'otp']),
+  /** The asking browser's requester hash: the code works only there (core/db/codes.ts). */
+  requesterHash: z.string().min(1).max(200),
+});
+
+/**
  * Check one PayU transaction with PayU itself and, when paid, activate what it bought. Sent by
  * every callback (browser return, webhook, the SPA's payment-callback); the handler is keyed
  * on `txnid`, so duplicates are harmless.
@@ -107,6 +120,13 @@ export const QUEUES = {
     retryBackoff: true,
     retryDelayMax: 60,
     expireInSeconds: 30,
+  }),
+  'account-recovery': defineQueue(AccountRecovery, {
+    // A code or link is only useful for minutes: retry briefly, then the person asks again.
+    retryLimit: 3,
+    retryDelay: 2,
+    retryBackoff: true,
+    expireInSeconds: 60,
   }),
   'payment-verify': defineQueue(PaymentVerify, {
     // At most one check waiting per txnid (sent with singletonKey = txnid): a flood of callbacks

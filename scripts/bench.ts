@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { benchApi } from './bench/api.ts';
+import { benchEnumeration } from './bench/enumeration.ts';
 import { benchBundle } from './bench-bundle.ts';
 import { recordedFigures } from './bench/lib.ts';
 import { benchPoll } from './bench/poll.ts';
@@ -21,6 +22,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   api: benchApi,
   // The signed-in dashboard poll against a bare Koa route and a one-query Koa route.
   poll: benchPoll,
+  // Registered vs unknown email on forgot-password, registration and login: equal timing.
+  enumeration: () => benchEnumeration(),
   // Paid → IP and password ready, cold and with the warm pool.
   'time-to-desktop': async () => {
     await benchTimeToDesktop();

@@ -2,9 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
 import path from 'node:path';
-import { loadConfig } from '../core/config.ts';
+import { ConfigError, loadConfig } from '../core/config.ts';
 import { migrate } from '../core/db/migrate.ts';
 import { createLogger } from '../core/log.ts';
 import { createApp } from '../api/app.ts';
@@ -12,7 +13,7 @@ import { openServices } from '../api/services.ts';
 import { SPA_DIR } from '../api/static.ts';
 import { createSandbox } from '../sandbox/index.ts';
 import { createSandboxEc2, type SandboxEc2 } from '../sandbox/ec2/index.ts';
-import { startEmbeddedPostgres, type RunningPostgres } from './lib/postgres.ts';
+import { PostgresStartError, startEmbeddedPostgres, type RunningPostgres } from './lib/postgres.ts';
 
 /**
  * `npm start`: the whole product on one machine. An embedded Postgres under DATA_DIR (unless
@@ -23,14 +24,35 @@ import { startEmbeddedPostgres, type RunningPostgres } from './lib/postgres.ts';
 const root = path.resolve(import.meta.dirname, '..');
 process.chdir(root);
 
-const bootstrap = loadConfig();
+/** Stops with one sentence (no stack trace) for problems the person running this can fix. */
+function fail(message: string): never {
+  console.error(`\n  ${message}\n`);
+  process.exit(1);
+}
+
+const bootstrap = (() => {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+})();
 const log = createLogger({ level: bootstrap.logLevel, name: 'start' });
 if (bootstrap.production) {
   log.fatal('npm start is for development and demos; production runs the Procfile.');
   process.exit(1);
 }
 const dataDir = path.resolve(bootstrap.dataDir);
-await mkdir(dataDir, { recursive: true });
+try {
+  await mkdir(dataDir, { recursive: true });
+} catch (error) {
+  fail(
+    `The data directory ${dataDir} cannot be created (${(error as NodeJS.ErrnoException).code}): set DATA_DIR to a directory you can write.`,
+  );
+}
+// Before anything slow: a port already taken is the most common reason a second start fails.
+await assertPortFree(bootstrap.port, bootstrap.host);
 
 // A per-checkout secret, kept with the data, so encrypted rows survive restarts.
 const secretFile = path.join(dataDir, 'app-secret');
@@ -42,13 +64,23 @@ if (!process.env.APP_SECRET) {
 
 if (!process.argv.includes('--no-build') && !existsSync(path.join(SPA_DIR, 'index.html'))) {
   log.info('building the web app (first run)…');
-  await run('npm', ['run', '--silent', 'build']);
+  // Always the production bundle, whatever NODE_ENV the shell has.
+  await run('npm', ['run', '--silent', 'build'], { ...process.env, NODE_ENV: 'production' });
 }
 
 let postgres: RunningPostgres | undefined;
 if (!process.env.DATABASE_URL) {
   log.info({ dir: path.join(dataDir, 'postgres') }, 'starting embedded Postgres');
-  postgres = await startEmbeddedPostgres(path.join(dataDir, 'postgres'));
+  try {
+    // Durable (fsync, synchronous commit, full-page writes): this is where paid orders live.
+    // The browser tests' throwaway stacks (NODE_ENV=test) trade that for speed.
+    postgres = await startEmbeddedPostgres(path.join(dataDir, 'postgres'), {
+      durable: bootstrap.env !== 'test',
+    });
+  } catch (error) {
+    if (error instanceof PostgresStartError) fail(error.message);
+    throw error;
+  }
   process.env.DATABASE_URL = postgres.url;
 }
 const config = loadConfig();
@@ -96,7 +128,14 @@ const mounts = config.sandbox.enabled
     ]
   : [];
 const server = createServer(createApp(services, { mounts }).callback());
-await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+try {
+  await listen(server, config.port, config.host);
+} catch (error) {
+  await services.close().catch((closing: unknown) => log.error({ err: closing }, 'closing services'));
+  await postgres?.stop();
+  if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') fail(portInUse(config.port));
+  throw error;
+}
 const address = server.address();
 const port = address && typeof address === 'object' ? address.port : config.port;
 const url = `http://localhost:${port}`;
@@ -152,9 +191,39 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-function run(command: string, args: string[]): Promise<void> {
+function portInUse(port: number): string {
+  return `Port ${port} is already in use (another npm start?): stop that program or choose another port, e.g. PORT=3001 npm start.`;
+}
+
+function listen(
+  target: Server | ReturnType<typeof createTcpServer>,
+  port: number,
+  host: string,
+): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: 'inherit' });
+    target.once('error', reject);
+    target.listen(port, host, () => {
+      target.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+async function assertPortFree(port: number, host: string): Promise<void> {
+  if (port === 0) return;
+  const probe = createTcpServer();
+  try {
+    await listen(probe, port, host);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') fail(portInUse(port));
+    throw error;
+  }
+  await new Promise((resolve) => probe.close(resolve));
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: 'inherit', env });
     child.on('exit', (code) =>
       code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed`)),
     );

@@ -6,6 +6,7 @@ import { startBoss, type QueueName } from '../core/queue.ts';
 import { sql } from '../core/db/pool.ts';
 import { remoteDesktopProbe, type WorkerDeps } from './deps.ts';
 import { emailSend } from './jobs/emailSend.ts';
+import { accountRecovery } from './jobs/accountRecovery.ts';
 import { paymentVerify } from './jobs/paymentVerify.ts';
 import { paymentReconcile } from './jobs/paymentReconcile.ts';
 import { paymentRefund } from './jobs/paymentRefund.ts';
@@ -52,6 +53,8 @@ const HANDLERS: Record<QueueName, Subscription> = {
     perJobResults: true,
     pollingIntervalSeconds: 0.5,
   },
+  // Forgot-password: the worker decides whether anyone is mailed, so the API answers alike for all.
+  'account-recovery': { handler: accountRecovery, batchSize: 1, localConcurrency: 2 },
   // Each job waits on PayU's verify API; a few at once keeps a burst of callbacks moving.
   'payment-verify': { handler: paymentVerify, batchSize: 1, localConcurrency: 4 },
   // The sweep batches its own PayU calls; one at a time (its claim uses SKIP LOCKED anyway).

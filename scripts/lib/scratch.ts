@@ -37,7 +37,7 @@ export async function startScratchDatabase(
   name: string,
 ): Promise<{ url: string; stop: () => Promise<void> }> {
   const dir = await scratchDir(prefix);
-  const postgres = await startEmbeddedPostgres(path.join(dir, 'pg'));
+  const postgres = await startEmbeddedPostgres(path.join(dir, 'pg'), { durable: false });
   const stop = async () => {
     await postgres.stop();
     await rm(dir, { recursive: true, force: true });

@@ -13,7 +13,7 @@ import {
   type Client,
 } from '../support/accounts.ts';
 
-const stack = await startTestStack({ worker: false, env: { TRUST_PROXY: 'true' } });
+const stack = await startTestStack({ worker: false });
 
 /** Goes through the sandbox's Google page the way the browser does and answers the ID token. */
 async function sandboxIdToken(

@@ -7,7 +7,7 @@ import { findUserByEmail, findUserById } from '../../core/db/users.ts';
 import { startTestStack } from '../support/stack.ts';
 import { createUser, GOOD_PASSWORD, logIn, mailedCode, newClient } from '../support/accounts.ts';
 
-const stack = await startTestStack({ worker: true, env: { TRUST_PROXY: 'true' } });
+const stack = await startTestStack({ worker: true });
 const db = stack.services.db;
 const OTHER = 'You can only see and change your own account.';
 

@@ -13,7 +13,7 @@ import {
   waitForMail,
 } from '../support/accounts.ts';
 
-const stack = await startTestStack({ worker: true, env: { TRUST_PROXY: 'true' } });
+const stack = await startTestStack({ worker: true });
 const form = (email: string) => ({ name: 'Asha Rao', email, phone: '9876543210', password: GOOD_PASSWORD });
 const CODE_SUBJECT = 'verification code';
 
@@ -213,16 +213,29 @@ describe('POST /api/auth/verify-otp', () => {
     expect(response.status).toBe(400);
   });
 
-  it('limits code checks per email', async () => {
+  it('limits code checks per email and address, leaving other addresses alone', async () => {
     const email = uniqueEmail();
+    const guesser = newClient(stack);
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {
-      statuses.push(
-        (await newClient(stack).call('/api/auth/verify-otp', { body: { email, otp: '000000' } })).status,
-      );
+      statuses.push((await guesser.call('/api/auth/verify-otp', { body: { email, otp: '000000' } })).status);
     }
     expect(statuses.slice(0, 10).every((s) => s === 400)).toBe(true);
     expect(statuses.slice(10)).toEqual([429, 429]);
+    // Someone else (the person signing up) is not locked out by the guesser.
+    const other = await newClient(stack).call('/api/auth/verify-otp', { body: { email, otp: '000000' } });
+    expect(other.status).toBe(400);
+  });
+
+  it('accepts a code only from the browser that asked for it', async () => {
+    const owner = newClient(stack);
+    const email = uniqueEmail();
+    await owner.call('/api/auth/register', { body: form(email) });
+    const code = await mailedCode(stack, email, CODE_SUBJECT);
+    const stranger = await newClient(stack).call('/api/auth/verify-otp', { body: { email, otp: code } });
+    expect(stranger.status).toBe(400);
+    const ok = await owner.call('/api/auth/verify-otp', { body: { email, otp: code } });
+    expect(ok.status).toBe(200);
   });
 });
 
@@ -255,16 +268,25 @@ describe('POST /api/auth/resend-otp', () => {
     expect(ok.status).toBe(200);
   });
 
-  it('allows five codes an hour per email', async () => {
+  it('allows five codes an hour per email and address, ten per email from anywhere', async () => {
     const email = uniqueEmail();
-    await newClient(stack).call('/api/auth/register', { body: form(email) });
-    // The minute limit would stop the second resend; age its counter to test the hourly one.
+    const client = newClient(stack);
+    await client.call('/api/auth/register', { body: form(email) });
+    // The minute limit would stop the second resend; age its counter to test the hourly ones.
+    const clearMinute = () =>
+      stack.services.db.query(sql.unsafe`DELETE FROM rate_limits WHERE key LIKE 'code-send-pair-minute:%'`);
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) {
-      await stack.services.db.query(sql.unsafe`DELETE FROM rate_limits WHERE key LIKE 'code-send-minute:%'`);
-      statuses.push((await newClient(stack).call('/api/auth/resend-otp', { body: { email } })).status);
+      await clearMinute();
+      statuses.push((await client.call('/api/auth/resend-otp', { body: { email } })).status);
     }
+    // The register itself spent one of the pair's five.
     expect(statuses).toEqual([200, 200, 200, 200, 429]);
+    const others: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      others.push((await newClient(stack).call('/api/auth/resend-otp', { body: { email } })).status);
+    }
+    expect(others).toEqual([200, 200, 200, 200, 200, 429]);
   });
 
   it('asks to register again when there is no pending sign-up (same for a verified account)', async () => {

@@ -13,7 +13,7 @@ import {
   type Client,
 } from '../support/accounts.ts';
 
-const stack = await startTestStack({ worker: true, env: { TRUST_PROXY: 'true' } });
+const stack = await startTestStack({ worker: true });
 const db = stack.services.db;
 
 /** A TOTP code for `secret`, `steps` 30-second steps from now (the server accepts one either side). */

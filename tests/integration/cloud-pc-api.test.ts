@@ -15,7 +15,7 @@ import { startTestStack, waitFor } from '../support/stack.ts';
  * for their owner only.
  */
 
-const stack = await startTestStack({ worker: true, env: { TRUST_PROXY: 'true' } });
+const stack = await startTestStack({ worker: true });
 const payments = paymentHelpers(stack);
 const cloud = cloudPcHelpers(stack);
 

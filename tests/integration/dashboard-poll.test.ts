@@ -14,7 +14,7 @@ import { startTestStack, waitFor } from '../support/stack.ts';
  * If-None-Match.
  */
 
-const stack = await startTestStack({ env: { TRUST_PROXY: 'true' } });
+const stack = await startTestStack();
 const cloud = cloudPcHelpers(stack);
 const db = stack.services.db;
 

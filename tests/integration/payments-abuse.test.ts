@@ -10,7 +10,7 @@ import { startTestStack } from '../support/stack.ts';
  * queue where the test can count it: a flood must leave one.
  */
 
-const stack = await startTestStack({ worker: false, env: { TRUST_PROXY: 'true' } });
+const stack = await startTestStack({ worker: false });
 const { count, buyer, checkout, checkoutPending, choose, control, postForm, startPayment } =
   paymentHelpers(stack);
 

@@ -21,7 +21,7 @@ import { startTestStack, waitFor } from '../support/stack.ts';
 
 const stack = await startTestStack({
   worker: true,
-  env: { TRUST_PROXY: 'true', REFUND_STATUS_POLL_SECONDS: '0.5' },
+  env: { REFUND_STATUS_POLL_SECONDS: '0.5' },
 });
 const db = stack.services.db;
 const deps = stack.worker!.deps;

@@ -25,7 +25,6 @@ import { startTestStack, waitFor } from '../support/stack.ts';
 const stack = await startTestStack({
   worker: true,
   env: {
-    TRUST_PROXY: 'true',
     // EDITOR HIGH (g5.4xlarge) has no machines at all; EDITOR LOW (g5.2xlarge) has one.
     CAPACITY_LIMITS: 'g5.4xlarge=0,g5.2xlarge=1',
   },

@@ -18,10 +18,7 @@ import { sendJob } from '../../core/queue.ts';
  * follows it with check_action_status; safe to run again.
  */
 
-const stack = await startTestStack({
-  worker: true,
-  env: { TRUST_PROXY: 'true', REFUND_STATUS_POLL_SECONDS: '0.5' },
-});
+const stack = await startTestStack({ worker: true, env: { REFUND_STATUS_POLL_SECONDS: '0.5' } });
 const db = stack.services.db;
 const payu = createPayUClient(stack.config.payu);
 const { buyer, checkout, pay, paymentStatus, settled } = paymentHelpers(stack);

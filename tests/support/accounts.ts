@@ -1,4 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { insertUser, type User } from '../../core/db/users.ts';
 import { hashPassword } from '../../core/passwords.ts';
 import { waitFor, type TestStack } from './stack.ts';
@@ -22,25 +23,21 @@ export type Client = {
 };
 
 /**
- * A client with its own cookie jar and its own address (the stack must trust proxies, so
- * X-Forwarded-For sets it): per-address limits of one test do not spill into another.
+ * A client with its own cookie jar and its own address: it connects from a loopback address of
+ * its own (127.x.y.z; the whole 127/8 block reaches the server on Linux), so per-address limits
+ * of one test do not spill into another, exactly as distinct real clients would be counted.
  */
-export function newClient(
-  stack: TestStack,
-  ip = `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`,
-): Client {
+export function newClient(stack: TestStack, ip = loopbackAddress()): Client {
   const cookies = new Map<string, string>();
   return {
     ip,
     cookies,
     async call(path, init = {}) {
       const cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-      const response = await fetch(`${stack.url}${path}`, {
+      const response = await requestFrom(ip, `${stack.url}${path}`, {
         method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-        redirect: 'manual',
         headers: {
           origin: stack.url,
-          'x-forwarded-for': ip,
           ...(cookie ? { cookie } : {}),
           ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
           ...init.headers,
@@ -63,16 +60,66 @@ export function newClient(
         if (!value || expired) cookies.delete(name);
         else cookies.set(name, value);
       }
-      const text = await response.text();
-      let body: unknown = text;
+      let body: unknown = response.text;
       try {
-        body = JSON.parse(text);
+        body = JSON.parse(response.text);
       } catch {
-        // not JSON
+        // not JSON: keep the text
       }
       return { status: response.status, body, headers: response.headers };
     },
   };
+}
+
+/** A random loopback address other than 127.0.0.1 (which the stack's own `api` helper uses). */
+export function loopbackAddress(): string {
+  return `127.${randomInt(256)}.${randomInt(256)}.${randomInt(2, 255)}`;
+}
+
+/**
+ * One HTTP request sent from the local address `from` (fetch cannot choose its source
+ * address). No redirects are followed.
+ */
+export function requestFrom(
+  from: string,
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string | Buffer | undefined },
+): Promise<{ status: number; headers: Headers; text: string }> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    // Node sends a DELETE's body neither chunked nor with a length unless told its length.
+    const length = init.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(init.body)) };
+    const request = httpRequest(
+      url,
+      { method: init.method, headers: { ...init.headers, ...length }, localAddress: from, agent: false },
+      (response) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        const finish = () => {
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(response.headers)) {
+            for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
+              headers.append(name, one);
+            }
+          }
+          resolve({
+            status: response.statusCode ?? 0,
+            headers,
+            text: Buffer.concat(chunks).toString('utf8'),
+          });
+        };
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', finish);
+        // A server refusing an over-long body answers before reading it all and closes the
+        // connection: the answer counts, the reset of our unfinished upload does not.
+        response.on('error', finish);
+      },
+    );
+    request.on('error', (error) => {
+      if (!answered) reject(error);
+    });
+    request.end(init.body);
+  });
 }
 
 export function uniqueEmail(prefix = 'user'): string {

@@ -36,12 +36,20 @@ export async function waitForMail(to: string, subject: string, nth = 1): Promise
 export const codeIn = (mail: Mail) => /\b(\d{6})\b/.exec(mail.text)![1]!;
 
 /** POSTs JSON to the stack (`path` from the origin, e.g. `/api/auth/register`). */
-export function post(path: string, body: unknown) {
+export function post(path: string, body: unknown, headers: Record<string, string> = {}) {
   return fetch(`${baseUrl()}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
+}
+
+/** The cookies a response sets, as a Cookie header (a client keeping them, as a browser would). */
+export function cookiesFrom(response: Response): string {
+  return response.headers
+    .getSetCookie()
+    .map((line) => line.split(';')[0])
+    .join('; ');
 }
 
 /** A verified account made through the API (sign-up and the mailed code), with its own phone number. */
@@ -51,9 +59,16 @@ export async function registeredUser(
 ): Promise<{ email: string; name: string }> {
   const email = uniqueEmail(emailPrefix);
   const phone = `9${String(randomInt(0, 1e9)).padStart(9, '0')}`;
-  expect((await post('/api/auth/register', { name, email, phone, password: PASSWORD })).status).toBe(200);
+  const registered = await post('/api/auth/register', { name, email, phone, password: PASSWORD });
+  expect(registered.status).toBe(200);
   const code = codeIn(await waitForMail(email, 'verification code'));
-  expect((await post('/api/auth/verify-otp', { email, otp: code })).status).toBe(200);
+  // The code works only for the client that asked for it (its requester cookie).
+  const verified = await post(
+    '/api/auth/verify-otp',
+    { email, otp: code },
+    { cookie: cookiesFrom(registered) },
+  );
+  expect(verified.status).toBe(200);
   return { email, name };
 }
 

@@ -27,7 +27,7 @@ export default async function setup(project: TestProject) {
   let serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
     dir = await scratchDir('pg-');
-    running = await startEmbeddedPostgres(path.join(dir, 'cluster'));
+    running = await startEmbeddedPostgres(path.join(dir, 'cluster'), { durable: false });
     serverUrl = running.url;
   }
   const templateUrl = await createDatabase(serverUrl, TEMPLATE_DB);

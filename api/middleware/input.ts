@@ -1,0 +1,71 @@
+import type { Middleware } from 'koa';
+import { badRequest, HttpError } from '../errors.ts';
+import type { AppState } from '../context.ts';
+
+/**
+ * Guards in front of every /api route, so malformed bytes are refused with a 4xx before any
+ * handler or the database sees them (Postgres text cannot hold NUL or a lone surrogate, and
+ * would otherwise fail the request with a 500).
+ */
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export const UNSUPPORTED_TYPE_MESSAGE = 'Send JSON or a form.';
+export const BAD_CHARACTERS_MESSAGE =
+  'The request contains characters we cannot accept (a NUL byte or a broken character).';
+
+/** 415 for a body that is neither JSON nor a form (before it is read). */
+export function requireKnownBodyType(): Middleware<AppState> {
+  return async (ctx, next) => {
+    if (BODY_METHODS.has(ctx.method) && hasBody(ctx.req.headers) && !ctx.is('json', 'urlencoded')) {
+      throw new HttpError(415, UNSUPPORTED_TYPE_MESSAGE);
+    }
+    await next();
+  };
+}
+
+function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
+  if (headers['transfer-encoding'] !== undefined) return true;
+  const length = Number(headers['content-length'] ?? 0);
+  return Number.isNaN(length) || length > 0;
+}
+
+/** 400 when the path, query or parsed body holds a NUL or a string that is not valid UTF-16. */
+export function refuseBadCharacters(): Middleware<AppState> {
+  return async (ctx, next) => {
+    let path: string;
+    try {
+      path = decodeURIComponent(ctx.path);
+    } catch {
+      throw badRequest('The address is not valid.');
+    }
+    if (!acceptable(path)) throw badRequest(BAD_CHARACTERS_MESSAGE);
+    if (!allStringsAcceptable(ctx.query) || !allStringsAcceptable((ctx.request as { body?: unknown }).body)) {
+      throw badRequest(BAD_CHARACTERS_MESSAGE);
+    }
+    await next();
+  };
+}
+
+function acceptable(text: string): boolean {
+  return text.isWellFormed() && !text.includes('\u0000');
+}
+
+/** Every string (keys included) in a parsed JSON value; iterative, so deep nesting cannot overflow. */
+export function allStringsAcceptable(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') {
+      if (!acceptable(item)) return false;
+    } else if (Array.isArray(item)) {
+      pending.push(...item);
+    } else if (item !== null && typeof item === 'object') {
+      for (const [key, child] of Object.entries(item)) {
+        if (!acceptable(key)) return false;
+        pending.push(child);
+      }
+    }
+  }
+  return true;
+}
