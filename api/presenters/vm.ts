@@ -39,12 +39,13 @@ export function dashboardBody(input: {
   if ((state === 'none' || state === 'terminated') && planActive && (!vm || !servesPlan))
     state = 'provisioning';
 
-  const email = encodeURIComponent(user.email);
+  // Session-identified addresses: no email in links, history or logs (the spec's /:email forms
+  // still answer). `v` changes on every start, so a browser never reuses an old address's file.
   const version = vm?.started_at ? vm.started_at.getTime() : 0;
-  const rdpUrl = running && vm?.public_ip ? `/api/vm/rdp/${email}?v=${version}` : null;
+  const rdpUrl = running && vm?.public_ip ? `/api/vm/rdp?v=${version}` : null;
   const pwdUrl =
     vm?.password_encrypted && vm.state !== 'terminated' && vm.state !== 'terminating' && vm.state !== 'error'
-      ? `/api/vm/password/${email}`
+      ? '/api/vm/password'
       : null;
   const keptUntil =
     subscription && !planActive && vm && vm.state !== 'terminated' && subscription.expires_at

@@ -65,7 +65,7 @@ describe.skipIf(!hasBrowser())('accounts in the browser', () => {
       '✗At least Uppercase letter (A–Z) (not met)',
       '✓At least Lowercase letter (a–z) (met)',
       '✗Minimum one Number (0–9) (not met)',
-      '✗At least one Special Character (@$!%*?&) (not met)',
+      '✗At least one Special Character (any symbol, e.g. @ # $ ! _ -) (not met)',
     ]);
     await page.getByRole('button', { name: 'Show password' }).click();
     await expect(page.getByLabel('Password', { exact: true }).getAttribute('type')).resolves.toBe('text');

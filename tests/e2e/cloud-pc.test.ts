@@ -119,7 +119,7 @@ describe.skipIf(!hasBrowser())('cloud PC dashboard', () => {
     await expect(page.getByRole('link', { name: 'Get the installer' }).getAttribute('href')).resolves.toMatch(
       /^https:\/\//,
     );
-    await page.getByText('Download this file again after every logout').waitFor();
+    await page.getByText('Download this file again after every start').waitFor();
     await shots(page, 'dashboard-running');
 
     // STOP asks first; then "Stopping…", then START VM with its hint.
