@@ -317,17 +317,18 @@ describe.skipIf(!hasBrowser())('accounts in the browser', () => {
     await page.waitForURL(`${baseUrl()}/`);
     let profile = await openProfile(page);
 
-    // Dismissing the confirmation keeps the account.
-    page.once('dialog', (dialog) => {
-      expect(dialog.message()).toBe('Are you sure you want to delete your account?');
-      void dialog.dismiss();
-    });
+    // Keeping the account closes the dialog and changes nothing.
     await profile.getByRole('button', { name: 'Delete Account' }).click();
-    await expect(profile.isVisible()).resolves.toBe(true);
+    let dialog = page.getByRole('dialog', { name: 'Delete your account?' });
+    await dialog.getByRole('button', { name: 'Keep my account' }).click();
+    await expect(dialog.count()).resolves.toBe(0);
 
     profile = await openProfile(page);
-    page.once('dialog', (dialog) => void dialog.accept());
     await profile.getByRole('button', { name: 'Delete Account' }).click();
+    dialog = page.getByRole('dialog', { name: 'Delete your account?' });
+    await dialog.getByText('you have no cloud PC').waitFor();
+    await dialog.getByLabel(`Type ${user.email} to confirm`).fill(user.email.toUpperCase());
+    await dialog.getByRole('button', { name: 'Delete my account' }).click();
     await page.waitForURL(`${baseUrl()}/`);
     await nav(page).getByRole('link', { name: 'Register / Login' }).waitFor();
     await expect(page.evaluate(() => localStorage.length)).resolves.toBe(0);

@@ -185,7 +185,10 @@ describe.skipIf(!hasBrowser())('landing page', () => {
 
     await page.getByRole('button', { name: 'Send Message' }).click();
     await page.getByText('Please fill in all six fields.').waitFor();
-    await expect(page.getByLabel('First Name').getAttribute('aria-invalid')).resolves.toBe('true');
+    // Every problem at once, each field marked, not one at a time.
+    for (const label of ['First Name', 'Last Name', 'Your field', 'Contact Number', 'Email', 'Message']) {
+      await expect(page.getByLabel(label).getAttribute('aria-invalid'), label).resolves.toBe('true');
+    }
 
     const lastName = `Kapoor${Date.now()}`;
     await page.getByLabel('First Name').fill('Ravi');

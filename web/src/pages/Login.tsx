@@ -11,6 +11,8 @@ import { TwoFactorStep } from '../components/TwoFactorStep.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { forgetReturnTo, rememberReturnTo, safeReturnPath, takeReturnTo } from '../returnTo.ts';
 import { ACCOUNT_MESSAGES as M, normaliseEmail } from '../../../core/domain/account.ts';
+import { PLAN_CHOICE_MESSAGES } from '../../../core/domain/subscription.ts';
+import { TRIAL_MESSAGES } from '../../../core/domain/trial.ts';
 
 /** Spec §2 Login, §4 Login, §8 Login. */
 export default function Login() {
@@ -125,7 +127,7 @@ export default function Login() {
 function loginReason(next: string | null): string | null {
   if (!next) return null;
   const path = next.split(/[?#]/)[0];
-  if (path === '/trial') return 'Please login first: your trial choice is kept and waits for you.';
-  if (path === '/select-vm') return 'Please login first: your plan choice is kept and waits for you.';
+  if (path === '/trial') return `${TRIAL_MESSAGES.loginRequired}. Your trial choice is kept for you.`;
+  if (path === '/select-vm') return `${PLAN_CHOICE_MESSAGES.loginRequired} Your plan choice is kept for you.`;
   return 'Please login first. You will go straight back to where you were.';
 }

@@ -58,7 +58,7 @@ function saveDraft(next: Draft | null): void {
 
 export default function Register() {
   const [location] = useLocation();
-  usePageTitle('Register');
+  usePageTitle(location === '/register/otp' ? 'Confirm your email' : 'Register');
   return (
     <div className="container page auth-page">
       <div className="card auth-card">
