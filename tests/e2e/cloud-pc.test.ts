@@ -126,7 +126,6 @@ describe.skipIf(!hasBrowser())('cloud PC dashboard', () => {
     await page.getByRole('button', { name: 'STOP VM' }).click();
     const stopDialog = page.getByRole('dialog', { name: 'Stop your cloud PC?' });
     await stopDialog.getByText('Save your work first').waitFor();
-    await shots(page, 'dashboard-stop-dialog');
     await stopDialog.getByRole('button', { name: 'Stop VM' }).click();
     await page.locator('[data-field="status"]', { hasText: 'Stopping…' }).waitFor();
     await expect(page.getByRole('button', { name: 'START VM' }).count()).resolves.toBe(0);

@@ -68,6 +68,19 @@ describe.skipIf(!hasBrowser())('customer journeys without dead ends', () => {
     await other.waitForURL(`${baseUrl()}/`);
   });
 
+  it('returns to the page that asked after signing in with Google (sandbox)', async () => {
+    const page = await browser.newPage(MOBILE);
+    await page.goto('/account/security');
+    await page.waitForURL('**/login?next=%2Faccount%2Fsecurity');
+    await page.getByRole('button', { name: 'Continue with Google' }).click();
+    await page.waitForURL('**/sandbox/google/authorize?**');
+    await page.getByLabel('Name', { exact: true }).fill('Sana Khan');
+    await page.getByLabel('Email', { exact: true }).fill(uniqueEmail('google'));
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(`${baseUrl()}/account/security`);
+    await page.getByText('Two-factor sign-in is off').waitFor();
+  });
+
   it.each(SIZES)(
     'keeps the trial chosen before registering, through a reload of the code step at $width px',
     async ({ viewport, width }) => {
@@ -153,6 +166,15 @@ describe.skipIf(!hasBrowser())('customer journeys without dead ends', () => {
       await paymentVerified(page);
       await page.goto('/dashboard');
       await page.locator('[data-field="status"]', { hasText: 'Running' }).waitFor({ timeout: 30_000 });
+
+      // STOP asks in the product's own dialog; keeping it running changes nothing.
+      await page.getByRole('button', { name: 'STOP VM' }).click();
+      const stop = page.getByRole('dialog', { name: 'Stop your cloud PC?' });
+      await stop.getByText('Save your work first').waitFor();
+      await screenshot(page, `journeys-stop-dialog-${width}`);
+      await stop.getByRole('button', { name: 'Keep it running' }).click();
+      await expect(stop.count()).resolves.toBe(0);
+      await expect(page.locator('[data-field="status"]').innerText()).resolves.toBe('Running');
 
       const menu = await openProfileMenu(page);
       await menu.getByRole('button', { name: 'Delete Account' }).click();
