@@ -157,8 +157,9 @@ describe.skipIf(!hasBrowser())('cloud PC dashboard', () => {
     await page.waitForURL(`${baseUrl()}/`);
     await expect(page.evaluate(() => window.localStorage.length)).resolves.toBe(0);
     await page.goto('/dashboard');
-    await page.waitForURL('**/login');
-  });
+    await page.waitForURL('**/login?next=%2Fdashboard');
+    // A whole lifecycle with slowed sandbox timings: about 50 s on a loaded 2-core machine.
+  }, 90_000);
 
   it('a logged-in user without a plan is offered one', async () => {
     const user = await registeredUser('Dev Patel', 'pc');
