@@ -47,6 +47,10 @@ describe('DELETE /api/user with a paid, running machine', () => {
       const body = (await client.call(`/api/vm/dashboard/${encodeURIComponent(user.email)}`)).body;
       return body.vmPublicIp ? body : null;
     });
+    // The tax invoice records the SAC code it was issued with (SAC_CODE, default 998315).
+    const invoices = await client.call(`/api/invoices/user/${encodeURIComponent(user.email)}`);
+    expect(invoices.body.map((i: { sacCode: string | null }) => i.sacCode)).toEqual(['998315']);
+
     const reply = await client.call('/api/user', { method: 'DELETE', body: { email: user.email } });
     expect(reply.status).toBe(200);
     const mail = await waitFor('the deletion mail', async () =>
