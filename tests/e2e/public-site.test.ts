@@ -185,6 +185,9 @@ describe.skipIf(!hasBrowser())('landing page', () => {
     for (const label of ['First Name', 'Last Name', 'Your field', 'Contact Number', 'Email', 'Message']) {
       await expect(page.getByLabel(label).getAttribute('aria-invalid'), label).resolves.toBe('true');
     }
+    await page
+      .getByRole('form', { name: 'Contact form' })
+      .screenshot({ path: 'screenshots/landing-contact-errors-360.png' });
 
     const lastName = `Kapoor${Date.now()}`;
     await page.getByLabel('First Name').fill('Ravi');

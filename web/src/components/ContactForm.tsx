@@ -88,7 +88,7 @@ export function ContactForm({ autoFocus = false }: { autoFocus?: boolean }) {
       const missing = ORDER.some((name) => found[name] === 'Required');
       setStatus({
         kind: 'error',
-        text: `${missing ? FEEDBACK_MESSAGES.required : 'Please check the form.'} ${count === 1 ? 'One field needs' : `${count} fields need`} attention, marked below.`,
+        text: `${missing ? FEEDBACK_MESSAGES.required : 'Please check the form.'} ${count === 1 ? 'One field needs' : `${count} fields need`} attention.`,
       });
       focus(first);
       return;
