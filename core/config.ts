@@ -58,6 +58,11 @@ const EnvSchema = z.object({
   LEGAL_NAME: z.string().min(2).max(200).optional(),
   LEGAL_ADDRESS: z.string().min(5).max(500).optional(),
   SUPPLIER_STATE: z.string().min(2).default('29'),
+  /** The SAC code every invoice prints: 6 digits, services start with 99. */
+  SAC_CODE: z
+    .string()
+    .regex(/^99[0-9]{4}$/, 'SAC_CODE is a 6-digit services code starting with 99')
+    .default('998315'),
   DEFAULT_CUSTOMER_STATE: z.string().min(2).optional(),
   /** `instance-type=count` pairs, comma-separated: machines we may have in use at once. */
   CAPACITY_LIMITS: z.string().optional(),
@@ -172,6 +177,8 @@ export type Config = {
     supplierState: string;
     /** The customer's state when we do not know it. */
     defaultCustomerState: string;
+    /** The Services Accounting Code each invoice records and prints. */
+    sacCode: string;
   };
   /** Machines of each EC2 instance type we may have in use at once (the capacity model). */
   capacityLimits: Record<string, number>;
@@ -414,6 +421,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       address: env.LEGAL_ADDRESS ?? 'Bengaluru, Karnataka, India',
       supplierState: env.SUPPLIER_STATE,
       defaultCustomerState: env.DEFAULT_CUSTOMER_STATE ?? env.SUPPLIER_STATE,
+      sacCode: env.SAC_CODE,
     },
     capacityLimits: parseCapacityLimits(env.CAPACITY_LIMITS),
     refundPolicy: parseRefundPolicy(env.REFUND_PERCENT_BY_DAY, env.REFUND_CANCELLATION_CHARGE_RUPEES),

@@ -58,6 +58,7 @@ export async function issueInvoice(
     supplier_legal_name: settings.legalName,
     supplier_gstin: settings.gstin,
     supplier_address: settings.address,
+    sac_code: settings.sacCode,
     supplier_state: stateLabel(settings.supplierState),
     customer_name: customer.name,
     customer_email: customer.email,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../core/log.ts';
 import type { AppState } from '../context.ts';
+import { loggedPath } from '../logPath.ts';
 
 const INCOMING = /^[A-Za-z0-9._-]{8,64}$/;
 
@@ -17,11 +18,11 @@ export function requestId(log: Logger): Middleware<AppState> {
     try {
       await next();
     } finally {
-      // Only the path: query strings can carry emails and tokens (reset links).
+      // Only the path, emails and tokens in it masked: query strings can carry them too (reset links).
       ctx.state.log.info(
         {
           method: ctx.method,
-          path: ctx.path,
+          path: loggedPath(ctx.path),
           status: ctx.status,
           ms: Math.round(performance.now() - started),
         },

@@ -113,6 +113,8 @@ export type InvoiceBody = {
   supplier: { legalName: string; gstin: string; address: string; state: string };
   customer: { name: string; email: string; phone: string | null };
   txnid: string;
+  /** The SAC code printed on the invoice (null on invoices issued before it was recorded). */
+  sacCode: string | null;
 };
 
 export function invoiceBody(i: Invoice): InvoiceBody {
@@ -142,5 +144,6 @@ export function invoiceBody(i: Invoice): InvoiceBody {
     },
     customer: { name: i.customer_name, email: i.customer_email, phone: i.customer_phone },
     txnid: i.txnid,
+    sacCode: i.sac_code,
   };
 }

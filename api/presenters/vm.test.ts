@@ -109,10 +109,10 @@ describe('dashboardBody', () => {
       vmLastState: 'running',
       canStop: true,
     });
-    expect(running.rdpUrl).toBe(`/api/vm/rdp/a%40example.com?v=${at(600).getTime()}`);
+    expect(running.rdpUrl).toBe(`/api/vm/rdp?v=${at(600).getTime()}`);
     const stopped = body(vm({ state: 'stopped', public_ip: null }));
     expect(stopped).toMatchObject({ isRunning: false, vmPublicIp: null, rdpUrl: null, canStart: true });
-    expect(stopped.pwdUrl).toBe('/api/vm/password/a%40example.com');
+    expect(stopped.pwdUrl).toBe('/api/vm/password');
   });
 
   it('says plainly when provisioning is late or failed, and shows a paid plan with no machine yet as being set up', () => {

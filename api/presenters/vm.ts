@@ -46,7 +46,8 @@ export function dashboardBody(input: {
   if ((state === 'none' || state === 'terminated') && planActive && (!vm || !servesPlan))
     state = 'provisioning';
 
-  const email = encodeURIComponent(user.email);
+  // Session-identified addresses: no email in links, history or logs (the spec's /:email forms
+  // still answer). `v` changes on every start, so a browser never reuses an old address's file.
   const version = vm?.started_at ? vm.started_at.getTime() : 0;
   const ready = vm
     ? downloadsReady({
@@ -55,8 +56,8 @@ export function dashboardBody(input: {
         passwordStored: vm.password_encrypted !== null,
       })
     : { rdp: false, password: false };
-  const rdpUrl = ready.rdp ? `/api/vm/rdp/${email}?v=${version}` : null;
-  const pwdUrl = ready.password ? `/api/vm/password/${email}` : null;
+  const rdpUrl = ready.rdp ? `/api/vm/rdp?v=${version}` : null;
+  const pwdUrl = ready.password ? '/api/vm/password' : null;
   const kept =
     plan && !planActive && vm && vm.state !== 'terminated' ? keptUntilOf(plan, vmConfig.graceDays) : null;
   const keptUntil = kept === null ? null : new Date(kept).toISOString();

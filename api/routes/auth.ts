@@ -200,6 +200,13 @@ export function authRoutes(services: Services): Router<AppState> {
     ctx.body = await sessionBody(db, ctx.state.user);
   });
 
+  // The SPA's session check: the same answer, but signed out is a 200 with no email rather than
+  // a 401, so every signed-out page load does not log an error in the browser's console.
+  router.get('/auth/session', async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = ctx.state.user ? await sessionBody(db, ctx.state.user) : { email: null };
+  });
+
   router.post('/auth/register', validate(RegisterBody), async (ctx) => {
     const body = input<RegisterBody>(ctx);
     // The first code of a sign-up; a resend within the minute is what the minute limit stops.

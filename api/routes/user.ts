@@ -26,7 +26,11 @@ import {
 } from '../../core/db/users.ts';
 import { ACCOUNT_MESSAGES as M, NAME_MAX_LENGTH } from '../../core/domain/account.ts';
 import { PHONE_MESSAGE, PHONE_PATTERN } from '../../core/domain/phone.ts';
-import { twoFactorChangedMail } from '../../core/emails/accounts.ts';
+import { findActiveSubscription } from '../../core/db/subscriptions.ts';
+import { listUndeletedVmsOfUser } from '../../core/db/vms.ts';
+import { remainingSeconds } from '../../core/domain/usage.ts';
+import { formatHoursMinutes } from '../../core/domain/usageBuckets.ts';
+import { accountDeletedMail, twoFactorChangedMail } from '../../core/emails/accounts.ts';
 import { sendJob } from '../../core/queue.ts';
 import { checkTotp, newTotpSecret, totpQrCode, totpUri } from '../../core/totp.ts';
 import { clearCookie, SESSION_COOKIE } from '../auth/cookies.ts';
@@ -126,10 +130,33 @@ export function userRoutes(services: Services): Router<AppState> {
 
   // Spec §4 "Delete account": after the confirmation, sign out everywhere and forget the person,
   // keeping the rows a business must keep (invoices, payments) attached to an anonymous user.
+  // The SPA's dialog sends the email the customer typed, so a mistyped one is refused (403).
+  // A confirmation mail, queued with the deletion, says what was destroyed and what is kept.
   router.delete('/user', requireUser(), deleteBody, validate(DeleteBody), async (ctx) => {
     const { email } = input<DeleteBody>(ctx);
     const me = assertSameUser(ctx, email);
     await db.transaction(async (trx) => {
+      const now = new Date();
+      const machines = await listUndeletedVmsOfUser(trx, me.id);
+      const plan = await findActiveSubscription(trx, me.id, now);
+      const used = plan ? (machines.find((vm) => vm.subscription_id === plan.id)?.usage_seconds ?? 0) : 0;
+      await sendJob(
+        boss,
+        'email-send',
+        accountDeletedMail(
+          me.email,
+          me.name,
+          {
+            machines: machines.length,
+            plan: plan && {
+              name: plan.plan_name,
+              hoursLeft: formatHoursMinutes(remainingSeconds(plan.hours, used) / 3600),
+            },
+          },
+          config.supportEmail,
+        ),
+        { db: trx },
+      );
       await revokeUserSessions(trx, me.id);
       await consumeUserResetTokens(trx, me.id);
       await consumeUserChallenges(trx, me.id);

@@ -10,7 +10,7 @@ import { PASSWORD_FILE_NAME, RDP_FILE_NAME, rdpFile } from '../../core/rdp.ts';
 import { requestStart, requestStop } from '../../core/vmActions.ts';
 import { openWindowsPassword } from '../../core/vmSecrets.ts';
 import { HttpError, unauthorized } from '../errors.ts';
-import { assertSameUser, requireUser } from '../middleware/auth.ts';
+import { assertSameUser, currentUser, requireUser } from '../middleware/auth.ts';
 import { input, validate } from '../middleware/validate.ts';
 import { dashboardBody } from '../presenters/vm.ts';
 import type { AppContext, AppState, AuthUser } from '../context.ts';
@@ -94,15 +94,16 @@ export function vmRoutes(services: Services): Router<AppState> {
     ctx.body = await dashboardOf(user);
   });
 
-  router.get('/vm/rdp/:email', requireUser(), async (ctx) => {
-    const user = assertSameUser(ctx, ctx.params.email);
+  // The connection files. The SPA asks for them by the session alone (`/vm/rdp`,
+  // `/vm/password`), so no email sits in the address, the browser history or a log; the spec's
+  // `/:email` forms stay for compatibility and must name the session user.
+  async function sendRdp(ctx: AppContext, user: AuthUser) {
     const vm = await findDashboardVm(db, user.id);
     if (!vm || vm.state !== 'running' || !vm.public_ip) throw new HttpError(409, VM_MESSAGES.rdpNotReady);
     download(ctx, 'application/x-rdp', RDP_FILE_NAME, rdpFile(vm.public_ip, config.vm.rdpPort));
-  });
+  }
 
-  router.get('/vm/password/:email', requireUser(), async (ctx) => {
-    const user = assertSameUser(ctx, ctx.params.email);
+  async function sendPassword(ctx: AppContext, user: AuthUser) {
     const vm = await findDashboardVm(db, user.id);
     if (
       !vm?.password_encrypted ||
@@ -122,7 +123,14 @@ export function vmRoutes(services: Services): Router<AppState> {
       throw new HttpError(409, VM_MESSAGES.passwordNotReady);
     }
     download(ctx, 'text/plain; charset=utf-8', PASSWORD_FILE_NAME, password);
-  });
+  }
+
+  router.get('/vm/rdp', requireUser(), (ctx) => sendRdp(ctx, currentUser(ctx)));
+  router.get('/vm/rdp/:email', requireUser(), (ctx) => sendRdp(ctx, assertSameUser(ctx, ctx.params.email)));
+  router.get('/vm/password', requireUser(), (ctx) => sendPassword(ctx, currentUser(ctx)));
+  router.get('/vm/password/:email', requireUser(), (ctx) =>
+    sendPassword(ctx, assertSameUser(ctx, ctx.params.email)),
+  );
 
   return router;
 }

@@ -5,9 +5,11 @@ import { sql, type Db } from './pool.ts';
 /**
  * Emailed one-time codes (sign-up and code login). Only the HMAC of a code is stored (see
  * core/crypto.ts `hashCode`). A code belongs to the browser that asked for it (a hash of its
- * requester cookie): it is live while unconsumed, unexpired and tried fewer than
- * MAX_CODE_ATTEMPTS times wrongly by that browser, and a new code replaces only that
- * browser's earlier one, so nobody else can use up or replace the owner's code.
+ * requester cookie), so nobody else can use up or replace the owner's code. It is live while
+ * unconsumed, unexpired and tried fewer than MAX_CODE_ATTEMPTS times wrongly. Issuing a new code
+ * leaves that browser's earlier ones live until one of them is used or they expire: a customer
+ * who asked twice may type either mail's code. Wrong guesses are counted against every live code
+ * at once, so a resend does not buy extra guesses.
  */
 
 export const CODE_PURPOSES = ['register', 'login'] as const;
@@ -28,10 +30,6 @@ export async function insertCode(
   requesterHash: string,
 ): Promise<void> {
   await db.query(sql.unsafe`
-    UPDATE one_time_codes SET consumed_at = now()
-    WHERE email = ${email} AND purpose = ${purpose} AND requester_hash = ${requesterHash}
-      AND consumed_at IS NULL`);
-  await db.query(sql.unsafe`
     INSERT INTO one_time_codes (email, purpose, code_hash, requester_hash, expires_at)
     VALUES (${email}, ${purpose}, ${codeHash}, ${requesterHash},
       now() + make_interval(mins => ${CODE_TTL_MINUTES}))`);
@@ -42,9 +40,10 @@ export type CodeCheck = 'ok' | 'wrong' | 'none';
 const Outcome = z.object({ matched: z.boolean() });
 
 /**
- * Checks a code against the requester's live one and records the outcome in the same
- * statement: a match consumes the code, a miss spends one attempt. The WHERE clause is
- * re-evaluated on the row it locks, so parallel guesses can never exceed the budget.
+ * Checks a code against the requester's live ones and records the outcome in one statement: a
+ * match consumes them all (the one used and any other sent), a miss spends one attempt of each.
+ * The rows are locked and their conditions re-checked on the latest version, so parallel guesses
+ * can never exceed the budget.
  */
 export async function checkCode(
   db: Db,
@@ -53,19 +52,21 @@ export async function checkCode(
   codeHash: string,
   requesterHash: string,
 ): Promise<CodeCheck> {
-  const outcome = await db.maybeOne(sql.type(Outcome)`
+  const outcomes = await db.any(sql.type(Outcome)`
+    WITH live AS (
+      SELECT id, code_hash FROM one_time_codes
+      WHERE email = ${email} AND purpose = ${purpose} AND requester_hash = ${requesterHash}
+        AND consumed_at IS NULL AND expires_at > now() AND attempts < ${MAX_CODE_ATTEMPTS}
+      FOR UPDATE),
+    verdict AS (SELECT coalesce(bool_or(code_hash = ${codeHash}), false) AS matched FROM live)
     UPDATE one_time_codes SET
-      consumed_at = CASE WHEN code_hash = ${codeHash} THEN now() ELSE NULL END,
-      attempts = attempts + CASE WHEN code_hash = ${codeHash} THEN 0 ELSE 1 END
-    WHERE id = (
-        SELECT id FROM one_time_codes
-        WHERE email = ${email} AND purpose = ${purpose} AND requester_hash = ${requesterHash}
-          AND consumed_at IS NULL AND expires_at > now() AND attempts < ${MAX_CODE_ATTEMPTS}
-        ORDER BY created_at DESC LIMIT 1)
-      AND consumed_at IS NULL AND expires_at > now() AND attempts < ${MAX_CODE_ATTEMPTS}
-    RETURNING consumed_at IS NOT NULL AS matched`);
-  if (!outcome) return 'none';
-  return outcome.matched ? 'ok' : 'wrong';
+      consumed_at = CASE WHEN verdict.matched THEN now() ELSE NULL END,
+      attempts = attempts + CASE WHEN verdict.matched THEN 0 ELSE 1 END
+    FROM verdict
+    WHERE one_time_codes.id IN (SELECT id FROM live)
+    RETURNING verdict.matched AS matched`);
+  if (outcomes.length === 0) return 'none';
+  return outcomes[0]?.matched ? 'ok' : 'wrong';
 }
 
 /** Kills every live code for an email (after a password reset or account deletion). */

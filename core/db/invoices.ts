@@ -34,6 +34,8 @@ export const Invoice = z.object({
   supplier_gstin: z.string(),
   supplier_address: z.string(),
   supplier_state: z.string(),
+  /** Services Accounting Code printed on the invoice; null on invoices issued before it was. */
+  sac_code: z.string().nullable(),
   customer_name: z.string(),
   customer_email: z.string(),
   customer_phone: z.string().nullable(),
@@ -44,7 +46,8 @@ export type Invoice = z.infer<typeof Invoice>;
 const COLUMNS = sql.fragment`id, invoice_number, financial_year, sequence, payment_id, subscription_id, user_id,
   issued_at, plan_name, description, hours, storage_gb, purchased_at, expires_at, total_paise, taxable_paise,
   cgst_paise, sgst_paise, igst_paise, gst_rate_percent, supply, place_of_supply, supplier_legal_name,
-  supplier_gstin, supplier_address, supplier_state, customer_name, customer_email, customer_phone, txnid`;
+  supplier_gstin, supplier_address, supplier_state, customer_name, customer_email, customer_phone, txnid,
+  sac_code`;
 
 /**
  * The next invoice number of a financial year (1, 2, 3…). Must run in the transaction that
@@ -64,13 +67,15 @@ export async function insertInvoice(db: Db, i: NewInvoice): Promise<Invoice> {
     INSERT INTO invoices (invoice_number, financial_year, sequence, payment_id, subscription_id, user_id,
       issued_at, plan_name, description, hours, storage_gb, purchased_at, expires_at, total_paise, taxable_paise,
       cgst_paise, sgst_paise, igst_paise, gst_rate_percent, supply, place_of_supply, supplier_legal_name,
-      supplier_gstin, supplier_address, supplier_state, customer_name, customer_email, customer_phone, txnid)
+      supplier_gstin, supplier_address, supplier_state, customer_name, customer_email, customer_phone, txnid,
+      sac_code)
     VALUES (${i.invoice_number}, ${i.financial_year}, ${i.sequence}, ${i.payment_id}, ${i.subscription_id},
       ${i.user_id}, ${i.issued_at.toISOString()}, ${i.plan_name}, ${i.description}, ${i.hours}, ${i.storage_gb},
       ${i.purchased_at.toISOString()}, ${i.expires_at.toISOString()}, ${i.total_paise}, ${i.taxable_paise},
       ${i.cgst_paise}, ${i.sgst_paise}, ${i.igst_paise}, ${i.gst_rate_percent}, ${i.supply}, ${i.place_of_supply},
       ${i.supplier_legal_name}, ${i.supplier_gstin}, ${i.supplier_address}, ${i.supplier_state},
-      ${i.customer_name}, ${i.customer_email}, ${i.customer_phone}, ${i.txnid})
+      ${i.customer_name}, ${i.customer_email}, ${i.customer_phone}, ${i.txnid},
+      ${i.sac_code})
     RETURNING ${COLUMNS}`);
 }
 

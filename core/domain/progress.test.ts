@@ -26,21 +26,31 @@ describe('progress cards', () => {
     expect(forecast.detail).toContain('Your plan allows 1.5 h a day.');
   });
 
-  it('suggests from the 7-day average against the allowance', () => {
+  it('suggests from the same pace the forecast shows, against the allowance', () => {
     expect(progressCards(base).suggestion).toMatchObject({
       title: 'Plan Suggestion',
       value: 'Your plan fits',
     });
-    expect(progressCards({ ...base, daily: week([3, 2, 2, 2, 2, 2, 1]) }).suggestion.value).toBe(
-      'Upgrade to 65 h',
-    );
-    const down = progressCards({
-      ...base,
-      durationHours: 90,
-      daily: week([0.5, 0, 1, 0, 0, 0.5, 0]),
-    }).suggestion;
+    // 20 h over 10 days: 2.0 h a day, over the 45-hour plan's 1.5.
+    const up = progressCards({ ...base, usedSeconds: 20 * 3600 });
+    expect(up.suggestion.value).toBe('Upgrade to 65 h');
+    expect(up.forecast.value).toBe('2.0 h a day');
+    expect(up.suggestion.detail).toContain('You use about 2.0 h a day');
+    const down = progressCards({ ...base, durationHours: 90, usedSeconds: 3 * 3600 }).suggestion;
     expect(down.value).toBe('30 h would do');
-    expect(down.detail).toContain('(Average of the last 7 days.)');
+    expect(down.detail).toContain('You use about 0.3 h a day');
+    expect(down.detail).toContain('(Your pace since you bought the plan.)');
+  });
+
+  it('never quotes two paces for the same use: one early session on the first day', () => {
+    const cards = progressCards({
+      ...base,
+      usedSeconds: 0.2 * 3600,
+      purchasedAt: '2026-03-11T01:00:00Z',
+      daily: week([0, 0, 0, 0, 0, 0, 0.2]),
+    });
+    expect(cards.forecast.value).toBe('0.2 h a day');
+    expect(cards.suggestion.detail).toContain('You use about 0.2 h a day');
   });
 
   it('names the busiest hour of today, the earliest on a tie', () => {

@@ -65,6 +65,31 @@ export interface ProgressCardsInput {
 
 const hoursAday = (hours: number) => `${hours.toFixed(1)} h a day`;
 
+/**
+ * The one pace both the forecast and the suggestion quote: hours used since the plan was
+ * bought over the days since (the first day counting whole). Two cards once showed "0.2 h a
+ * day" and "about 0.0 h a day" for the same use, one averaging the last 7 days including days
+ * before the plan; without a purchase date the 7-day average is all there is.
+ */
+function paceOf(input: ProgressCardsInput): { hoursPerDay: number; basis: string } {
+  const purchasedAt = toEpochMsOrNull(input.purchasedAt);
+  const expiresAt = toEpochMsOrNull(input.expiresAt);
+  if (input.durationHours && purchasedAt !== null && expiresAt !== null) {
+    const forecast = forecastUsage({
+      durationHours: input.durationHours,
+      usedSeconds: input.usedSeconds,
+      purchasedAt,
+      expiresAt,
+      now: input.now,
+    });
+    return { hoursPerDay: forecast.paceHoursPerDay, basis: 'Your pace since you bought the plan.' };
+  }
+  return {
+    hoursPerDay: averageDailyHours(input.daily),
+    basis: `Average of the last ${input.daily.length} days.`,
+  };
+}
+
 function forecastCard(input: ProgressCardsInput): ProgressCard {
   const title = 'Daily Forecast';
   const purchasedAt = toEpochMsOrNull(input.purchasedAt);
@@ -92,7 +117,8 @@ function suggestionCard(input: ProgressCardsInput): ProgressCard {
   if (!input.durationHours) {
     return { title, value: PROGRESS_MESSAGES.unknown, detail: 'A suggestion appears once you have a plan.' };
   }
-  const suggestion = suggestPlan(input.durationHours, averageDailyHours(input.daily));
+  const pace = paceOf(input);
+  const suggestion = suggestPlan(input.durationHours, pace.hoursPerDay);
   const value =
     suggestion.kind === 'upgrade'
       ? suggestion.suggestedHours
@@ -101,7 +127,7 @@ function suggestionCard(input: ProgressCardsInput): ProgressCard {
       : suggestion.kind === 'downgrade'
         ? `${suggestion.suggestedHours} h would do`
         : 'Your plan fits';
-  return { title, value, detail: `${suggestion.message} (Average of the last ${input.daily.length} days.)` };
+  return { title, value, detail: `${suggestion.message} (${pace.basis})` };
 }
 
 function peakCard(input: ProgressCardsInput): ProgressCard {

@@ -3,6 +3,8 @@ import {
   PLAN_CHOICE_MESSAGES,
   activePlanBlocksPurchaseMessage,
   activePlanNote,
+  canBuyPlanNow,
+  canPurchase,
   checkPlanChoice,
   daysLeft,
   expiryRemindersDue,
@@ -36,6 +38,20 @@ describe('active plan', () => {
     expect(isPlanActive({ plan: '  ', hours: 45, expiresAt: later(DAY) }, now)).toBe(false);
     expect(isPlanActive({ plan: null, hours: null, expiresAt: later(DAY) }, now)).toBe(false);
     expect(isPlanActive(null, now)).toBe(false);
+  });
+
+  it('allows a purchase or extension only after expiry', () => {
+    expect(canPurchase({ plan: 'LEGEND', hours: 30, expiresAt: later(DAY) }, now)).toBe(false);
+    expect(canPurchase({ plan: 'LEGEND', hours: 30, expiresAt: later(-DAY) }, now)).toBe(true);
+    expect(canPurchase(undefined, now)).toBe(true);
+  });
+
+  it('lets a plan be bought (the header\'s "Renew Plan") with no plan, an ended one, or a running trial', () => {
+    const legend = { plan: 'LEGEND', hours: 30, isTrial: false };
+    expect(canBuyPlanNow(null, now)).toBe(true);
+    expect(canBuyPlanNow({ ...legend, expiresAt: later(-DAY) }, now)).toBe(true);
+    expect(canBuyPlanNow({ ...legend, expiresAt: later(DAY) }, now)).toBe(false);
+    expect(canBuyPlanNow({ plan: 'Trial', hours: 1, isTrial: true, expiresAt: later(DAY) }, now)).toBe(true);
   });
 });
 

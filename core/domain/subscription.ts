@@ -64,6 +64,23 @@ export function daysLeft(expiresAt: Instant | null | undefined, now: Instant): n
   return Math.max(0, Math.ceil((expiry - toEpochMs(now)) / DAY_MS));
 }
 
+/** Purchase or extension is allowed only once the current plan has expired (spec §4). */
+export function canPurchase(current: CurrentPlan | null | undefined, now: Instant): boolean {
+  return !isPlanActive(current, now);
+}
+
+/**
+ * Whether a plan can be bought now: no plan, one that has ended, or a trial (buying a plan
+ * replaces a running trial; the server's rule in core/purchases.ts). The header shows "Renew
+ * Plan" only then ("My plan" otherwise), and the plan cards offer their button only then.
+ */
+export function canBuyPlanNow(
+  current: (CurrentPlan & { isTrial: boolean }) | null | undefined,
+  now: Instant,
+): boolean {
+  return !current || current.isTrial || canPurchase(current, now);
+}
+
 /** Spec §5, shown when someone with an unexpired plan tries to choose another. */
 export function activePlanBlocksPurchaseMessage(plan: string, hours: number, days: number): string {
   return `Your current plan (${plan}, ${hours}h) has ${days} day(s) left. You can purchase/extend only after expiry.`;

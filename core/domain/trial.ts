@@ -72,3 +72,12 @@ export const TRIAL_MESSAGES = {
   saveError: 'Error saving trial plan',
   startNow: 'Start Now',
 } as const;
+
+/**
+ * Whether to offer the trial: to visitors and to customers who have never bought anything.
+ * Anyone who has had a plan (a paid month, or the trial itself) is past it; the server refuses
+ * them anyway (a used trial, or an active plan blocking), so offering it would be a dead end.
+ */
+export function isTrialOffered(customer: { hasPlan: boolean } | null | undefined): boolean {
+  return !customer?.hasPlan;
+}

@@ -25,6 +25,7 @@ export const VM_MESSAGES = {
   loading: 'Loading your dashboard…',
   fetching: 'Fetching…',
   generating: 'Generating…',
+  // The spec says "after every logout"; the address changes on every start (README "Deviations").
   rdpHint: 'Download this file again after every start: your PC gets a new address every time it starts.',
   stoppedHint: USAGE_MESSAGES.stoppedHint,
   startFailed: USAGE_MESSAGES.startFailed,

@@ -113,3 +113,40 @@ export function twoFactorChangedMail(to: string, enabled: boolean, supportEmail:
     ],
   );
 }
+
+/** What an account deletion destroyed, for its confirmation mail. */
+export type DeletionSummary = {
+  /** Machines shut down and terminated, with their disks. */
+  machines: number;
+  /** The plan that was in force, if any, and the hours it had left. */
+  plan: { name: string; hoursLeft: string } | null;
+};
+
+/** Confirms a deletion to the address that was deleted: what went, what stays, whom to ask. */
+export function accountDeletedMail(
+  to: string,
+  name: string,
+  summary: DeletionSummary,
+  supportEmail: string,
+): Mail {
+  const gone = [
+    summary.machines > 0
+      ? `- Your cloud PC${summary.machines > 1 ? 's' : ''} and ${summary.machines > 1 ? 'their disks' : 'its disk'}, with every file on ${summary.machines > 1 ? 'them' : 'it'}, are being destroyed.`
+      : '- You had no cloud PC, so no machine or disk was destroyed.',
+    ...(summary.plan
+      ? [`- Your ${summary.plan.name} plan is cancelled; its ${summary.plan.hoursLeft} left are given up.`]
+      : []),
+    '- Your sign-in, name and phone number are erased, and every session is signed out.',
+  ];
+  return mail('account-deleted', to, 'Your Legend Cloud account has been deleted', [
+    `Hi ${name},`,
+    '',
+    'As you asked, your Legend Cloud account has been deleted.',
+    ...gone,
+    '- Your invoices and payment records are kept, as Indian tax law requires.',
+    '',
+    `If you did not ask for this, write to ${supportEmail} at once.`,
+    '',
+    '— Legend Cloud',
+  ]);
+}

@@ -120,12 +120,14 @@ describe.skipIf(!hasBrowser())('cloud PC dashboard', () => {
     await expect(page.getByRole('link', { name: 'Get the installer' }).getAttribute('href')).resolves.toMatch(
       /^https:\/\//,
     );
-    await page.getByText('Download this file again after every logout').waitFor();
+    await page.getByText('Download this file again after every start').waitFor();
     await shots(page, 'dashboard-running');
 
     // STOP asks first; then "Stopping…", then START VM with its hint.
-    page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'STOP VM' }).click();
+    const stopDialog = page.getByRole('dialog', { name: 'Stop your cloud PC?' });
+    await stopDialog.getByText('Save your work first').waitFor();
+    await stopDialog.getByRole('button', { name: 'Stop VM' }).click();
     await page.locator('[data-field="status"]', { hasText: 'Stopping…' }).waitFor();
     await expect(page.getByRole('button', { name: 'START VM' }).count()).resolves.toBe(0);
     await page.getByRole('button', { name: 'START VM' }).waitFor({ timeout: 30_000 });
@@ -156,8 +158,9 @@ describe.skipIf(!hasBrowser())('cloud PC dashboard', () => {
     await page.waitForURL(`${baseUrl()}/`);
     await expect(page.evaluate(() => window.localStorage.length)).resolves.toBe(0);
     await page.goto('/dashboard');
-    await page.waitForURL('**/login');
-  });
+    await page.waitForURL('**/login?next=%2Fdashboard');
+    // A whole lifecycle with slowed sandbox timings: about 50 s on a loaded 2-core machine.
+  }, 90_000);
 
   it('a logged-in user without a plan is offered one', async () => {
     const user = await registeredUser('Dev Patel', 'pc');

@@ -19,16 +19,6 @@ import {
 
 const browser = useBrowser();
 
-/** Answers the next alert and tells what it said. */
-function nextAlert(page: Page): Promise<string> {
-  return new Promise((resolve) => {
-    page.once('dialog', (dialog) => {
-      resolve(dialog.message());
-      void dialog.accept();
-    });
-  });
-}
-
 const card = (page: Page, plan: string) => page.getByRole('article', { name: plan, exact: true });
 
 /** On /select-vm: picks the hours on a plan's card and presses its button. */
@@ -62,7 +52,10 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
         page.getByRole('main').getByRole('heading', { level: 2 }).allTextContents(),
       ).resolves.toEqual(['LEGEND', 'PRO LEGEND', 'ULTRA LEGEND']);
       const legend = card(page, 'LEGEND');
-      await expect(legend.getByText('Select duration').isVisible()).resolves.toBe(true);
+      // Each card starts on the smallest bundle with its price, and says where prices start.
+      await expect(legend.getByRole('radio', { name: '30 h' }).isChecked()).resolves.toBe(true);
+      await expect(legend.locator('.pricing-price').innerText()).resolves.toContain('₹1,450.00');
+      await expect(legend.getByText(/^from ₹1,450\.00/).isVisible()).resolves.toBe(true);
       await expect(legend.getByText('115 GB / month').isVisible()).resolves.toBe(true);
       const info = legend.getByRole('button', { name: 'About LEGEND' });
       await expect(legend.getByText(/everyday high-level work/).isVisible()).resolves.toBe(false);
@@ -74,21 +67,22 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
       await card(page, 'ULTRA LEGEND').getByText('₹4,299.00').waitFor();
       await screenshot(page, `plans-select-vm-visitor-${size}`);
       if (size === 1280) {
-        const alert = nextAlert(page);
+        // No native alert: the login page says why, and keeps the choice for afterwards.
         await legend.getByRole('button', { name: 'Choose Plan' }).click();
-        await expect(alert).resolves.toBe('Please login or register before purchasing a plan.');
-        await page.waitForURL('**/login');
+        await page.waitForURL('**/login?next=%2Fselect-vm');
+        await page.getByText(/^Please login or register before purchasing a plan\./).waitFor();
       }
     }
   });
 
-  it('asks for a duration before anything else happens', async () => {
+  it('goes straight to payment on Choose Plan with the default hours, no error first', async () => {
     const user = await registeredUser('Meera Iyer', 'buyer');
     const page = await browser.newPage(DESKTOP);
     await logIn(page, user.email);
     await page.goto('/select-vm');
     await card(page, 'PRO LEGEND').getByRole('button', { name: 'Choose Plan' }).click();
-    await card(page, 'PRO LEGEND').getByText('Please select Duration.').waitFor();
+    await page.waitForURL('**/payment');
+    await page.getByText('₹1,899.00').first().waitFor();
   });
 
   it('buys LEGEND 45 h through the PayU checkout, then sees the plan block, history and the printable invoice', async () => {
@@ -107,10 +101,11 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
 
     await page.waitForURL(/\/payment-success\?txnid=/);
     await paymentVerified(page);
-    // A warm-pool machine can be ready (and the page on the dashboard) before this line looks.
+    // A warm-pool machine can move the page on to the dashboard before this line is read.
     await page
       .getByText('Payment verified. Your Virtual Computer is on the way. Please wait…')
       .or(page.getByRole('heading', { name: 'Dashboard', exact: true }))
+      .first()
       .waitFor();
     await screenshot(page, 'plans-payment-success-1280');
     const receipt = await waitForMail(user.email, 'Payment received');
@@ -320,10 +315,9 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
   it('a trial: rotate to PRO LEGEND, Start Now, pay ₹45 through the same checkout', async () => {
     const visitor = await browser.newPage(DESKTOP);
     await visitor.goto('/trial');
-    const alert = nextAlert(visitor);
     await visitor.getByRole('button', { name: 'Start Now' }).click();
-    await expect(alert).resolves.toBe('Please login first');
-    await visitor.waitForURL('**/login');
+    await visitor.waitForURL('**/login?next=%2Ftrial');
+    await visitor.getByText(/^Please login first/).waitFor();
 
     const user = await registeredUser('Tara Singh', 'buyer');
     const page = await browser.newPage(MOBILE);
@@ -341,9 +335,9 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
     await payOnPayU(page, '₹45.00', 'success');
     await paymentVerified(page);
 
-    // One trial per account.
+    // One trial per account: once had, it is no longer offered (no refusal after the click).
     await page.goto('/trial');
-    await page.getByRole('button', { name: 'Start Now' }).click();
-    await page.getByText(/^Failed to save plan\. You have already used your 1 hour trial/).waitFor();
+    await page.getByText('The 1 hour trial is for newcomers').waitFor();
+    await expect(page.getByRole('button', { name: 'Start Now' }).count()).resolves.toBe(0);
   });
 });

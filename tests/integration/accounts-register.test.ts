@@ -240,7 +240,7 @@ describe('POST /api/auth/verify-otp', () => {
 });
 
 describe('POST /api/auth/resend-otp', () => {
-  it('mails a new code that replaces the old one, then is limited to once a minute', async () => {
+  it('mails a new code while the first still works, then is limited to once a minute', async () => {
     const client = newClient(stack);
     const email = uniqueEmail();
     await client.call('/api/auth/register', { body: form(email) });
@@ -260,12 +260,34 @@ describe('POST /api/auth/resend-otp', () => {
     expect(again.body.message).toBe('Please wait a minute before asking for another code.');
     expect(again.headers.get('retry-after')).toMatch(/^\d+$/);
 
-    if (first !== second) {
-      const old = await client.call('/api/auth/verify-otp', { body: { email, otp: first } });
-      expect(old.status).toBe(400);
-    }
-    const ok = await client.call('/api/auth/verify-otp', { body: { email, otp: second } });
+    // The first mail's code still works; using it retires the second too.
+    const ok = await client.call('/api/auth/verify-otp', { body: { email, otp: first } });
     expect(ok.status).toBe(200);
+    if (first !== second) {
+      const other = await newClient(stack).call('/api/auth/verify-otp', { body: { email, otp: second } });
+      expect(other.status).toBe(400);
+    }
+  });
+
+  it('counts wrong guesses against every live code: a resend buys no extra guesses on the first', async () => {
+    const client = newClient(stack);
+    const email = uniqueEmail();
+    await client.call('/api/auth/register', { body: form(email) });
+    const first = await mailedCode(stack, email, CODE_SUBJECT);
+    const wrong = otherCode(first);
+    for (let i = 0; i < 4; i++) {
+      expect((await client.call('/api/auth/verify-otp', { body: { email, otp: wrong } })).status).toBe(400);
+    }
+    await client.call('/api/auth/resend-otp', { body: { email } });
+    // The fifth miss kills the first code; the second (four guesses left) stays live.
+    expect((await client.call('/api/auth/verify-otp', { body: { email, otp: wrong } })).status).toBe(400);
+    const late = await client.call('/api/auth/verify-otp', { body: { email, otp: first } });
+    if (late.status === 200) throw new Error('the first code outlived its five wrong guesses');
+    const rows = await stack.services.db.any(
+      sql.type(z.object({ attempts: z.number() }))`
+        SELECT attempts FROM one_time_codes WHERE email = ${email} ORDER BY created_at`,
+    );
+    expect(rows.map((r) => r.attempts)).toEqual([5, 2]);
   });
 
   it('allows five codes an hour per email and address, ten per email from anywhere', async () => {

@@ -102,15 +102,14 @@ describe('cloud PC API', () => {
       vmLastState: 'running',
       isRunning: true,
       vmPublicIp: vm?.public_ip,
-      pwdUrl: `/api/vm/password/${encodeURIComponent(user.email)}`,
+      // Identified by the session: no email in the address (README "Privacy").
+      pwdUrl: '/api/vm/password',
       planActive: true,
       canStop: true,
       canStart: false,
       notice: null,
     });
-    expect(ready.rdpUrl).toMatch(
-      new RegExp(`^/api/vm/rdp/${encodeURIComponent(user.email).replace(/[.]/g, '\\.')}\\?v=\\d+$`),
-    );
+    expect(ready.rdpUrl).toMatch(/^\/api\/vm\/rdp\?v=\d+$/);
     expect(ready.vmUsageSeconds).toBe(0);
     expect(Date.parse(ready.vmLastStateChange)).toBeGreaterThan(Date.parse(ready.purchaseDate));
     expect(Date.parse(ready.expiryDate)).toBeGreaterThan(Date.parse(ready.purchaseDate));
@@ -143,17 +142,25 @@ describe('cloud PC API', () => {
   });
 
   it("refuses another user's dashboard, RDP file and password file (403), and anonymous callers (401)", async () => {
-    const { user, ready } = await paidAndReady();
+    const { user, client: owner, ready } = await paidAndReady();
     const other = await createUser(stack);
     const otherClient = newClient(stack);
     await logIn(otherClient, other.email);
     const email = encodeURIComponent(user.email);
-    for (const path of [`/api/vm/dashboard/${email}`, ready.rdpUrl, ready.pwdUrl]) {
+    // The spec's addresses that name an email.
+    for (const path of [`/api/vm/dashboard/${email}`, `/api/vm/rdp/${email}`, `/api/vm/password/${email}`]) {
       const reply = await otherClient.call(path);
       expect(reply.status, path).toBe(403);
       expect(reply.body).toEqual({ message: OTHER_USER_MESSAGE });
       expect((await newClient(stack).call(path)).status, path).toBe(401);
     }
+    // The session's own addresses give another customer only their own (no machine: 409).
+    for (const path of [ready.rdpUrl, ready.pwdUrl]) {
+      expect((await otherClient.call(path)).status, path).toBe(409);
+      expect((await newClient(stack).call(path)).status, path).toBe(401);
+    }
+    // The owner still gets the files by the spec's addresses.
+    expect((await owner.call(`/api/vm/rdp/${email}`)).status).toBe(200);
     for (const path of ['/api/vm/start-vm', '/api/vm/stop-vm']) {
       expect((await otherClient.call(path, { body: { email: user.email } })).status).toBe(403);
     }

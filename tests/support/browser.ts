@@ -10,7 +10,10 @@ export const MOBILE = { width: 360, height: 740 };
 
 /**
  * One Chromium per test file; each `newPage()` gets a fresh context (no shared cookies or
- * storage). Page errors and console errors are collected and fail the test that caused them.
+ * storage). Page errors, console errors (a 4xx answer included: Chromium logs those as
+ * errors) and native dialogs (`alert`, `confirm`, `prompt`: the product uses in-app dialogs)
+ * are collected and fail the test that caused them. A test whose subject is an expected
+ * refusal names it with `allowConsoleErrors`.
  */
 export function useBrowser() {
   let browser: Browser | undefined;
@@ -54,10 +57,12 @@ export function useBrowser() {
       page.on('console', (message) => {
         if (message.type() !== 'error') return;
         const text = message.text();
-        // 4xx answers the page expects (e.g. a 401 session check) are logged by Chromium as errors.
-        if (/Failed to load resource: the server responded with a status of 4\d\d/.test(text)) return;
         if (options.allowConsoleErrors?.test(text)) return;
-        problems.push(`console: ${text}`);
+        problems.push(`console: ${text} (at ${message.location().url || page.url()})`);
+      });
+      page.on('dialog', (dialog) => {
+        problems.push(`native ${dialog.type()} dialog: ${dialog.message()} (at ${page.url()})`);
+        void dialog.dismiss();
       });
       return page;
     },

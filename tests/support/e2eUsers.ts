@@ -111,3 +111,21 @@ export async function paymentVerified(page: Page, timeout = 20_000): Promise<voi
     .or(page.getByRole('heading', { name: 'Dashboard', exact: true }))
     .waitFor({ timeout });
 }
+
+/**
+ * Opens the profile menu ("My Profile"), opening the mobile menu first when the header has
+ * folded it away, and answers the menu's panel. Waits for the signed-in header.
+ */
+export async function openProfileMenu(page: Page) {
+  const profile = page.getByRole('button', { name: 'My Profile' });
+  const menu = page.getByRole('button', { name: 'Open menu' });
+  await profile.or(menu).first().waitFor();
+  if (!(await profile.isVisible())) {
+    await menu.click();
+    await profile.waitFor();
+  }
+  if ((await profile.getAttribute('aria-expanded')) !== 'true') await profile.click();
+  const panel = page.getByRole('region', { name: 'Profile' });
+  await panel.waitFor();
+  return panel;
+}

@@ -38,6 +38,8 @@ export type Invoice = {
   supplier: { legalName: string; gstin: string; address: string; state: string };
   customer: { name: string; email: string; phone: string | null };
   txnid: string;
+  /** Services Accounting Code; null on invoices issued before it was recorded. */
+  sacCode: string | null;
 };
 
 export type SelectVmPayload = {

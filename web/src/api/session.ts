@@ -9,10 +9,11 @@ export type Session =
   | { status: 'anonymous'; user: undefined }
   | { status: 'user'; user: SessionUser };
 
-export const SESSION_KEY = '/auth/login';
+/** The session check the SPA uses: `/auth/session` answers 200 signed out too (no console 401). */
+export const SESSION_KEY = '/auth/session';
 
 /**
- * The server's answer on who is logged in and whether they have a plan. 401 (or an API
+ * The server's answer on who is logged in and whether they have a plan. No email, a 401 (or an API
  * that does not know sessions yet) means anonymous; other failures are logged only (spec §8).
  */
 export function useSession(): Session {

@@ -9,6 +9,7 @@ import {
 import { formatHms } from '../../../core/domain/usage.ts';
 import { hourRangeLabel } from '../../../core/domain/insights.ts';
 import type { LiveSample } from './liveSamples.ts';
+import { LIVE_CHART_POINTS } from '../../../core/domain/constants.ts';
 import { chartTheme, themedAxis, UPlotChart, uPlot, type ChartOptions } from './UPlotChart.tsx';
 
 /**
@@ -145,14 +146,17 @@ export function LiveUsageChart({ samples, running }: { samples: readonly LiveSam
     .filter(Boolean)
     .map((part) => ` · ${part}`)
     .join('');
+  // Say what the line covers: the samples this page took (at most the last minute), not the
+  // whole session, whose length and start are given beside it.
+  const covered = latest && samples[0] ? Math.round(latest.t - samples[0].t) + 1 : 0;
   const summary =
     running && latest
-      ? `This session: ${formatHms(latest.sessionSeconds)}${load}. Updated every second.`
+      ? `The last ${covered} s, sampled every second while this page is open. This session so far: ${formatHms(latest.sessionSeconds)} (started ${clockTime(latest.t - latest.sessionSeconds)})${load}.`
       : 'Live usage appears here while your VM is running.';
 
   return (
     <ChartFigure
-      title="Live session"
+      title={`Live: the last ${LIVE_CHART_POINTS} seconds`}
       summary={summary}
       points={samples.length}
       table={

@@ -1,7 +1,8 @@
-import { useId, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { api, errorMessage } from '../api/fetcher.ts';
+import { useSession } from '../api/session.ts';
 import { StatusMessage, type Status } from './StatusMessage.tsx';
-import { EmailField, PhoneField, TextField } from './TextField.tsx';
+import { EmailField, FieldError, PhoneField, TextField } from './TextField.tsx';
 import { isValidPhone, PHONE_MESSAGE } from '../../../core/domain/phone.ts';
 import {
   FEEDBACK_FIELDS,
@@ -23,44 +24,73 @@ type Name = keyof Values;
 const EMPTY: Values = { firstName: '', lastName: '', field: '', contactNumber: '', email: '', message: '' };
 const ORDER: Name[] = ['firstName', 'lastName', 'field', 'contactNumber', 'email', 'message'];
 
-/** The first problem with the form, naming the field to send the person to. */
-function findProblem(values: Values): { field: Name; message: string } | null {
-  const missing = ORDER.find((name) => values[name].trim() === '');
-  if (missing) return { field: missing, message: FEEDBACK_MESSAGES.required };
-  if (!isValidPhone(values.contactNumber)) return { field: 'contactNumber', message: PHONE_MESSAGE };
-  if (!isEmailAddress(values.email.trim()))
-    return { field: 'email', message: FEEDBACK_MESSAGES.invalidEmail };
-  return null;
+type Problems = Partial<Record<Name, string>>;
+
+/** Every problem with the form at once, field by field, in the form's order. */
+function findProblems(values: Values): Problems {
+  const problems: Problems = {};
+  for (const name of ORDER) if (values[name].trim() === '') problems[name] = 'Required';
+  if (!problems.contactNumber && !isValidPhone(values.contactNumber)) problems.contactNumber = PHONE_MESSAGE;
+  if (!problems.email && !isEmailAddress(values.email.trim()))
+    problems.email = FEEDBACK_MESSAGES.invalidEmail;
+  return problems;
 }
 
 /**
  * The contact/feedback form (spec §2 landing "Get in Touch", §3, §5, §8): six required
- * fields, `POST /api/feedback`. A problem is shown once, in the status line, and the field
- * it concerns is marked invalid and focused.
+ * fields, `POST /api/feedback`. Every problem shows at once: each field says what is wrong
+ * under it and is marked invalid, the status line sums up, and the first is focused. A
+ * signed-in customer finds their name, number and email filled in.
  */
 export function ContactForm({ autoFocus = false }: { autoFocus?: boolean }) {
+  const session = useSession();
   const [values, setValues] = useState<Values>(EMPTY);
-  const [invalid, setInvalid] = useState<Name | null>(null);
+  const [problems, setProblems] = useState<Problems>({});
   const [status, setStatus] = useState<Status>(null);
   const [busy, setBusy] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
   const id = useId();
   const statusId = `${id}-status`;
 
+  // Prefill what we know of a signed-in customer, without overwriting anything typed.
+  const user = session.user;
+  useEffect(() => {
+    if (!user) return;
+    const [first = '', ...rest] = user.name.trim().split(/\s+/);
+    setValues((v) => ({
+      ...v,
+      firstName: v.firstName || first,
+      lastName: v.lastName || rest.join(' '),
+      contactNumber: v.contactNumber || (user.phone ?? ''),
+      email: v.email || user.email,
+    }));
+  }, [user]);
+
   const set = (name: Name) => (value: string) => {
     setValues((v) => ({ ...v, [name]: value }));
-    if (invalid === name) setInvalid(null);
+    setProblems((p) => {
+      if (!p[name]) return p;
+      const rest = { ...p };
+      delete rest[name];
+      return rest;
+    });
   };
 
   const focus = (name: Name) => formRef.current?.querySelector<HTMLElement>(`[name="${name}"]`)?.focus();
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    const problem = findProblem(values);
-    if (problem) {
-      setInvalid(problem.field);
-      setStatus({ kind: 'error', text: problem.message });
-      focus(problem.field);
+    const found = findProblems(values);
+    const first = ORDER.find((name) => found[name]);
+    if (first) {
+      setProblems(found);
+      const count = Object.keys(found).length;
+      const missing = ORDER.some((name) => found[name] === 'Required');
+      setStatus({
+        kind: 'error',
+        text: `${missing ? FEEDBACK_MESSAGES.required : 'Please check the form.'} ${count === 1 ? 'One field needs' : `${count} fields need`} attention.`,
+      });
+      focus(first);
       return;
     }
     setBusy(true);
@@ -76,7 +106,7 @@ export function ContactForm({ autoFocus = false }: { autoFocus?: boolean }) {
       };
       await api<{ id: string }>('/feedback', { body });
       setValues(EMPTY);
-      setInvalid(null);
+      setProblems({});
       setStatus({ kind: 'success', text: FEEDBACK_MESSAGES.success });
     } catch (error) {
       setStatus({ kind: 'error', text: errorMessage(error, FEEDBACK_MESSAGES.failureFallback) });
@@ -85,8 +115,9 @@ export function ContactForm({ autoFocus = false }: { autoFocus?: boolean }) {
     }
   }
 
-  const describe = (name: Name) =>
-    invalid === name ? { 'aria-invalid': true as const, 'aria-describedby': statusId } : {};
+  const describe = (name: Name) => ({ error: problems[name] ?? null });
+  const describeOther = (name: Name) =>
+    problems[name] ? { 'aria-invalid': true as const, 'aria-describedby': `${id}-${name}-error` } : {};
 
   return (
     <form ref={formRef} className="form contact-form" onSubmit={submit} noValidate aria-label="Contact form">
@@ -120,7 +151,7 @@ export function ContactForm({ autoFocus = false }: { autoFocus?: boolean }) {
           value={values.field}
           onChange={(e) => set('field')(e.target.value)}
           required
-          {...describe('field')}
+          {...describeOther('field')}
         >
           <option value="" disabled>
             Choose what you do
@@ -131,6 +162,7 @@ export function ContactForm({ autoFocus = false }: { autoFocus?: boolean }) {
             </option>
           ))}
         </select>
+        {problems.field && <FieldError id={`${id}-field-error`} text={problems.field} />}
       </label>
       <div className="form-row">
         <PhoneField
@@ -157,8 +189,9 @@ export function ContactForm({ autoFocus = false }: { autoFocus?: boolean }) {
           maxLength={FEEDBACK_LIMITS.message}
           onChange={(e) => set('message')(e.target.value)}
           required
-          {...describe('message')}
+          {...describeOther('message')}
         />
+        {problems.message && <FieldError id={`${id}-message-error`} text={problems.message} />}
       </label>
       <StatusMessage status={status} id={statusId} />
       <button type="submit" className="button primary" disabled={busy}>

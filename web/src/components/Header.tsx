@@ -1,12 +1,18 @@
 import { useEffect, useId, useState } from 'react';
 import { Link, useLocation } from 'wouter';
+import { useCurrentPlan, type PlanChoice } from '../api/plans.ts';
 import { useSession, type Session } from '../api/session.ts';
+import { canBuyPlanNow } from '../../../core/domain/subscription.ts';
 import { Logo } from './Logo.tsx';
 
 type NavItem = { label: string; href: string };
 
-/** The three nav variants of spec §2 "Landing page". */
-export function navItems(session: Session): NavItem[] {
+/**
+ * The three nav variants of spec §2 "Landing page". A customer with a plan sees "Renew Plan"
+ * only when a plan can be bought now (it has ended, or it is a trial); while one is in force,
+ * "My plan", which shows it, rather than cards that would all refuse.
+ */
+export function navItems(session: Session, current?: PlanChoice | null): NavItem[] {
   if (session.status !== 'user') {
     return [
       { label: 'Services', href: '/services' },
@@ -22,9 +28,21 @@ export function navItems(session: Session): NavItem[] {
       { label: 'Blogs', href: '/blogs' },
     ];
   }
+  // Unknown yet: "My plan" (it leads to the same page) rather than a promise that may not hold.
+  const renewable =
+    current !== undefined &&
+    canBuyPlanNow(
+      current && {
+        plan: current.selectedPlan,
+        hours: current.selectedDuration,
+        expiresAt: current.expiryDate,
+        isTrial: current.isTrial,
+      },
+      Date.now(),
+    );
   return [
     { label: 'Services', href: '/services' },
-    { label: 'Renew Plan', href: '/select-vm' },
+    { label: renewable ? 'Renew Plan' : 'My plan', href: '/select-vm' },
     { label: 'Dashboard', href: '/dashboard' },
     { label: 'Blogs', href: '/blogs' },
   ];
@@ -32,6 +50,7 @@ export function navItems(session: Session): NavItem[] {
 
 export function Header({ profileMenu }: { profileMenu?: React.ReactNode }) {
   const session = useSession();
+  const current = useCurrentPlan(session.user?.hasPlan ?? false).data?.plan;
   const [open, setOpen] = useState(false);
   const [location] = useLocation();
   const menuId = useId();
@@ -61,7 +80,7 @@ export function Header({ profileMenu }: { profileMenu?: React.ReactNode }) {
           </button>
           <nav id={menuId} className={`main-nav ${open ? 'is-open' : ''}`} aria-label="Main">
             <ul>
-              {navItems(session).map((item) => (
+              {navItems(session, current).map((item) => (
                 <li key={item.label}>
                   <Link href={item.href} className={location === item.href ? 'active' : undefined}>
                     {item.label}

@@ -48,6 +48,23 @@ export function ParticleField({
       };
     });
 
+    // Dots grouped by colour and (rounded) opacity, each group one fill.
+    const groups = new Map<string, { style: string; particles: Particle[] }>();
+    for (const p of particles) {
+      const alpha = p.alpha.toFixed(1);
+      const key = `${p.cyan}:${alpha}`;
+      let group = groups.get(key);
+      if (!group) {
+        group = {
+          style: p.cyan ? `rgba(34, 211, 238, ${alpha})` : `rgba(164, 139, 255, ${alpha})`,
+          particles: [],
+        };
+        groups.set(key, group);
+      }
+      group.particles.push(p);
+    }
+    const dotGroups = [...groups.values()];
+
     let width = 0;
     let height = 0;
     let linkDistance = 0;
@@ -69,39 +86,99 @@ export function ParticleField({
       draw();
     }
 
+    // Links and dots are drawn in a few batches (one path per opacity level) rather than one
+    // stroke or fill per shape: thousands of separate strokes a frame made every frame a long
+    // task on a phone (Lighthouse counted over 10 s of blocking time on the landing page).
+    const LEVELS = 4;
+    const NEIGHBOURS = [
+      [1, 0],
+      [-1, 1],
+      [0, 1],
+      [1, 1],
+    ] as const;
+    const links: number[][] = Array.from({ length: LEVELS }, () => []);
+
     function draw() {
       if (!context) return;
       context.clearRect(0, 0, width, height);
       const limit = linkDistance * linkDistance;
-      context.lineWidth = 0.6;
+      for (const level of links) level.length = 0;
+      // Only neighbours can be linked: bucket the dots into cells one link long and compare
+      // each with its own and the following cells (about a tenth of all pairs).
+      const size = Math.max(1, linkDistance);
+      const columns = Math.max(1, Math.ceil(width / size));
+      const rows = Math.max(1, Math.ceil(height / size));
+      const cells: number[][] = Array.from({ length: columns * rows }, () => []);
       for (let i = 0; i < particles.length; i++) {
-        const a = particles[i]!;
+        const p = particles[i]!;
+        const cx = Math.min(columns - 1, Math.floor((p.x * width) / size));
+        const cy = Math.min(rows - 1, Math.floor((p.y * height) / size));
+        cells[cy * columns + cx]!.push(i);
+      }
+      const link = (a: Particle, b: Particle) => {
         const ax = a.x * width;
         const ay = a.y * height;
-        for (let j = i + 1; j < particles.length; j++) {
-          const b = particles[j]!;
-          const dx = ax - b.x * width;
-          const dy = ay - b.y * height;
-          const d2 = dx * dx + dy * dy;
-          if (d2 < limit) {
-            context.strokeStyle = `rgba(139, 108, 255, ${(0.16 * (1 - d2 / limit)).toFixed(3)})`;
-            context.beginPath();
-            context.moveTo(ax, ay);
-            context.lineTo(b.x * width, b.y * height);
-            context.stroke();
+        const bx = b.x * width;
+        const by = b.y * height;
+        const dx = ax - bx;
+        const dy = ay - by;
+        const d2 = dx * dx + dy * dy;
+        if (d2 < limit) {
+          const level = Math.min(LEVELS - 1, Math.floor((1 - d2 / limit) * LEVELS));
+          links[level]!.push(ax, ay, bx, by);
+        }
+      };
+      for (let cy = 0; cy < rows; cy++) {
+        for (let cx = 0; cx < columns; cx++) {
+          const here = cells[cy * columns + cx]!;
+          for (let m = 0; m < here.length; m++) {
+            const a = particles[here[m]!]!;
+            for (let n = m + 1; n < here.length; n++) link(a, particles[here[n]!]!);
+            // Right, and the three cells below: each neighbouring pair of cells is visited once.
+            for (const [ox, oy] of NEIGHBOURS) {
+              const nx = cx + ox;
+              const ny = cy + oy;
+              if (nx < 0 || nx >= columns || ny >= rows) continue;
+              for (const j of cells[ny * columns + nx]!) link(a, particles[j]!);
+            }
           }
         }
       }
-      for (const p of particles) {
-        context.fillStyle = p.cyan ? `rgba(34, 211, 238, ${p.alpha})` : `rgba(164, 139, 255, ${p.alpha})`;
+      context.lineWidth = 0.6;
+      for (let level = 0; level < LEVELS; level++) {
+        const lines = links[level]!;
+        if (lines.length === 0) continue;
+        context.strokeStyle = `rgba(139, 108, 255, ${(0.16 * ((level + 0.5) / LEVELS)).toFixed(3)})`;
         context.beginPath();
-        context.arc(p.x * width, p.y * height, p.r, 0, Math.PI * 2);
+        for (let k = 0; k < lines.length; k += 4) {
+          context.moveTo(lines[k]!, lines[k + 1]!);
+          context.lineTo(lines[k + 2]!, lines[k + 3]!);
+        }
+        context.stroke();
+      }
+      for (const group of dotGroups) {
+        context.fillStyle = group.style;
+        context.beginPath();
+        for (const p of group.particles) {
+          const x = p.x * width;
+          const y = p.y * height;
+          context.moveTo(x + p.r, y);
+          context.arc(x, y, p.r, 0, Math.PI * 2);
+        }
         context.fill();
       }
     }
 
+    // The dots drift a few pixels a second, so about 15 frames a second look as smooth as 60
+    // and cost a quarter of the main thread (a phone's, above all).
+    const FRAME_MS = 66;
+
     function step(now: number) {
-      const dt = Math.min(64, now - (last || now));
+      if (last && now - last < FRAME_MS) {
+        frame = requestAnimationFrame(step);
+        return;
+      }
+      const dt = Math.min(200, now - (last || now));
       last = now;
       for (const p of particles) {
         p.x += p.vx * dt;

@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
 import { mutate } from 'swr';
 import { forgetLogin, logOut } from '../api/auth.ts';
+import { DeleteAccountDialog } from './DeleteAccountDialog.tsx';
 import { api, errorMessage } from '../api/fetcher.ts';
 import { SESSION_KEY, useSession, type SessionUser } from '../api/session.ts';
 import { writeStored } from '../storage.ts';
@@ -71,10 +72,11 @@ function ProfilePanel({ user }: { user: SessionUser }) {
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
 
-  // The spec's profile call (GET /user/profile?email=); the session's values show meanwhile.
+  // The spec's profile call (GET /user/profile), identified by the session rather than an
+  // email in the address; the session's values show meanwhile.
   useEffect(() => {
     let live = true;
-    api<Profile>(`/user/profile?email=${encodeURIComponent(user.email.toLowerCase())}`)
+    api<Profile>('/user/profile')
       .then((p) => {
         if (!live) return;
         setProfile(p);
@@ -138,18 +140,11 @@ function ProfilePanel({ user }: { user: SessionUser }) {
     navigate('/');
   }
 
-  async function deleteAccount() {
-    if (!window.confirm(M.deleteConfirm)) return;
-    setBusy(true);
-    setMessage(null);
-    try {
-      await api('/user', { method: 'DELETE', body: { email: profile.email } });
-      await forgetLogin({ everything: true });
-      navigate('/');
-    } catch (error) {
-      setMessage({ kind: 'error', text: errorMessage(error, M.deleteFailed) });
-      setBusy(false);
-    }
+  const [deleting, setDeleting] = useState(false);
+
+  async function deleted() {
+    await forgetLogin({ everything: true });
+    navigate('/');
   }
 
   return (
@@ -200,6 +195,12 @@ function ProfilePanel({ user }: { user: SessionUser }) {
       )}
       <ul className="profile-links">
         <li>
+          <Link href="/dashboard">Dashboard</Link>
+        </li>
+        <li>
+          <Link href="/history">Invoices &amp; plan history</Link>
+        </li>
+        <li>
           <Link href="/account/security">Security</Link>
         </li>
         <li>
@@ -213,10 +214,21 @@ function ProfilePanel({ user }: { user: SessionUser }) {
         <button type="button" className="button small" onClick={doLogOut} disabled={busy}>
           Log Out
         </button>
-        <button type="button" className="button danger small" onClick={deleteAccount} disabled={busy}>
+        <button
+          type="button"
+          className="button danger small"
+          onClick={() => setDeleting(true)}
+          disabled={busy}
+        >
           Delete Account
         </button>
       </div>
+      <DeleteAccountDialog
+        open={deleting}
+        email={profile.email}
+        onClose={() => setDeleting(false)}
+        onDeleted={deleted}
+      />
     </>
   );
 }

@@ -1,19 +1,39 @@
-import type { InputHTMLAttributes } from 'react';
+import { useId, type InputHTMLAttributes } from 'react';
 import { normalisePhoneInput } from '../../../core/domain/phone.ts';
 
 type FieldProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange'> & {
   label: string;
   value: string;
   onChange: (value: string) => void;
+  /** A problem with this field: shown under it, and the input is marked invalid. */
+  error?: string | null;
 };
 
 /** A `.field`: the caption and its input in one label. Other input attributes pass through. */
-export function TextField({ label, onChange, ...input }: FieldProps) {
+export function TextField({ label, onChange, error, ...input }: FieldProps) {
+  const errorId = useId();
   return (
     <label className="field">
       <span>{label}</span>
-      <input {...input} onChange={(e) => onChange(e.target.value)} />
+      <input
+        {...input}
+        {...(error ? { 'aria-invalid': true, 'aria-describedby': errorId } : {})}
+        onChange={(e) => onChange(e.target.value)}
+      />
+      {error && <FieldError id={errorId} text={error} />}
     </label>
+  );
+}
+
+/**
+ * The line under a field that says what is wrong with it. Hidden from the label's name (the
+ * field stays "Email", not "Email Required"); assistive tech reads it as the field's description.
+ */
+export function FieldError({ id, text }: { id: string; text: string }) {
+  return (
+    <span className="field-error" id={id} aria-hidden="true">
+      {text}
+    </span>
   );
 }
 

@@ -100,6 +100,7 @@ function TwoFactorPanel() {
             </li>
           ))}
         </ol>
+        <RecoveryCodeActions codes={recoveryCodes} />
         <button
           type="button"
           className="button primary"
@@ -192,5 +193,49 @@ function TwoFactorPanel() {
         Turn on two-factor sign-in
       </button>
     </section>
+  );
+}
+
+/** Copy or download the recovery codes, so saving them takes one step, not ten selections. */
+function RecoveryCodeActions({ codes }: { codes: string[] }) {
+  const [copied, setCopied] = useState<'copied' | 'failed' | null>(null);
+  const text = `Legend Cloud recovery codes (each works once)\n\n${codes.join('\n')}\n`;
+
+  function download() {
+    const url = URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' }));
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = 'legend-cloud-recovery-codes.txt';
+    link.click();
+    // Let the download start before the address is released.
+    window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  }
+
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(codes.join('\n'));
+      setCopied('copied');
+    } catch {
+      // No clipboard permission (or an old browser): the download still works; say so.
+      setCopied('failed');
+    }
+  }
+
+  return (
+    <div className="button-row recovery-actions">
+      <button type="button" className="button small" onClick={copy}>
+        Copy codes
+      </button>
+      <button type="button" className="button small" onClick={download}>
+        Download codes
+      </button>
+      <span role="status" className="muted">
+        {copied === 'copied'
+          ? 'Copied to the clipboard.'
+          : copied === 'failed'
+            ? 'Could not copy here: download them instead.'
+            : ''}
+      </span>
+    </div>
   );
 }

@@ -5,12 +5,14 @@ import { forgetLogin } from '../api/auth.ts';
 import { api, ApiError } from '../api/fetcher.ts';
 import type { SessionUser } from '../api/session.ts';
 import { dashboardKey, startVm, stopVm, useDashboard, type DashboardRecord } from '../api/vm.ts';
+import { Dialog } from '../components/Dialog.tsx';
 import { RequireUser } from '../components/RequireUser.tsx';
 import { PaymentNotices } from '../components/PaymentNotices.tsx';
 import { UsageClock } from '../components/UsageClock.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { formatRupees, rupeesToPaise } from '../../../core/domain/money.ts';
 import { formatLongDate } from '../../../core/domain/time.ts';
+import { isTrialPlanName, TRIAL_LABEL } from '../../../core/domain/trial.ts';
 import { vmDisplayState } from '../../../core/domain/usage.ts';
 import {
   displayStateOf,
@@ -72,6 +74,9 @@ function DashboardView({ user }: { user: SessionUser }) {
               Usage
             </Link>
           )}
+          <Link href="/history" className="button">
+            Invoices
+          </Link>
           <button type="button" className="button" onClick={logout}>
             Logout
           </button>
@@ -133,9 +138,10 @@ const TRANSITION_HINTS: Partial<Record<VmDisplayState, string>> = {
 function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisplayState }) {
   const [busy, setBusy] = useState<'start' | 'stop' | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  const [confirmingStop, setConfirmingStop] = useState(false);
 
   async function act(kind: 'start' | 'stop') {
-    if (kind === 'stop' && !window.confirm(VM_MESSAGES.stopConfirm)) return;
+    setConfirmingStop(false);
     setBusy(kind);
     setProblem(null);
     try {
@@ -206,7 +212,7 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
           <button
             type="button"
             className="button danger"
-            onClick={() => act('stop')}
+            onClick={() => setConfirmingStop(true)}
             disabled={busy !== null}
           >
             {busy === 'stop' ? 'Stopping…' : 'STOP VM'}
@@ -219,6 +225,17 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
           {problem}
         </p>
       )}
+      <Dialog open={confirmingStop} title="Stop your cloud PC?" onClose={() => setConfirmingStop(false)}>
+        <p>{VM_MESSAGES.stopConfirm}</p>
+        <div className="modal-actions">
+          <button type="button" className="button" onClick={() => setConfirmingStop(false)}>
+            Keep it running
+          </button>
+          <button type="button" className="button danger" onClick={() => act('stop')}>
+            Stop VM
+          </button>
+        </div>
+      </Dialog>
     </section>
   );
 }
@@ -226,15 +243,20 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
 function PlanCard({ record }: { record: DashboardRecord }) {
   const facts: Array<[string, string]> = [
     ['Registered name', record.name],
-    ['Plan', record.selectedPlan],
+    ['Plan', isTrialPlanName(record.selectedPlan) ? `${TRIAL_LABEL} trial` : record.selectedPlan],
   ];
   if (record.selectedDuration !== null) {
     // A trial is 1 hour.
     facts.push(['Duration', `${record.selectedDuration} hour${record.selectedDuration === 1 ? '' : 's'}`]);
   }
   if (record.selectedStorage) facts.push(['Storage', record.selectedStorage]);
+  // A trial is priced for its hour, not per month.
   if (record.selectedPrice !== null)
-    facts.push(['Price per month', formatRupees(rupeesToPaise(record.selectedPrice))]);
+    facts.push(
+      isTrialPlanName(record.selectedPlan)
+        ? ['Trial price', `${formatRupees(rupeesToPaise(record.selectedPrice))} for ${TRIAL_LABEL}`]
+        : ['Price per month', formatRupees(rupeesToPaise(record.selectedPrice))],
+    );
   if (record.purchaseDate) facts.push(['Purchase date', formatLongDate(record.purchaseDate)]);
   if (record.expiryDate) facts.push(['Expiry date', formatLongDate(record.expiryDate)]);
   return (

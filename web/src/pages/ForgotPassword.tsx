@@ -7,6 +7,7 @@ import { StatusMessage, statusFrom, type Status } from '../components/StatusMess
 import { CodeField, EmailField } from '../components/TextField.tsx';
 import { TwoFactorStep } from '../components/TwoFactorStep.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
+import { takeReturnTo } from '../returnTo.ts';
 import { ACCOUNT_MESSAGES as M, normaliseEmail } from '../../../core/domain/account.ts';
 
 type Method = 'link' | 'otp';
@@ -54,7 +55,8 @@ export default function ForgotPassword() {
 
   async function finish(user: SessionUser) {
     await rememberLogin(user);
-    navigate('/');
+    // A code login returns to where the customer was going, like a password login.
+    navigate(takeReturnTo('/'));
   }
 
   async function verify(event: FormEvent) {

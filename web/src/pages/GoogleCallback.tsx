@@ -6,6 +6,7 @@ import type { SessionUser } from '../api/session.ts';
 import { GOOGLE_STATE_KEY } from '../components/GoogleSignIn.tsx';
 import { TwoFactorStep } from '../components/TwoFactorStep.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
+import { takeReturnTo } from '../returnTo.ts';
 
 /**
  * Where Google (in development, the sandbox playing it) sends the browser back:
@@ -47,7 +48,7 @@ export default function GoogleCallback() {
   async function finish(user: SessionUser) {
     captured = undefined;
     await rememberLogin(user);
-    navigate('/', { replace: true });
+    navigate(takeReturnTo('/'), { replace: true });
   }
 
   useEffect(() => {

@@ -105,6 +105,7 @@ function InvoiceDocument({ invoice }: { invoice: InvoiceData }) {
                 <span className="invoice-line-detail">
                   {formatInvoiceDate(invoice.purchaseDate)} to {formatInvoiceDate(invoice.expiryDate)}
                 </span>
+                {invoice.sacCode && <span className="invoice-line-detail">SAC {invoice.sacCode}</span>}
               </td>
               <td className="num">{formatRupees(invoice.taxablePaise)}</td>
             </tr>

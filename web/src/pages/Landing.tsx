@@ -22,6 +22,7 @@ import {
 } from '../../../core/domain/content/landing.ts';
 import { getPlan } from '../../../core/domain/plans.ts';
 import { TRIAL_LABEL } from '../../../core/domain/trial.ts';
+import { TrialLink } from '../components/TrialLink.tsx';
 
 // Loaded on the first press of Get in Touch: most visitors never open it, so the landing page's
 // first load does not carry the form and its rules.
@@ -79,10 +80,18 @@ function Hero() {
           </p>
           <p className="hero-lead">{HERO_LEAD}</p>
           <div className="hero-actions">
-            <Link href="/trial" className="button primary large">
+            <TrialLink
+              className="button primary large"
+              otherwise={
+                <Link href="/dashboard" className="button primary large">
+                  Open your dashboard
+                  <Icon name="arrow" size={18} />
+                </Link>
+              }
+            >
               Start {TRIAL_LABEL} trial
               <Icon name="arrow" size={18} />
-            </Link>
+            </TrialLink>
             <Link href="/select-vm" className="button ghost large">
               See plans
             </Link>
@@ -316,9 +325,7 @@ function HowTo() {
           <Link href="/select-vm" className="button primary">
             Choose your plan
           </Link>
-          <Link href="/trial" className="button ghost">
-            Try it for {TRIAL_LABEL}
-          </Link>
+          <TrialLink className="button ghost">Try it for {TRIAL_LABEL}</TrialLink>
         </div>
       </div>
     </section>

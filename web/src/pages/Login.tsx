@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { Link, useLocation } from 'wouter';
+import { Link, useLocation, useSearch } from 'wouter';
 import { needsTwoFactor, rememberLogin, type LoginReply } from '../api/auth.ts';
 import { api, errorMessage } from '../api/fetcher.ts';
 import { useSession, type SessionUser } from '../api/session.ts';
@@ -9,7 +9,10 @@ import { StatusMessage, statusFrom, type Status } from '../components/StatusMess
 import { EmailField } from '../components/TextField.tsx';
 import { TwoFactorStep } from '../components/TwoFactorStep.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
+import { forgetReturnTo, rememberReturnTo, safeReturnPath, takeReturnTo } from '../returnTo.ts';
 import { ACCOUNT_MESSAGES as M, normaliseEmail } from '../../../core/domain/account.ts';
+import { PLAN_CHOICE_MESSAGES } from '../../../core/domain/subscription.ts';
+import { TRIAL_MESSAGES } from '../../../core/domain/trial.ts';
 
 /** Spec §2 Login, §4 Login, §8 Login. */
 export default function Login() {
@@ -22,16 +25,25 @@ export default function Login() {
   const [busy, setBusy] = useState(false);
   const [status, setStatus] = useState<Status>(null);
   const leaving = useRef(false);
-
-  // Spec: "Redirects to /dashboard if the session check returns an email" (not while we log in).
+  // Where the customer was going (?next=, a path on this site); kept for Register and Google too.
+  const next = safeReturnPath(new URLSearchParams(useSearch()).get('next'));
+  const [reason] = useState(() => loginReason(next));
   useEffect(() => {
-    if (session.status === 'user' && !leaving.current) navigate('/dashboard', { replace: true });
+    if (next) rememberReturnTo(next);
+    else forgetReturnTo();
+  }, [next]);
+
+  // Spec: "Redirects to /dashboard if the session check returns an email" (not while we log in);
+  // to where they were going, when they were going somewhere.
+  useEffect(() => {
+    if (session.status === 'user' && !leaving.current)
+      navigate(takeReturnTo('/dashboard'), { replace: true });
   }, [session.status, navigate]);
 
   async function finish(user: SessionUser) {
     leaving.current = true;
     await rememberLogin(user);
-    navigate('/');
+    navigate(takeReturnTo('/'));
   }
 
   async function handleReply(reply: LoginReply) {
@@ -76,7 +88,13 @@ export default function Login() {
           />
         ) : (
           <>
-            <p className="muted auth-lead">Welcome back. Log in to reach your cloud PC.</p>
+            {reason ? (
+              <p className="notice info auth-lead" role="status">
+                {reason}
+              </p>
+            ) : (
+              <p className="muted auth-lead">Welcome back. Log in to reach your cloud PC.</p>
+            )}
             <form className="auth-form" onSubmit={submit} noValidate>
               <EmailField value={email} onChange={setEmail} />
               <PasswordField
@@ -95,11 +113,21 @@ export default function Login() {
             </form>
             <GoogleSignIn onError={(message) => setStatus(statusFrom(message))} />
             <p className="auth-switch">
-              New to Legend Cloud? <Link href="/register">Register</Link>
+              New to Legend Cloud?{' '}
+              <Link href={next ? `/register?next=${encodeURIComponent(next)}` : '/register'}>Register</Link>
             </p>
           </>
         )}
       </div>
     </div>
   );
+}
+
+/** Why the customer is asked to log in, when they came from somewhere (no native alert). */
+function loginReason(next: string | null): string | null {
+  if (!next) return null;
+  const path = next.split(/[?#]/)[0];
+  if (path === '/trial') return `${TRIAL_MESSAGES.loginRequired}. Your trial choice is kept for you.`;
+  if (path === '/select-vm') return `${PLAN_CHOICE_MESSAGES.loginRequired} Your plan choice is kept for you.`;
+  return 'Please login first. You will go straight back to where you were.';
 }

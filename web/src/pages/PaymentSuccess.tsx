@@ -30,9 +30,10 @@ function Progress({ user }: { user: SessionUser }) {
   function verificationFailed() {
     if (failed.current) return;
     failed.current = true;
-    window.alert(M.verifyFailed);
+    // No native alert: the failure page says it, the message handed over in the history state.
     navigate(txnid ? `/payment-failure?txnid=${encodeURIComponent(txnid)}` : '/payment-failure', {
       replace: true,
+      state: { message: M.verifyFailed },
     });
   }
 

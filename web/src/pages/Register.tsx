@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { Link, useLocation } from 'wouter';
+import { Link, useLocation, useSearch } from 'wouter';
 import { rememberLogin } from '../api/auth.ts';
 import { ApiError, api, errorMessage } from '../api/fetcher.ts';
 import type { SessionUser } from '../api/session.ts';
@@ -9,6 +9,7 @@ import { PasswordField } from '../components/PasswordField.tsx';
 import { StatusMessage, statusFrom, type Status } from '../components/StatusMessage.tsx';
 import { CodeField, EmailField, PhoneField, TextField } from '../components/TextField.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
+import { forgetReturnTo, rememberReturnTo, safeReturnPath, takeReturnTo } from '../returnTo.ts';
 import {
   ACCOUNT_MESSAGES as M,
   isValidEmail,
@@ -21,26 +22,42 @@ import { isValidPhone, normalisePhoneInput, PHONE_MESSAGE } from '../../../core/
 /**
  * Spec §2 Register: the sign-up form at /register, then the code step at /register/otp (the
  * same screen). The form lives outside the component so the browser's back button from the
- * code step finds it filled in; the email also survives a reload of the code step.
+ * code step finds it filled in; name, email and phone (never the password) are also kept in
+ * this tab's sessionStorage, so a reload of either step keeps them.
  */
 
 type Draft = { name: string; email: string; phone: string; password: string };
 const EMPTY: Draft = { name: '', email: '', phone: '', password: '' };
-let draft: Draft = EMPTY;
+const DRAFT_KEY = 'registerDraft';
+let draft: Draft = loadDraft();
 let attemptedOnce = false;
-const EMAIL_KEY = 'registerEmail';
 
-function rememberedEmail(): string {
+function loadDraft(): Draft {
   try {
-    return draft.email || sessionStorage.getItem(EMAIL_KEY) || '';
+    const raw = typeof window === 'undefined' ? null : sessionStorage.getItem(DRAFT_KEY);
+    if (!raw) return EMPTY;
+    const saved = JSON.parse(raw) as Partial<Draft>;
+    const text = (v: unknown) => (typeof v === 'string' ? v : '');
+    return { name: text(saved.name), email: text(saved.email), phone: text(saved.phone), password: '' };
   } catch {
-    return draft.email;
+    return EMPTY;
+  }
+}
+
+function saveDraft(next: Draft | null): void {
+  try {
+    if (next) {
+      const { name, email, phone } = next;
+      sessionStorage.setItem(DRAFT_KEY, JSON.stringify({ name, email, phone }));
+    } else sessionStorage.removeItem(DRAFT_KEY);
+  } catch {
+    // without storage the in-memory draft still serves this page's life
   }
 }
 
 export default function Register() {
   const [location] = useLocation();
-  usePageTitle('Register');
+  usePageTitle(location === '/register/otp' ? 'Confirm your email' : 'Register');
   return (
     <div className="container page auth-page">
       <div className="card auth-card">
@@ -57,6 +74,13 @@ function SignUpForm() {
   const [attempted, setAttempted] = useState(attemptedOnce);
   const [busy, setBusy] = useState(false);
   const [status, setStatus] = useState<Status>(null);
+  const next = safeReturnPath(new URLSearchParams(useSearch()).get('next'));
+
+  // Where the customer was going before signing up, if anywhere (a stale one is dropped).
+  useEffect(() => {
+    if (next) rememberReturnTo(next);
+    else if (!draft.email) forgetReturnTo();
+  }, [next]);
 
   // Spec: "The first browser history entry is rewritten to the landing page", so back from a
   // sign-up opened by a link goes to our home page, not out of the site.
@@ -70,9 +94,10 @@ function SignUpForm() {
 
   const set = (field: keyof Draft) => (value: string) =>
     setForm((f) => {
-      const next = { ...f, [field]: value };
-      draft = next;
-      return next;
+      const updated = { ...f, [field]: value };
+      draft = updated;
+      saveDraft(updated);
+      return updated;
     });
 
   async function submit(event: FormEvent) {
@@ -92,11 +117,7 @@ function SignUpForm() {
     try {
       await api('/auth/register', { body: { name, email, phone, password: form.password } });
       draft = { ...form, name, email, phone };
-      try {
-        sessionStorage.setItem(EMAIL_KEY, email);
-      } catch {
-        // without storage the code step still has the in-memory draft
-      }
+      saveDraft(draft);
       navigate('/register/otp');
     } catch (error) {
       const fallback = error instanceof ApiError && error.status > 0 ? M.somethingWrong : M.serverUnreachable;
@@ -148,7 +169,7 @@ function SignUpForm() {
 
 function CodeStep() {
   const [, navigate] = useLocation();
-  const email = rememberedEmail();
+  const email = draft.email;
   const [otp, setOtp] = useState('');
   const [busy, setBusy] = useState(false);
   const [status, setStatus] = useState<Status>(null);
@@ -169,13 +190,9 @@ function CodeStep() {
       });
       draft = EMPTY;
       attemptedOnce = false;
-      try {
-        sessionStorage.removeItem(EMAIL_KEY);
-      } catch {
-        // nothing stored
-      }
+      saveDraft(null);
       await rememberLogin(user);
-      navigate('/', { replace: true });
+      navigate(takeReturnTo('/'), { replace: true });
     } catch (error) {
       setStatus(statusFrom(errorMessage(error, M.verifyFailed)));
       setBusy(false);
@@ -197,6 +214,9 @@ function CodeStep() {
       <p className="auth-lead">
         We sent a 6-digit code to <strong>{email}</strong>. Enter it to finish signing up. It works for 10
         minutes.
+      </p>
+      <p className="muted">
+        Asked for another code? Any code we sent you works until it expires or one of them is used.
       </p>
       <form className="auth-form" onSubmit={verify} noValidate>
         <CodeField label="OTP" pattern="[0-9]*" value={otp} onChange={setOtp} autoFocus required />

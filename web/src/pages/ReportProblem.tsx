@@ -1,5 +1,7 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { api, errorMessage } from '../api/fetcher.ts';
+import { useSession } from '../api/session.ts';
+import { usePageTitle } from '../components/pageTitle.ts';
 import { Page } from '../components/Layout.tsx';
 import { StatusMessage, type Status } from '../components/StatusMessage.tsx';
 import { PhoneField, TextField } from '../components/TextField.tsx';
@@ -27,7 +29,14 @@ function reportedPage(): string {
 
 /** Spec §2 "Report form", §5 and §8. */
 export default function ReportProblem() {
+  usePageTitle('Report a Problem');
+  const session = useSession();
   const [form, setForm] = useState(EMPTY);
+  // A signed-in customer's phone number is filled in (the report is linked to them anyway).
+  const phone = session.user?.phone ?? '';
+  useEffect(() => {
+    if (phone) setForm((f) => (f.phoneNumber ? f : { ...f, phoneNumber: phone }));
+  }, [phone]);
   const [busy, setBusy] = useState(false);
   const [status, setStatus] = useState<Status>(null);
 
@@ -52,7 +61,7 @@ export default function ReportProblem() {
       await api<{ id: string }>('/report-problem', {
         body: { title, description, severity: form.severity, phoneNumber, pageUrl: reportedPage() },
       });
-      setForm(EMPTY);
+      setForm({ ...EMPTY, phoneNumber: phone });
       setStatus({ kind: 'success', text: REPORT_MESSAGES.success });
     } catch (error) {
       setStatus({

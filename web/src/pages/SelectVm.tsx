@@ -1,11 +1,12 @@
-import { useId, useState } from 'react';
-import { useLocation } from 'wouter';
+import { useEffect, useId, useRef, useState } from 'react';
+import { Link, useLocation } from 'wouter';
 import { mutate } from 'swr';
 import { ApiError } from '../api/fetcher.ts';
 import { checkCapacity, CHECKOUT_KEY, selectVm, useCurrentPlan, type PlanChoice } from '../api/plans.ts';
 import { useSession } from '../api/session.ts';
 import { Page } from '../components/Layout.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
+import { forgetChoice, loginPathFor, pendingChoice, rememberChoice, rememberReturnTo } from '../returnTo.ts';
 import { writeStored } from '../storage.ts';
 import {
   CARD_PLANS,
@@ -15,11 +16,12 @@ import {
   type DurationHours,
   type Plan,
 } from '../../../core/domain/plans.ts';
+import { formatLongDate } from '../../../core/domain/time.ts';
 import {
   activePlanBlocksPurchaseMessage,
   activePlanNote,
+  canBuyPlanNow,
   daysLeft,
-  isPlanActive,
   PLAN_CHOICE_MESSAGES as M,
   saveErrorMessage,
 } from '../../../core/domain/subscription.ts';
@@ -33,9 +35,13 @@ export default function SelectVm() {
   // A running trial is not "a plan" here: buying one replaces it (see core/domain/trial.ts).
   const active =
     current &&
-    !current.isTrial &&
-    isPlanActive(
-      { plan: current.selectedPlan, hours: current.selectedDuration, expiresAt: current.expiryDate },
+    !canBuyPlanNow(
+      {
+        plan: current.selectedPlan,
+        hours: current.selectedDuration,
+        expiresAt: current.expiryDate,
+        isTrial: current.isTrial,
+      },
       Date.now(),
     )
       ? current
@@ -43,9 +49,25 @@ export default function SelectVm() {
 
   return (
     <Page
-      title="Choose your plan"
+      title={active ? 'Your plan' : 'Choose your plan'}
       lead="A Windows cloud PC with a real GPU. Every plan is valid for one month, whatever hours you pick. Prices include GST."
     >
+      {active?.expiryDate && (
+        <div className="card current-plan" role="status">
+          <p>
+            Your <strong>{active.selectedPlan}</strong> plan ({active.selectedDuration} hours) runs until{' '}
+            {formatLongDate(active.expiryDate)}. You can renew it or choose another plan once it has ended.
+          </p>
+          <div className="button-row">
+            <Link href="/dashboard" className="button primary small">
+              Dashboard
+            </Link>
+            <Link href="/history" className="button small">
+              Invoices &amp; plan history
+            </Link>
+          </div>
+        </div>
+      )}
       <ul className="pricing-grid">
         {CARD_PLANS.map((plan) => (
           <li key={plan.id}>
@@ -78,11 +100,26 @@ function PlanCard({
 }) {
   const [, navigate] = useLocation();
   const [showInfo, setShowInfo] = useState(false);
-  const [hours, setHours] = useState<DurationHours | null>(null);
+  // A choice made before signing in comes back; otherwise the smallest bundle, whose price is
+  // the card's starting price, so the card never reads "Select duration" or refuses at once.
+  const [restored] = useState(() => {
+    const chosen = pendingChoice('plan');
+    return chosen?.planId === plan.id ? chosen : null;
+  });
+  const [hours, setHours] = useState<DurationHours | null>(() =>
+    restored && (DURATIONS as readonly number[]).includes(restored.hours)
+      ? (restored.hours as DurationHours)
+      : DURATIONS[0],
+  );
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
   const infoId = useId();
   const price = hours === null ? null : priceFor(plan.id, hours);
+  const from = priceFor(plan.id, DURATIONS[0]);
+  const card = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (restored && email) card.current?.scrollIntoView({ block: 'center' });
+  }, [restored, email]);
 
   async function choose() {
     setMessage(null);
@@ -98,8 +135,11 @@ function PlanCard({
       return;
     }
     if (!email) {
-      window.alert(M.loginRequired);
-      navigate('/login');
+      // No native alert: the login page says why, and sign-in (or sign-up) comes back here
+      // with this card and its hours still chosen.
+      rememberChoice({ kind: 'plan', planId: plan.id, hours: hours ?? DURATIONS[0] });
+      rememberReturnTo('/select-vm');
+      navigate(loginPathFor('/select-vm'));
       return;
     }
     if (hours === null) return setMessage(M.durationRequired);
@@ -138,6 +178,7 @@ function PlanCard({
         selectedStorage: saved.selectedStorage,
         selectedPrice: saved.selectedPrice,
       });
+      forgetChoice();
       await mutate(CHECKOUT_KEY, saved, { revalidate: false });
       navigate('/payment');
     } finally {
@@ -146,7 +187,7 @@ function PlanCard({
   }
 
   return (
-    <article className={`card pricing-card pricing-${plan.id}`} aria-labelledby={`${infoId}-name`}>
+    <article ref={card} className={`card pricing-card pricing-${plan.id}`} aria-labelledby={`${infoId}-name`}>
       <header className="pricing-head">
         <h2 id={`${infoId}-name`} className="pricing-name">
           {plan.displayName}
@@ -162,6 +203,10 @@ function PlanCard({
           <span className="visually-hidden">About {plan.displayName}</span>
         </button>
       </header>
+      <p className="pricing-from">
+        from <strong>{from === null ? '' : formatRupees(from)}</strong>{' '}
+        <span className="muted">/ month for {DURATIONS[0]} h</span>
+      </p>
       <p className="pricing-hardware">
         {plan.ramGb} GB RAM · {plan.gpu}
       </p>

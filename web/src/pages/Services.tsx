@@ -7,6 +7,7 @@ import { SITE_FACTS, rupeesShort } from '../../../core/domain/content/facts.ts';
 import { FAQ, USE_CASES, type UseCaseId } from '../../../core/domain/content/services.ts';
 import { CARD_PLANS, DURATIONS, formatRupees, getPlan, type Plan } from '../../../core/domain/plans.ts';
 import { TRIAL_LABEL } from '../../../core/domain/trial.ts';
+import { TrialLink } from '../components/TrialLink.tsx';
 
 const USE_CASE_ICONS: Record<UseCaseId, IconName> = {
   development: 'code',
@@ -40,9 +41,7 @@ export default function Services() {
             <Link href="/select-vm" className="button primary large">
               See plans
             </Link>
-            <Link href="/trial" className="button ghost large">
-              Try it for {TRIAL_LABEL}
-            </Link>
+            <TrialLink className="button ghost large">Try it for {TRIAL_LABEL}</TrialLink>
           </div>
         </div>
       </section>

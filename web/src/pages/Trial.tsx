@@ -1,14 +1,16 @@
 import { useState } from 'react';
-import { useLocation } from 'wouter';
+import { Link, useLocation } from 'wouter';
 import { mutate } from 'swr';
 import { ApiError } from '../api/fetcher.ts';
 import { CHECKOUT_KEY, selectVm } from '../api/plans.ts';
 import { useSession } from '../api/session.ts';
 import { Page } from '../components/Layout.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
+import { forgetChoice, loginPathFor, pendingChoice, rememberChoice, rememberReturnTo } from '../returnTo.ts';
 import { writeStored } from '../storage.ts';
 import { formatRupees } from '../../../core/domain/plans.ts';
 import {
+  isTrialOffered,
   TRIAL_LABEL,
   TRIAL_MESSAGES as M,
   TRIAL_OFFERS,
@@ -23,7 +25,11 @@ export default function Trial() {
   usePageTitle('1 hour trial');
   const session = useSession();
   const [, navigate] = useLocation();
-  const [index, setIndex] = useState(0);
+  // A trial picked before signing in or registering is still the one shown afterwards.
+  const [index, setIndex] = useState(() => {
+    const chosen = pendingChoice('trial');
+    return Math.max(0, chosen ? TRIAL_OFFERS.findIndex((o) => o.plan.id === chosen.planId) : 0);
+  });
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
   const count = TRIAL_OFFERS.length;
@@ -36,8 +42,10 @@ export default function Trial() {
   async function startNow() {
     setMessage(null);
     if (session.status !== 'user') {
-      window.alert(M.loginRequired);
-      navigate('/login');
+      // No native alert: the login page says why, and sign-in (or sign-up) comes back here.
+      rememberChoice({ kind: 'trial', planId: offer.plan.id });
+      rememberReturnTo('/trial');
+      navigate(loginPathFor('/trial'));
       return;
     }
     const storage = `${offer.storageGb} GB`;
@@ -60,6 +68,7 @@ export default function Trial() {
         trialPlan: offer.plan.displayName,
       });
       writeStored({ hasPlan: true });
+      forgetChoice();
       await mutate(CHECKOUT_KEY, saved, { revalidate: false });
       navigate('/payment');
     } catch (error) {
@@ -117,20 +126,36 @@ export default function Trial() {
           />
         ))}
       </div>
-      <div className="trial-start">
-        <button
-          type="button"
-          className="button primary large"
-          onClick={startNow}
-          disabled={busy || session.status === 'loading'}
-        >
-          {busy ? 'Processing...' : M.startNow}
-        </button>
-        <div role="alert" className="form-status">
-          {message && <p className="notice error">{message}</p>}
+      {!isTrialOffered(session.user) ? (
+        <div className="trial-start">
+          <p className="notice info">
+            The {TRIAL_LABEL} trial is for newcomers, and you have already had a plan with us.
+          </p>
+          <div className="button-row">
+            <Link href="/select-vm" className="button primary">
+              See plans
+            </Link>
+            <Link href="/dashboard" className="button">
+              Dashboard
+            </Link>
+          </div>
         </div>
-        <p className="muted">One trial per account and phone number.</p>
-      </div>
+      ) : (
+        <div className="trial-start">
+          <button
+            type="button"
+            className="button primary large"
+            onClick={startNow}
+            disabled={busy || session.status === 'loading'}
+          >
+            {busy ? 'Processing...' : M.startNow}
+          </button>
+          <div role="alert" className="form-status">
+            {message && <p className="notice error">{message}</p>}
+          </div>
+          <p className="muted">One trial per account and phone number.</p>
+        </div>
+      )}
     </Page>
   );
 }

@@ -1,0 +1,130 @@
+import { useState, type FormEvent } from 'react';
+import useSWR from 'swr';
+import { api, errorMessage } from '../api/fetcher.ts';
+import { dashboardKey, type DashboardRecord } from '../api/vm.ts';
+import { Dialog } from './Dialog.tsx';
+import { ACCOUNT_MESSAGES as M, normaliseEmail } from '../../../core/domain/account.ts';
+import { formatLongDate } from '../../../core/domain/time.ts';
+import { formatHoursMinutes } from '../../../core/domain/usageBuckets.ts';
+import { VM_STATUS_LABELS } from '../../../core/domain/vm.ts';
+
+/**
+ * Account deletion (spec §4 "Delete account"), in the product's own dialog: what is destroyed
+ * (the machine and its disk, the plan's remaining hours) and what is kept (invoices), and the
+ * customer types their email to confirm. The server refuses any other email (403) and mails a
+ * confirmation.
+ */
+export function DeleteAccountDialog({
+  open,
+  email,
+  onClose,
+  onDeleted,
+}: {
+  open: boolean;
+  email: string;
+  onClose: () => void;
+  onDeleted: () => void | Promise<void>;
+}) {
+  return (
+    <Dialog open={open} title="Delete your account?" onClose={onClose} className="delete-account">
+      <DeleteAccountForm email={email} onClose={onClose} onDeleted={onDeleted} />
+    </Dialog>
+  );
+}
+
+function DeleteAccountForm({
+  email,
+  onClose,
+  onDeleted,
+}: {
+  email: string;
+  onClose: () => void;
+  onDeleted: () => void | Promise<void>;
+}) {
+  const { data: record } = useSWR<DashboardRecord>(dashboardKey(email), { revalidateOnFocus: false });
+  const [typed, setTyped] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const matches = normaliseEmail(typed) === normaliseEmail(email);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!matches) {
+      setProblem('Type your email address exactly as shown to confirm.');
+      return;
+    }
+    setBusy(true);
+    setProblem(null);
+    try {
+      await api('/user', { method: 'DELETE', body: { email: normaliseEmail(typed) } });
+      await onDeleted();
+    } catch (error) {
+      setProblem(errorMessage(error, M.deleteFailed));
+      setBusy(false);
+    }
+  }
+
+  const machine =
+    record && record.vmLastState !== 'none' && record.vmLastState !== 'terminated' ? record : null;
+  const plan = record?.planActive && record.selectedPlan ? record : null;
+
+  return (
+    <form className="modal-form" onSubmit={submit} noValidate>
+      <p>This cannot be undone. Deleting your account:</p>
+      <ul data-testid="deletion-destroys">
+        {!record ? (
+          <li>Checking your cloud PC…</li>
+        ) : machine ? (
+          <li>
+            <strong>Destroys your cloud PC</strong> ({machine.selectedPlan},{' '}
+            {VM_STATUS_LABELS[machine.vmLastState].toLowerCase()}) and its disk, with every file on it.
+          </li>
+        ) : (
+          <li>Destroys no machine: you have no cloud PC.</li>
+        )}
+        {plan && (
+          <li>
+            <strong>Gives up your {plan.selectedPlan} plan</strong>
+            {plan.remainingSeconds !== null && (
+              <> and the {formatHoursMinutes(plan.remainingSeconds / 3600)} left on it</>
+            )}
+            {plan.expiryDate && <> (valid until {formatLongDate(plan.expiryDate)})</>}. Nothing is refunded.
+          </li>
+        )}
+        <li>Erases your sign-in, name and phone number and signs you out everywhere.</li>
+      </ul>
+      <p className="kept">Your invoices and payment records are kept, as Indian tax law requires.</p>
+      <p>We will email a confirmation to {email}.</p>
+      <label className="field">
+        <span>
+          Type <strong>{email}</strong> to confirm
+        </span>
+        <input
+          name="confirm-email"
+          type="email"
+          value={typed}
+          autoComplete="off"
+          spellCheck={false}
+          onChange={(e) => {
+            setTyped(e.target.value);
+            setProblem(null);
+          }}
+          aria-invalid={problem ? true : undefined}
+        />
+      </label>
+      {problem && (
+        <p className="notice error" role="alert">
+          {problem}
+        </p>
+      )}
+      <div className="modal-actions">
+        <button type="button" className="button" onClick={onClose} disabled={busy}>
+          Keep my account
+        </button>
+        <button type="submit" className="button danger" disabled={busy || !matches}>
+          {busy ? 'Deleting…' : 'Delete my account'}
+        </button>
+      </div>
+    </form>
+  );
+}
