@@ -52,7 +52,7 @@ function createLimiters(pgPool: pg.Pool): Services['limiters'] {
       durationSeconds: 3600,
       message: 'Too many reports from your network. Please try again in a while.',
     }),
-    // The public site's forms (issue 6). Contact messages mail support, so the same lid as reports.
+    // The public site's forms. Contact messages mail support, so the same lid as reports.
     feedback: createLimiter(pgPool, {
       name: 'feedback-ip',
       points: 10,

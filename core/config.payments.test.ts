@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, SANDBOX_PAYU_KEY } from './config.ts';
 
-/** The plans-and-payments part of the configuration (issue 4). */
+/** The plans-and-payments part of the configuration. */
 
 const base = { NODE_ENV: 'test', PORT: '4100' };
 

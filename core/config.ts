@@ -77,7 +77,7 @@ const EnvSchema = z.object({
     .default(24),
   /** Seconds before a refund's first status check at PayU; later checks back off from it. */
   REFUND_STATUS_POLL_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
-  // Cloud PCs on EC2 (issue 5): see core/vmConfig.ts.
+  // Cloud PCs on EC2: see core/vmConfig.ts.
   ...VM_ENV,
   // Usage page (progress): CloudWatch metrics pulled by the worker.
   /** Another CloudWatch endpoint (the sandbox, a VPC endpoint); unset means AWS's own. */

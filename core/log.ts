@@ -16,7 +16,7 @@ const REDACT = [
   'secret',
   'authorization',
   'cookie',
-  // Accounts (issue 3): Google ID tokens, recovery codes, stored hashes and sealed mail secrets.
+  // Accounts: Google ID tokens, recovery codes, stored hashes and sealed mail secrets.
   'credential',
   'recoveryCodes',
   'passwordHash',
@@ -27,7 +27,7 @@ const REDACT = [
   '*.passwordHash',
   '*.password_hash',
   '*.sealed',
-  // Cloud PCs (issue 5): the EC2 key pair, AWS keys, EC2's password data and stored passwords.
+  // Cloud PCs: the EC2 key pair, AWS keys, EC2's password data and stored passwords.
   'privateKeyPem',
   'secretAccessKey',
   'passwordData',

@@ -61,7 +61,7 @@ const VmProvision = z.object({
 });
 
 /**
- * Cloud PCs (issue 5). `vm-sync` without ids is the cron sweep (every live machine, batched
+ * Cloud PCs. `vm-sync` without ids is the cron sweep (every live machine, batched
  * DescribeInstances, usage accrual); with an id it is the follow-up check of one machine in
  * transition, which schedules the next one until the machine settles.
  */

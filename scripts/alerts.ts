@@ -23,7 +23,7 @@ const USAGE = `usage: npm run alerts -- [command]
   reprovision <vmId>     a machine that ended in error: retire it and provision its plan again`;
 
 /**
- * Operator alerts of the cloud PCs (issue 5): provisioning late or failed, quota reached,
+ * Operator alerts of the cloud PCs: provisioning late or failed, quota reached,
  * starts given up, passwords that do not decrypt, instances lost or unowned. Reads DATABASE_URL.
  */
 const [command, ...args] = process.argv.slice(2);

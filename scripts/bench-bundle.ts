@@ -6,7 +6,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { fmtRatio, record } from './bench/lib.ts';
 
 /**
- * The landing page's first-load weight (issue 6: initial JS under 100 KB gzip).
+ * The landing page's first-load weight (the budget: initial JS under 100 KB gzip).
  *
  * What a browser fetches before the landing page can paint: index.html's module script, its
  * modulepreloads and everything they import statically (the shell), plus the lazily loaded

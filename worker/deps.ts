@@ -14,7 +14,7 @@ export type WorkerDeps = {
   boss: Boss;
   log: Logger;
   mailer: Mailer;
-  /** EC2 for the cloud-PC jobs (issue 5): AWS, or the sandbox in development and tests. */
+  /** EC2 for the cloud-PC jobs: AWS, or the sandbox in development and tests. */
   vmEc2: VmEc2;
   /**
    * CloudWatch for `metrics-pull` (usage page): AWS, or the sandbox. Optional so deps built by

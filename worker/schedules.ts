@@ -6,7 +6,7 @@ import { sendJob } from '../core/queue.ts';
  * batch by a predicate that excludes rows already handled, so a re-run is harmless.
  */
 export async function registerSchedules(deps: WorkerDeps): Promise<void> {
-  // Cloud PCs (issue 5). Minute-level sweeps are the safety net; machines in transition are
+  // Cloud PCs. Minute-level sweeps are the safety net; machines in transition are
   // also followed by per-machine checks every VM_POLL_SECONDS (core/vmActions.ts).
   await deps.boss.schedule('vm-sync', '* * * * *', {});
   await deps.boss.schedule('plan-expiry', '* * * * *', {});

@@ -62,7 +62,7 @@ const HANDLERS: Record<QueueName, Subscription> = {
   'payment-refund': { handler: paymentRefund, batchSize: 1, localConcurrency: 2 },
   // Builds (or takes from the warm pool) the machine of a newly activated subscription.
   'vm-provision': { handler: vmProvision, batchSize: 1, localConcurrency: 2 },
-  // Cloud PCs (issue 5). Each handler makes one or two short EC2 calls and schedules re-checks
+  // Cloud PCs. Each handler makes one or two short EC2 calls and schedules re-checks
   // instead of waiting on a machine, so a few at once keep STOP/START snappy for everyone.
   'vm-sync': { handler: vmSync, batchSize: 1, localConcurrency: 4 },
   'vm-start': { handler: vmStart, batchSize: 1, localConcurrency: 4 },

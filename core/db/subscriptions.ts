@@ -5,7 +5,7 @@ import { PLAN_IDS, type PlanId } from '../domain/plans.ts';
 /**
  * Subscriptions: a plan bought (or being bought). `pending_payment → active → expired |
  * cancelled`; only a verified PayU payment activates one. "Active" in queries always means
- * status active AND not past expiry: the expiry sweep (issue 5) may not have run yet.
+ * status active AND not past expiry: the expiry sweep may not have run yet.
  */
 
 export const SUBSCRIPTION_STATUSES = ['pending_payment', 'active', 'expired', 'cancelled'] as const;
@@ -187,7 +187,7 @@ export async function supersedeTrial(db: Db, id: string): Promise<void> {
 
 /**
  * active → expired for plans past their expiry, oldest first, a bounded batch (the plan-expiry
- * sweep, issue 5). SKIP LOCKED: rows a payment is activating right now are left for the next run.
+ * sweep). SKIP LOCKED: rows a payment is activating right now are left for the next run.
  */
 export async function expireDueSubscriptions(db: Db, now: Date, limit = 500): Promise<Subscription[]> {
   return [

@@ -1,5 +1,5 @@
 /**
- * GST on invoices (issue 4). Plan prices are GST-inclusive: the price is the invoice total
+ * GST on invoices. Plan prices are GST-inclusive: the price is the invoice total
  * and the tax is carved out of it, so the customer pays exactly the catalogue price.
  */
 import { assertPaise, divideRounded } from './money.ts';

@@ -1,5 +1,5 @@
 /**
- * Refund quotes (spec §9, issue 4, architecture deviation 6). Days 5–7 are not in the spec;
+ * Refund quotes (spec §9, architecture deviation 6). Days 5–7 are not in the spec;
  * the architecture fixes them at 40% / 30% / 25%. Every figure is configuration: callers
  * pass a policy built from config, this default is what config falls back to.
  */

@@ -56,7 +56,7 @@ export function formatHms(seconds: number): string {
   return `${hours}h ${String(minutes).padStart(2, '0')}m ${String(secs).padStart(2, '0')}s`;
 }
 
-/** Emails go out at these shares of the plan's hours (issue 5). */
+/** Emails go out at these shares of the plan's hours: a warning while there is time to renew, and at the stop. */
 export const HOUR_ALERT_PERCENTS = [80, 100] as const;
 export type HourAlertPercent = (typeof HOUR_ALERT_PERCENTS)[number];
 

@@ -2,7 +2,7 @@ import { escapeHtml } from '../emails.ts';
 import { formatLongDate } from '../domain/time.ts';
 import type { Payload } from '../queue.ts';
 
-/** The mails about a customer's cloud PC and its plan's hours and expiry (issue 5). */
+/** The mails about a customer's cloud PC and its plan's hours and expiry. */
 
 type Mail = Payload<'email-send'>;
 type Person = { name: string; email: string };

@@ -38,7 +38,9 @@ const IP = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 async function shots(page: Page, name: string) {
   await screenshot(page, `${name}-1280`);
   await page.setViewportSize(MOBILE);
-  await page.waitForTimeout(150); // layout settles at the new width
+  // The layout has reflowed at the new width (two frames after the resize reached the page).
+  await page.waitForFunction((width) => window.innerWidth === width, MOBILE.width);
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
   await screenshot(page, `${name}-360`);
   await page.setViewportSize(DESKTOP);
 }

@@ -13,7 +13,7 @@ export type RouteDef = {
 };
 
 const Subscription = lazy(() => import('./pages/Subscription.tsx'));
-// Accounts (issue 3): both sign-up steps are one screen; guarded pages ask the server first.
+// Accounts: both sign-up steps are one screen; guarded pages ask the server first.
 const Register = lazy(() => import('./pages/Register.tsx'));
 
 export const ROUTES: RouteDef[] = [

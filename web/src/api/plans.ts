@@ -108,37 +108,6 @@ export function usePaymentStatus(txnid: string | null) {
   );
 }
 
-/** What the success page needs of the dashboard record (spec §3), once the cloud-PC issue serves it. */
-export type DashboardGlimpse = { vmPublicIp?: string | null } & Record<string, unknown>;
-
-/**
- * Spec §4: poll the dashboard every 3 s until it shows a public IP. Until the dashboard
- * endpoint exists its 404 simply means "not yet"; polling stops once the IP is there.
- */
-export function useDashboardUntilIp(email: string | null) {
-  return useSWR<DashboardGlimpse | null>(
-    email ? `/vm/dashboard/${encodeURIComponent(email)}` : null,
-    notYet,
-    {
-      refreshInterval: (latest) => (latest?.vmPublicIp ? 0 : TIMERS_MS.paymentPoll),
-      revalidateOnFocus: false,
-    },
-  );
-}
-
-/**
- * A fetcher for "is it there yet": not found (or not built yet) and passing trouble are an
- * answer, not an error, so polling goes on (swr stops refreshing a key that holds an error).
- */
-async function notYet<T>(path: string): Promise<T | null> {
-  try {
-    return await api<T>(path);
-  } catch (error) {
-    if (error instanceof ApiError && (error.status === 401 || error.status === 403)) throw error;
-    return null;
-  }
-}
-
 export function invoicesKey(email: string | null): string | null {
   return email ? `/invoices/user/${encodeURIComponent(email)}` : null;
 }

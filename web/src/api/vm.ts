@@ -19,11 +19,12 @@ export function dashboardKey(email: string): string {
  * state, shown until the first answer. The server answers an unchanged record with a 304, which
  * the browser turns back into the record it kept.
  */
-export function useDashboard(email: string, fallback?: DashboardRecord) {
+/** `email` null: not yet (the payment-success page asks only once the payment is verified). */
+export function useDashboard(email: string | null, fallback?: DashboardRecord) {
   // A number, not swr's function form: swr restarts its timer only when this value changes,
   // and a function answering 0 before the first response would never start it.
   const [pollMs, setPollMs] = useState(0);
-  const result = useSWR<DashboardRecord>(dashboardKey(email), swrFetcher, {
+  const result = useSWR<DashboardRecord>(email ? dashboardKey(email) : null, swrFetcher, {
     refreshInterval: pollMs,
     // Below the fastest poll, or swr would skip every other one as a duplicate.
     dedupingInterval: DASHBOARD_POLL_MS.transition / 2,

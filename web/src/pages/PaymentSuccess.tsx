@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { mutate } from 'swr';
-import { paymentCallback, useDashboardUntilIp, usePaymentStatus, CURRENT_PLAN_KEY } from '../api/plans.ts';
+import { paymentCallback, usePaymentStatus, CURRENT_PLAN_KEY } from '../api/plans.ts';
+import { useDashboard } from '../api/vm.ts';
 import { SESSION_KEY, type SessionUser } from '../api/session.ts';
 import { Page } from '../components/Layout.tsx';
 import { RequireUser } from '../components/RequireUser.tsx';
@@ -59,7 +60,8 @@ function Progress({ user }: { user: SessionUser }) {
 
   const { data: payment, error } = usePaymentStatus(asked ? txnid : null);
   const verified = payment?.status === 'success' && !payment.needsAttention;
-  const { data: dashboard } = useDashboardUntilIp(verified ? user.email : null);
+  // The dashboard's own hook and key: it polls every 2 s while the machine is being set up.
+  const { data: dashboard } = useDashboard(verified ? user.email : null);
 
   useEffect(() => {
     if (payment?.status === 'failure')
