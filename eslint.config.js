@@ -31,7 +31,11 @@ export default tseslint.config(
             '../db/**',
             '../providers/**',
             '../queue*',
-            '../config*',
+            '../config/**',
+            '../commands/**',
+            '../crypto/**',
+            '../emails/**',
+            '../observability/**',
             '**/api/**',
             '**/worker/**',
             '**/web/**',
@@ -67,10 +71,11 @@ export default tseslint.config(
                 '**/core/db/**',
                 '**/core/providers/**',
                 '**/core/queue*',
-                '**/core/config*',
-                '**/core/log*',
-                '**/core/emails*',
-                '**/core/crypto*',
+                '**/core/config/**',
+                '**/core/commands/**',
+                '**/core/observability/**',
+                '**/core/emails/**',
+                '**/core/crypto/**',
               ],
             },
             // web/src/api is the SPA's own fetcher; the server's api/ sits two or more levels up.
@@ -90,6 +95,20 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         { patterns: ['**/core/**', '**/api/**', '**/worker/**', '**/web/**'] },
+      ],
+    },
+  },
+  // The AWS SDK only behind core/providers: everything else goes through its typed clients.
+  {
+    files: ['api/**/*.ts', 'worker/**/*.ts', 'scripts/**/*.ts', 'web/src/**/*.{ts,tsx}', 'core/**/*.ts'],
+    ignores: ['core/providers/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ImportDeclaration[source.value=/^@aws-sdk\\//]',
+          message: 'Call AWS through core/providers/ only.',
+        },
       ],
     },
   },

@@ -1,5 +1,5 @@
 import type { ParameterizedContext } from 'koa';
-import type { Logger } from '../core/log.ts';
+import type { Logger } from '../core/observability/log.ts';
 
 /** What every request carries on `ctx.state`. */
 export type AppState = {

@@ -1,6 +1,6 @@
 import { createServer, type ServerResponse } from 'node:http';
-import { loadConfig, requireDatabaseUrl } from '../core/config.ts';
-import { createLogger } from '../core/log.ts';
+import { loadConfig, requireDatabaseUrl } from '../core/config/config.ts';
+import { createLogger } from '../core/observability/log.ts';
 import { createApp } from './app.ts';
 import { openServices } from './services.ts';
 

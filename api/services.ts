@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import type { Config } from '../core/config.ts';
+import type { Config } from '../core/config/config.ts';
 import type { DatabasePool } from '../core/db/pool.ts';
-import type { Logger } from '../core/log.ts';
+import type { Logger } from '../core/observability/log.ts';
 import type { Boss } from '../core/queue.ts';
 import { createGoogleVerifier, type GoogleVerifier } from '../core/providers/googleSignIn.ts';
 import { createCounter, createLimiter, type Counter, type Limiter } from './middleware/rateLimit.ts';

@@ -16,7 +16,7 @@ const EmailSend = z.object({
   /** Why the mail exists, for logs and the operator's job listing; never personal data. */
   kind: z.string().min(1).max(60),
   /**
-   * Secrets the mail carries (a one-time code, a reset link), encrypted with core/crypto.ts so
+   * Secrets the mail carries (a one-time code, a reset link), encrypted with core/crypto/crypto.ts so
    * the job table never holds them in plain text. The text and HTML name them as
    * `{{sealed.NAME}}`; the worker opens and fills them in just before sending
    * (core/emails/sealed.ts).

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadConfig, requireDatabaseUrl } from '../core/config.ts';
+import { loadConfig, requireDatabaseUrl } from '../core/config/config.ts';
 import { listOrphans } from '../core/db/ec2Fleet.ts';
 import {
   acknowledgeAlert,
@@ -11,7 +11,7 @@ import {
 import { createDbPool } from '../core/db/pool.ts';
 import { findVm } from '../core/db/vms.ts';
 import { sendJob, startBoss } from '../core/queue.ts';
-import { requestTerminate } from '../core/vmActions.ts';
+import { requestTerminate } from '../core/commands/vmActions.ts';
 
 const USAGE = `usage: npm run alerts -- [command]
   (none)                 open operator alerts, most recent first

@@ -1,4 +1,4 @@
-import { loadConfig } from '../core/config.ts';
+import { loadConfig } from '../core/config/config.ts';
 import { CARD_PLANS } from '../core/domain/plans.ts';
 import { formatPreflight, runPreflight } from '../core/providers/awsPreflight.ts';
 

@@ -1,4 +1,4 @@
-import { loadConfig, requireDatabaseUrl } from '../core/config.ts';
+import { loadConfig, requireDatabaseUrl } from '../core/config/config.ts';
 import { createDbPool } from '../core/db/pool.ts';
 import { QUEUE_NAMES, startBoss } from '../core/queue.ts';
 import {

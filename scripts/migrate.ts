@@ -1,4 +1,4 @@
-import { loadConfig, requireDatabaseUrl } from '../core/config.ts';
+import { loadConfig, requireDatabaseUrl } from '../core/config/config.ts';
 import { migrate } from '../core/db/migrate.ts';
 
 /** `npm run migrate` and the Procfile's release phase: applies pending migrations. */

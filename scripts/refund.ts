@@ -1,4 +1,4 @@
-import { loadConfig, requireDatabaseUrl } from '../core/config.ts';
+import { loadConfig, requireDatabaseUrl } from '../core/config/config.ts';
 import { createDbPool } from '../core/db/pool.ts';
 import { formatRupees, parseRupeeAmount } from '../core/domain/money.ts';
 import { startBoss } from '../core/queue.ts';

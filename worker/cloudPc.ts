@@ -4,7 +4,7 @@ import type { Db } from '../core/db/pool.ts';
 import { classifyEc2Error, ec2RequestId, type Ec2 } from '../core/providers/ec2.ts';
 import { decryptWindowsPassword, WindowsPasswordError } from '../core/providers/windowsPassword.ts';
 import { sendJob, type Boss, type Payload } from '../core/queue.ts';
-import { sealWindowsPassword } from '../core/vmSecrets.ts';
+import { sealWindowsPassword } from '../core/crypto/vmSecrets.ts';
 import type { WorkerDeps } from './deps.ts';
 
 /** Steps the cloud-PC jobs share: customer notices, password capture, EC2 error handling. */

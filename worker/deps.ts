@@ -1,9 +1,9 @@
-import type { Config } from '../core/config.ts';
+import type { Config } from '../core/config/config.ts';
 import type { DatabasePool } from '../core/db/pool.ts';
-import type { Logger } from '../core/log.ts';
+import type { Logger } from '../core/observability/log.ts';
 import type { Mailer } from '../core/providers/mail.ts';
 import type { Boss } from '../core/queue.ts';
-import type { VmEc2 } from '../core/vmEc2.ts';
+import type { VmEc2 } from '../core/providers/vmEc2.ts';
 import type { CloudWatch } from '../core/providers/cloudwatch.ts';
 import { probeRdp } from '../core/providers/rdpProbe.ts';
 

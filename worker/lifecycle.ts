@@ -45,8 +45,8 @@ import { VM_MESSAGES } from '../core/domain/vm.ts';
 import { hoursAlertMail, provisionFailedMail, provisionReadyLateMail } from '../core/emails/vms.ts';
 import { classifyEc2Error, type Ec2Instance } from '../core/providers/ec2.ts';
 import { attemptBudget, sendJob } from '../core/queue.ts';
-import { requestStop, scheduleVmCheck } from '../core/vmActions.ts';
-import { subnetForAttempt, TAGS, vmTags } from '../core/vmEc2.ts';
+import { requestStop, scheduleVmCheck } from '../core/commands/vmActions.ts';
+import { subnetForAttempt, TAGS, vmTags } from '../core/providers/vmEc2.ts';
 import { capturePassword, describeEc2Error, isRetryableCapacity, notify, RetryLater } from './cloudPc.ts';
 import type { WorkerDeps } from './deps.ts';
 

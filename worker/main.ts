@@ -1,5 +1,5 @@
-import { loadConfig, requireDatabaseUrl } from '../core/config.ts';
-import { createLogger } from '../core/log.ts';
+import { loadConfig, requireDatabaseUrl } from '../core/config/config.ts';
+import { createLogger } from '../core/observability/log.ts';
 import { startWorker } from './worker.ts';
 
 /** The worker process (Procfile `worker`): performs every side effect on the outside world. */

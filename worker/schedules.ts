@@ -7,7 +7,7 @@ import { sendJob } from '../core/queue.ts';
  */
 export async function registerSchedules(deps: WorkerDeps): Promise<void> {
   // Cloud PCs. Minute-level sweeps are the safety net; machines in transition are
-  // also followed by per-machine checks every VM_POLL_SECONDS (core/vmActions.ts).
+  // also followed by per-machine checks every VM_POLL_SECONDS (core/commands/vmActions.ts).
   await deps.boss.schedule('vm-sync', '* * * * *', {});
   await deps.boss.schedule('plan-expiry', '* * * * *', {});
   await deps.boss.schedule('vm-reaper', '* * * * *', {});

@@ -1,6 +1,6 @@
 import { createDbPool } from '../core/db/pool.ts';
-import type { Config } from '../core/config.ts';
-import type { Logger } from '../core/log.ts';
+import type { Config } from '../core/config/config.ts';
+import type { Logger } from '../core/observability/log.ts';
 import { createMailer, type Mailer } from '../core/providers/mail.ts';
 import { startBoss, type QueueName } from '../core/queue.ts';
 import { sql } from '../core/db/pool.ts';
@@ -19,14 +19,19 @@ import { poolReplenish } from './jobs/poolReplenish.ts';
 import { planExpiry } from './jobs/planExpiry.ts';
 import { vmReaper } from './jobs/vmReaper.ts';
 import { vmReconcile } from './jobs/vmReconcile.ts';
-import { createVmEc2, type VmEc2 } from '../core/vmEc2.ts';
+import { createVmEc2, type VmEc2 } from '../core/providers/vmEc2.ts';
 import { metricsPull } from './jobs/metricsPull.ts';
 import { housekeeping } from './jobs/housekeeping.ts';
 import { createCloudWatch, type CloudWatch } from '../core/providers/cloudwatch.ts';
 import { registerSchedules } from './schedules.ts';
 import { alertNotify } from './jobs/alertNotify.ts';
 import { alertWebhook } from './jobs/alertWebhook.ts';
-import { createRegistry, jobDurationHistogram, serveMetrics, type Registry } from '../core/metrics.ts';
+import {
+  createRegistry,
+  jobDurationHistogram,
+  serveMetrics,
+  type Registry,
+} from '../core/observability/metrics.ts';
 
 type Handler = (deps: WorkerDeps) => (jobs: import('../core/queue.ts').Job<unknown>[]) => Promise<unknown>;
 

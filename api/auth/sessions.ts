@@ -1,4 +1,4 @@
-import { hashToken, randomToken } from '../../core/crypto.ts';
+import { hashToken, randomToken } from '../../core/crypto/crypto.ts';
 import type { Db } from '../../core/db/pool.ts';
 import { insertSession, revokeSessionByTokenHash } from '../../core/db/sessions.ts';
 import { insertChallenge, type ChallengeMethod } from '../../core/db/twoFactor.ts';

@@ -1,4 +1,4 @@
-import { hashToken, randomToken } from '../../core/crypto.ts';
+import { hashToken, randomToken } from '../../core/crypto/crypto.ts';
 import { pairKey, type Counter } from '../middleware/rateLimit.ts';
 import { CODE_REQUESTER_COOKIE, readCookie, writeCookie } from './cookies.ts';
 import type { AppContext } from '../context.ts';

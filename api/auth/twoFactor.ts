@@ -1,14 +1,14 @@
 import { randomInt } from 'node:crypto';
-import { decrypt, hashCode } from '../../core/crypto.ts';
+import { decrypt, hashCode } from '../../core/crypto/crypto.ts';
 import type { Db } from '../../core/db/pool.ts';
 import { useRecoveryCode } from '../../core/db/twoFactor.ts';
 import { claimTotpStep, type User } from '../../core/db/users.ts';
-import { checkTotp } from '../../core/totp.ts';
+import { checkTotp } from '../../core/crypto/totp.ts';
 import { RECOVERY_CODE_COUNT } from '../../core/db/twoFactor.ts';
 
 /** The second factor: TOTP codes from an authenticator app, or single-use recovery codes. */
 
-/** Key purposes for core/crypto.ts: the encrypted TOTP secret and the recovery-code pepper. */
+/** Key purposes for core/crypto/crypto.ts: the encrypted TOTP secret and the recovery-code pepper. */
 export const TOTP_SECRET_PURPOSE = 'totp-secret';
 const RECOVERY_PURPOSE = 'recovery-code';
 

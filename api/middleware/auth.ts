@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { hashToken } from '../../core/crypto.ts';
+import { hashToken } from '../../core/crypto/crypto.ts';
 import { findLiveSessionCached, sessionNeedsTouch, touchSession } from '../../core/db/sessions.ts';
 import type { Db } from '../../core/db/pool.ts';
 import { clearCookie, readCookie, SESSION_COOKIE } from '../auth/cookies.ts';

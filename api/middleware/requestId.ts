@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import type { Logger } from '../../core/log.ts';
+import type { Logger } from '../../core/observability/log.ts';
 import type { AppState } from '../context.ts';
 import { loggedPath } from '../logPath.ts';
 

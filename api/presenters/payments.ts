@@ -6,7 +6,7 @@ import {
 } from '../../core/domain/payments.ts';
 import type { PaymentAttemptRecord, RefundRecord } from '../../core/domain/planRecords.ts';
 import { CUSTOMER_REFUND_MESSAGES, type CustomerRefundRefusal } from '../../core/domain/refund.ts';
-import type { Quote, RefundTarget } from '../../core/refunds.ts';
+import type { Quote, RefundTarget } from '../../core/commands/refunds.ts';
 
 /** Payment attempts and refunds → the JSON the history and payment-failed pages read. */
 

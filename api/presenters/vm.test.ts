@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Subscription } from '../../core/db/subscriptions.ts';
 import type { Vm } from '../../core/db/vms.ts';
 import { liveUsageSeconds } from '../../core/domain/usage.ts';
-import { loadConfig } from '../../core/config.ts';
+import { loadConfig } from '../../core/config/config.ts';
 import { dashboardBody } from './vm.ts';
 
 const NOW = new Date('2026-03-10T10:00:00Z');

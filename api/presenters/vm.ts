@@ -12,7 +12,7 @@ import {
   type DashboardRecord,
   type VmDisplayState,
 } from '../../core/domain/vm.ts';
-import type { VmConfig } from '../../core/vmConfig.ts';
+import type { VmConfig } from '../../core/config/vmConfig.ts';
 
 /** What GET /api/vm/dashboard/{email} answers: the record both sides share (core/domain/vm.ts). */
 export type DashboardBody = DashboardRecord;

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import { hashToken, randomDigits, randomToken, safeEqual } from '../../core/crypto.ts';
+import { hashToken, randomDigits, randomToken, safeEqual } from '../../core/crypto/crypto.ts';
 import {
   checkCode,
   codeHash as storedCodeHash,
@@ -37,7 +37,7 @@ import {
 import { PASSWORD_MAX_LENGTH, passwordProblem } from '../../core/domain/password.ts';
 import { PHONE_MESSAGE, PHONE_PATTERN } from '../../core/domain/phone.ts';
 import { passwordChangedMail, registrationCodeMail } from '../../core/emails/accounts.ts';
-import { hashPassword, passwordNeedsRehash, verifyPassword } from '../../core/passwords.ts';
+import { hashPassword, passwordNeedsRehash, verifyPassword } from '../../core/crypto/passwords.ts';
 import { GoogleTokenError } from '../../core/providers/googleSignIn.ts';
 import { sendJob } from '../../core/queue.ts';
 import {

@@ -6,7 +6,7 @@ import {
   metricsAccess,
   registerFleetMetrics,
   type Registry,
-} from '../../core/metrics.ts';
+} from '../../core/observability/metrics.ts';
 import type { AppState } from '../context.ts';
 import type { Services } from '../services.ts';
 

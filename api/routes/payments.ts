@@ -19,7 +19,12 @@ import {
   tooManyOpenCheckouts,
 } from '../../core/domain/payments.ts';
 import { CUSTOMER_REFUND_MESSAGES } from '../../core/domain/refund.ts';
-import { customerRefundCheck, quoteFor, requestRefund, type RefundTarget } from '../../core/refunds.ts';
+import {
+  customerRefundCheck,
+  quoteFor,
+  requestRefund,
+  type RefundTarget,
+} from '../../core/commands/refunds.ts';
 import { paymentAttemptBody } from '../presenters/payments.ts';
 import { findLatestPendingSubscription, findSubscription } from '../../core/db/subscriptions.ts';
 import { getPlan } from '../../core/domain/plans.ts';
@@ -33,7 +38,7 @@ import {
   parseAmountToPaise,
   type PostedFields,
 } from '../../core/providers/payu.ts';
-import { checkPurchase, matchesPending } from '../../core/purchases.ts';
+import { checkPurchase, matchesPending } from '../../core/commands/purchases.ts';
 import { sendJob } from '../../core/queue.ts';
 import { badRequest, conflict, HttpError, notFound, tooManyRequests } from '../errors.ts';
 import { assertSameUser, currentUser, requireUser } from '../middleware/auth.ts';

@@ -3,7 +3,7 @@ import type { RefundPolicyBody } from '../../core/domain/refund.ts';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
-import { checkCapacity } from '../../core/capacity.ts';
+import { checkCapacity } from '../../core/commands/capacity.ts';
 import {
   findCurrentSubscription,
   findLatestPendingSubscription,
@@ -12,7 +12,7 @@ import {
 import { findPlan } from '../../core/domain/plans.ts';
 import { PLAN_CHOICE_MESSAGES } from '../../core/domain/subscription.ts';
 import { findTrialOffer, isTrialPlanName } from '../../core/domain/trial.ts';
-import { checkPurchase, type PurchaseCheck, type PurchaseProblem } from '../../core/purchases.ts';
+import { checkPurchase, type PurchaseCheck, type PurchaseProblem } from '../../core/commands/purchases.ts';
 import { HttpError, notFound, unauthorized } from '../errors.ts';
 import { assertSameUser, currentUser, requireUser } from '../middleware/auth.ts';
 import { input, validate } from '../middleware/validate.ts';

@@ -32,7 +32,7 @@ import {
   readUnsubscribeToken,
   unsubscribeToken,
   unsubscribeUrl,
-} from '../../core/newsletter.ts';
+} from '../../core/commands/newsletter.ts';
 import { sendJob } from '../../core/queue.ts';
 import { badRequest } from '../errors.ts';
 import { input, validate } from '../middleware/validate.ts';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { DEFAULT_SEVERITY, REPORT_LIMITS, SEVERITIES } from '../../core/domain/problemReport.ts';
 import { PHONE_MESSAGE, PHONE_PATTERN } from '../../core/domain/phone.ts';
 import { insertProblemReport } from '../../core/db/problemReports.ts';
-import { problemReportMail } from '../../core/emails.ts';
+import { problemReportMail } from '../../core/emails/html.ts';
 import { sendJob } from '../../core/queue.ts';
 import { input, validate } from '../middleware/validate.ts';
 import { limitByIp } from '../middleware/rateLimit.ts';

@@ -2,8 +2,8 @@ import Router from '@koa/router';
 import { koaBody, HttpMethodEnum } from 'koa-body';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
-import { decrypt, encrypt } from '../../core/crypto.ts';
-import { releaseUserResources } from '../../core/accountDeletion.ts';
+import { decrypt, encrypt } from '../../core/crypto/crypto.ts';
+import { releaseUserResources } from '../../core/commands/accountDeletion.ts';
 import { consumeCodes } from '../../core/db/codes.ts';
 import { deletePendingRegistration } from '../../core/db/pendingRegistrations.ts';
 import { consumeUserResetTokens } from '../../core/db/passwordResets.ts';
@@ -32,7 +32,7 @@ import { remainingSeconds } from '../../core/domain/usage.ts';
 import { formatHoursMinutes } from '../../core/domain/usageBuckets.ts';
 import { accountDeletedMail, twoFactorChangedMail } from '../../core/emails/accounts.ts';
 import { sendJob } from '../../core/queue.ts';
-import { checkTotp, newTotpSecret, totpQrCode, totpUri } from '../../core/totp.ts';
+import { checkTotp, newTotpSecret, totpQrCode, totpUri } from '../../core/crypto/totp.ts';
 import { clearCookie, SESSION_COOKIE } from '../auth/cookies.ts';
 import {
   checkSecondFactor,
@@ -163,7 +163,7 @@ export function userRoutes(services: Services): Router<AppState> {
       await consumeCodes(trx, me.email);
       await deletePendingRegistration(trx, me.email);
       await deleteRecoveryCodes(trx, me.id);
-      // The cloud-PC seam: stop and terminate the user's machines (core/accountDeletion.ts).
+      // The cloud-PC seam: stop and terminate the user's machines (core/commands/accountDeletion.ts).
       await releaseUserResources(trx, boss, me.id);
       await anonymiseUser(trx, me.id);
     });

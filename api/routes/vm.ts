@@ -1,14 +1,14 @@
 import Router from '@koa/router';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { DecryptError } from '../../core/crypto.ts';
+import { DecryptError } from '../../core/crypto/crypto.ts';
 import { findDashboardState } from '../../core/db/dashboard.ts';
 import { findSubscription } from '../../core/db/subscriptions.ts';
 import { findDashboardVm, findLiveVmByUser } from '../../core/db/vms.ts';
 import { startRefusal, VM_MESSAGES } from '../../core/domain/vm.ts';
-import { PASSWORD_FILE_NAME, RDP_FILE_NAME, rdpFile } from '../../core/rdp.ts';
-import { requestStart, requestStop } from '../../core/vmActions.ts';
-import { openWindowsPassword } from '../../core/vmSecrets.ts';
+import { PASSWORD_FILE_NAME, RDP_FILE_NAME, rdpFile } from '../../core/domain/rdp.ts';
+import { requestStart, requestStop } from '../../core/commands/vmActions.ts';
+import { openWindowsPassword } from '../../core/crypto/vmSecrets.ts';
 import { HttpError, unauthorized } from '../errors.ts';
 import { assertSameUser, currentUser, requireUser } from '../middleware/auth.ts';
 import { input, validate } from '../middleware/validate.ts';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { hashCode } from '../crypto.ts';
+import { hashCode } from '../crypto/crypto.ts';
 import { sql, type Db } from './pool.ts';
 
 /**
  * Emailed one-time codes (sign-up and code login). Only the HMAC of a code is stored (see
- * core/crypto.ts `hashCode`). A code belongs to the browser that asked for it (a hash of its
+ * core/crypto/crypto.ts `hashCode`). A code belongs to the browser that asked for it (a hash of its
  * requester cookie), so nobody else can use up or replace the owner's code. It is live while
  * unconsumed, unexpired and tried fewer than MAX_CODE_ATTEMPTS times wrongly. Issuing a new code
  * leaves that browser's earlier ones live until one of them is used or they expire: a customer

@@ -3,7 +3,7 @@ import { sql, type Db } from './pool.ts';
 
 /**
  * Two-factor sign-in: the pending login between the first and the second factor, and the
- * single-use recovery codes (HMAC-hashed, see core/crypto.ts `hashCode`).
+ * single-use recovery codes (HMAC-hashed, see core/crypto/crypto.ts `hashCode`).
  */
 
 export const CHALLENGE_TTL_MINUTES = 5;

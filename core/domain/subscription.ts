@@ -71,7 +71,7 @@ export function canPurchase(current: CurrentPlan | null | undefined, now: Instan
 
 /**
  * Whether a plan can be bought now: no plan, one that has ended, or a trial (buying a plan
- * replaces a running trial; the server's rule in core/purchases.ts). The header shows "Renew
+ * replaces a running trial; the server's rule in core/commands/purchases.ts). The header shows "Renew
  * Plan" only then ("My plan" otherwise), and the plan cards offer their button only then.
  */
 export function canBuyPlanNow(

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../emails.ts';
+import { escapeHtml } from './html.ts';
 import type { Payload } from '../queue.ts';
 import { sealMailSecrets } from './sealed.ts';
 

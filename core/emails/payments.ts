@@ -1,4 +1,4 @@
-import { escapeHtml } from '../emails.ts';
+import { escapeHtml } from './html.ts';
 import type { Invoice } from '../db/invoices.ts';
 import type { Payload } from '../queue.ts';
 import { formatRupees } from '../domain/money.ts';

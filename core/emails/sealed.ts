@@ -1,5 +1,5 @@
-import { decrypt, encrypt } from '../crypto.ts';
-import { escapeHtml } from '../emails.ts';
+import { decrypt, encrypt } from '../crypto/crypto.ts';
+import { escapeHtml } from './html.ts';
 import type { Payload } from '../queue.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 
 /**
  * Verifies Google ID tokens (INTEGRATIONS "Google sign-in"): signature against the JWKS at a

@@ -1,5 +1,5 @@
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 
 export type OutgoingMail = { to: string; subject: string; text: string; html?: string; replyTo?: string };
 

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
-import { loadConfig } from '../../core/config.ts';
-import { createLogger } from '../../core/log.ts';
+import { loadConfig } from '../../core/config/config.ts';
+import { createLogger } from '../../core/observability/log.ts';
 import { createApp } from '../../api/app.ts';
 import { openServices } from '../../api/services.ts';
 import { startScratchDatabase } from '../lib/scratch.ts';

@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
-import { loadConfig } from '../../core/config.ts';
+import { loadConfig } from '../../core/config/config.ts';
 import { insertUser } from '../../core/db/users.ts';
-import { createLogger } from '../../core/log.ts';
-import { hashPassword } from '../../core/passwords.ts';
+import { createLogger } from '../../core/observability/log.ts';
+import { hashPassword } from '../../core/crypto/passwords.ts';
 import { createApp } from '../../api/app.ts';
 import { openServices, type Services } from '../../api/services.ts';
 import { startScratchDatabase } from '../lib/scratch.ts';

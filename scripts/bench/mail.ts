@@ -1,7 +1,7 @@
 import nodemailer from 'nodemailer';
-import { loadConfig } from '../../core/config.ts';
+import { loadConfig } from '../../core/config/config.ts';
 import { createDbPool } from '../../core/db/pool.ts';
-import { createLogger } from '../../core/log.ts';
+import { createLogger } from '../../core/observability/log.ts';
 import type { Mailer } from '../../core/providers/mail.ts';
 import { sendJob, startBoss, type Boss } from '../../core/queue.ts';
 import { startSmtpCatcher, type CaughtSmtpMail } from '../../sandbox/smtp.ts';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { hashToken, randomToken } from '../../core/crypto.ts';
+import { hashToken, randomToken } from '../../core/crypto/crypto.ts';
 import { z } from 'zod';
 import { createDbPool, sql, type DatabasePool } from '../../core/db/pool.ts';
 import { insertSession } from '../../core/db/sessions.ts';

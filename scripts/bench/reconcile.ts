@@ -1,14 +1,14 @@
 import { createServer } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
-import { loadConfig } from '../../core/config.ts';
+import { loadConfig } from '../../core/config/config.ts';
 import { createDbPool, sql } from '../../core/db/pool.ts';
 import { insertPayment } from '../../core/db/payments.ts';
 import { insertPendingSubscription } from '../../core/db/subscriptions.ts';
 import { insertUser } from '../../core/db/users.ts';
 import { RECONCILE_LOOKAHEAD_MS } from '../../core/domain/payments.ts';
 import { getPlan } from '../../core/domain/plans.ts';
-import { createLogger } from '../../core/log.ts';
+import { createLogger } from '../../core/observability/log.ts';
 import { createPayUClient, formatAmount, newTxnId } from '../../core/providers/payu.ts';
 import { startBoss } from '../../core/queue.ts';
 import { createSandboxPayU, SANDBOX_PAYU_KEY, SANDBOX_PAYU_SALT } from '../../sandbox/payu/index.ts';

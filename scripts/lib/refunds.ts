@@ -1,10 +1,16 @@
-import type { Config } from '../../core/config.ts';
+import type { Config } from '../../core/config/config.ts';
 import { findInvoiceByNumber, findInvoiceByPayment } from '../../core/db/invoices.ts';
 import { findPaymentByTxnid, type Payment } from '../../core/db/payments.ts';
 import type { DatabasePool } from '../../core/db/pool.ts';
 import { findOpenRefund, listRefundsForPayment, type Refund } from '../../core/db/refunds.ts';
 import { findSubscription } from '../../core/db/subscriptions.ts';
-import { quoteFor, RefundError, requestRefund, type Quote, type RefundTarget } from '../../core/refunds.ts';
+import {
+  quoteFor,
+  RefundError,
+  requestRefund,
+  type Quote,
+  type RefundTarget,
+} from '../../core/commands/refunds.ts';
 import type { Boss } from '../../core/queue.ts';
 
 /**

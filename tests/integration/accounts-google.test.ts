@@ -1,6 +1,6 @@
 import { generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { SANDBOX_GOOGLE_CLIENT_ID } from '../../core/config.ts';
+import { SANDBOX_GOOGLE_CLIENT_ID } from '../../core/config/config.ts';
 import { findUserByEmail } from '../../core/db/users.ts';
 import { sandboxGoogleSub } from '../../sandbox/google/index.ts';
 import { startTestStack } from '../support/stack.ts';

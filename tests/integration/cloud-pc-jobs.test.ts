@@ -1,15 +1,15 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { checkCapacity } from '../../core/capacity.ts';
+import { checkCapacity } from '../../core/commands/capacity.ts';
 import { sql } from '../../core/db/pool.ts';
 import { listAlerts } from '../../core/db/operatorAlerts.ts';
 import { listRunSegments, findLiveVmByUser, findVmBySubscription } from '../../core/db/vms.ts';
 import { findSubscription } from '../../core/db/subscriptions.ts';
 import { listNoticesOfUser } from '../../core/db/vmNotices.ts';
 import { decryptWindowsPassword } from '../../core/providers/windowsPassword.ts';
-import { openWindowsPassword } from '../../core/vmSecrets.ts';
-import { releaseUserResources } from '../../core/accountDeletion.ts';
+import { openWindowsPassword } from '../../core/crypto/vmSecrets.ts';
+import { releaseUserResources } from '../../core/commands/accountDeletion.ts';
 import { provisionVm } from '../../worker/jobs/vmProvision.ts';
 import { syncVms } from '../../worker/jobs/vmSync.ts';
 import { startVm } from '../../worker/jobs/vmStart.ts';
@@ -19,7 +19,7 @@ import { replenishPool } from '../../worker/jobs/poolReplenish.ts';
 import { runPlanExpiry } from '../../worker/jobs/planExpiry.ts';
 import { reapVms } from '../../worker/jobs/vmReaper.ts';
 import { reconcileInstances } from '../../worker/jobs/vmReconcile.ts';
-import { requestStart, requestStop } from '../../core/vmActions.ts';
+import { requestStart, requestStop } from '../../core/commands/vmActions.ts';
 import { attemptBudget } from '../../core/queue.ts';
 import { createUser } from '../support/accounts.ts';
 import { cloudPcHelpers } from '../support/cloudPc.ts';
@@ -328,7 +328,7 @@ describe('vm-terminate', () => {
   it('terminates the instance once and ends the VM', async () => {
     const { vm } = await ready();
     await cloud.db.transaction(async (trx) => {
-      const { requestTerminate } = await import('../../core/vmActions.ts');
+      const { requestTerminate } = await import('../../core/commands/vmActions.ts');
       await requestTerminate(trx, stack.services.boss, vm.id, 'test', new Date());
     });
     await expect(terminateVm(deps, { vmId: vm.id })).resolves.toBe('terminated');

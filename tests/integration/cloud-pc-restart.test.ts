@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from '../../core/db/pool.ts';
 import { findVmBySubscription, listStuckVms } from '../../core/db/vms.ts';
-import { createLogger } from '../../core/log.ts';
+import { createLogger } from '../../core/observability/log.ts';
 import { sendJob } from '../../core/queue.ts';
-import { createVmEc2 } from '../../core/vmEc2.ts';
+import { createVmEc2 } from '../../core/providers/vmEc2.ts';
 import { startWorker, type RunningWorker } from '../../worker/worker.ts';
 import { createUser } from '../support/accounts.ts';
 import { cloudPcHelpers } from '../support/cloudPc.ts';

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.ts';
-import { createLogger } from '../../core/log.ts';
+import { loadConfig } from '../../core/config/config.ts';
+import { createLogger } from '../../core/observability/log.ts';
 import { sendJob } from '../../core/queue.ts';
 import type { Mailer } from '../../core/providers/mail.ts';
 import { findJob, listDeadLetters, listFailed } from '../../scripts/lib/jobs.ts';

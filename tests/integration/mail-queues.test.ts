@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../core/log.ts';
+import { createLogger } from '../../core/observability/log.ts';
 import type { Mailer } from '../../core/providers/mail.ts';
 import { sendJob } from '../../core/queue.ts';
 import { findJob } from '../../scripts/lib/jobs.ts';

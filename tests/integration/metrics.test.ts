@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { sql } from '../../core/db/pool.ts';
 import { raiseAlert } from '../../core/db/operatorAlerts.ts';
-import { createLogger } from '../../core/log.ts';
+import { createLogger } from '../../core/observability/log.ts';
 import { sendJob } from '../../core/queue.ts';
 import { startWorker } from '../../worker/worker.ts';
 import { createUser } from '../support/accounts.ts';

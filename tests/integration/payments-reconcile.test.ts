@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { SANDBOX_GOOGLE_CLIENT_ID } from '../../core/config.ts';
+import { SANDBOX_GOOGLE_CLIENT_ID } from '../../core/config/config.ts';
 import { resolveAlert } from '../../core/db/operatorAlerts.ts';
 import { sql } from '../../core/db/pool.ts';
 import { claimDuePayments, countOpenPaymentsSince, findPaymentByTxnid } from '../../core/db/payments.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { SANDBOX_PAYU_KEY, SANDBOX_PAYU_SALT } from '../../core/config.ts';
+import { SANDBOX_PAYU_KEY, SANDBOX_PAYU_SALT } from '../../core/config/config.ts';
 import { sql } from '../../core/db/pool.ts';
 import { findPaymentByTxnid } from '../../core/db/payments.ts';
 import { userHasPlan } from '../../core/db/users.ts';

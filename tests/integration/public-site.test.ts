@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sql } from '../../core/db/pool.ts';
 import { countFeedbackMessages, findFeedbackMessage } from '../../core/db/feedback.ts';
 import { countSubscribers, findSubscriberByEmail } from '../../core/db/blogSubscribers.ts';
-import { hashConfirmToken } from '../../core/newsletter.ts';
+import { hashConfirmToken } from '../../core/commands/newsletter.ts';
 import { startTestStack, waitFor } from '../support/stack.ts';
 import { UNMEASURED_STAT } from '../../core/domain/content/timeToDesktop.ts';
 

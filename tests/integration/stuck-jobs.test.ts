@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../core/log.ts';
+import { createLogger } from '../../core/observability/log.ts';
 import { sendJob, startBoss } from '../../core/queue.ts';
 import { findJob } from '../../scripts/lib/jobs.ts';
 import { startWorker } from '../../worker/worker.ts';

@@ -20,7 +20,7 @@ import {
   type Vm,
 } from '../../core/db/vms.ts';
 import { planSeconds } from '../../core/domain/usage.ts';
-import { createLogger } from '../../core/log.ts';
+import { createLogger } from '../../core/observability/log.ts';
 import { createCloudWatch, MAX_QUERIES_PER_CALL, type CloudWatch } from '../../core/providers/cloudwatch.ts';
 import { metricsPull, pullMetrics } from '../../worker/jobs/metricsPull.ts';
 import { provisionVm } from '../../worker/jobs/vmProvision.ts';

@@ -1,7 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { insertUser, type User } from '../../core/db/users.ts';
-import { hashPassword } from '../../core/passwords.ts';
+import { hashPassword } from '../../core/crypto/passwords.ts';
 import { waitFor, type TestStack } from './stack.ts';
 
 /**

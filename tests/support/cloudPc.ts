@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Config } from '../../core/config.ts';
-import { createLogger } from '../../core/log.ts';
+import type { Config } from '../../core/config/config.ts';
+import { createLogger } from '../../core/observability/log.ts';
 import { sql } from '../../core/db/pool.ts';
 import {
   activateSubscription,
@@ -9,7 +9,7 @@ import {
 } from '../../core/db/subscriptions.ts';
 import { findVm, type Vm } from '../../core/db/vms.ts';
 import { getPlan, planExpiry, type PlanId } from '../../core/domain/plans.ts';
-import { createVmEc2, type VmEc2 } from '../../core/vmEc2.ts';
+import { createVmEc2, type VmEc2 } from '../../core/providers/vmEc2.ts';
 import { remoteDesktopProbe, type WorkerDeps } from '../../worker/deps.ts';
 import { waitFor, type TestStack } from './stack.ts';
 

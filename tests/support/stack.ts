@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll } from 'vitest';
-import { loadConfig, type Config } from '../../core/config.ts';
-import { createLogger } from '../../core/log.ts';
+import { loadConfig, type Config } from '../../core/config/config.ts';
+import { createLogger } from '../../core/observability/log.ts';
 import { createApp } from '../../api/app.ts';
 import { openServices, type Services } from '../../api/services.ts';
 import { createSandbox } from '../../sandbox/index.ts';

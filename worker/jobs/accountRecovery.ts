@@ -1,4 +1,4 @@
-import { hashToken, randomDigits, randomToken } from '../../core/crypto.ts';
+import { hashToken, randomDigits, randomToken } from '../../core/crypto/crypto.ts';
 import { CODE_TTL_MINUTES, codeHash, insertCode } from '../../core/db/codes.ts';
 import { insertPasswordResetToken, RESET_TTL_MINUTES } from '../../core/db/passwordResets.ts';
 import { findUserByEmail } from '../../core/db/users.ts';

@@ -1,4 +1,4 @@
-import { alertMail, alertWebhookText } from '../../core/alertNotify.ts';
+import { alertMail, alertWebhookText } from '../../core/commands/alertNotify.ts';
 import { claimAlertsToNotify } from '../../core/db/operatorAlerts.ts';
 import { sendJob, type Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';

@@ -1,4 +1,4 @@
-import type { MetricsConfig } from '../../core/config.ts';
+import type { MetricsConfig } from '../../core/config/config.ts';
 import {
   deleteSamplesBefore,
   listVmsRunningSince,

@@ -12,7 +12,7 @@ import {
   RECONCILE_MAX_PER_RUN,
   reconcileCutoff,
 } from '../../core/domain/payments.ts';
-import { requestRefund } from '../../core/refunds.ts';
+import { requestRefund } from '../../core/commands/refunds.ts';
 import { createPayUClient, type PayUClient } from '../../core/providers/payu.ts';
 import type { Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';

@@ -23,7 +23,7 @@ import { notActivatedExplanation } from '../../core/domain/payments.ts';
 import { planExpiry } from '../../core/domain/plans.ts';
 import { trialExpiry } from '../../core/domain/trial.ts';
 import { paymentNotActivatedMail, paymentReceiptMail } from '../../core/emails/payments.ts';
-import { issueInvoice } from '../../core/invoicing.ts';
+import { issueInvoice } from '../../core/commands/invoicing.ts';
 import { createPayUClient, type PayUClient, type VerifyPaymentResult } from '../../core/providers/payu.ts';
 import { parsePayload, sendJob, type Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';

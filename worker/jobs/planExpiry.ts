@@ -5,7 +5,7 @@ import { DAY_MS } from '../../core/domain/time.ts';
 import { EXPIRY_REMINDER_DAYS, expiryRemindersDue } from '../../core/domain/subscription.ts';
 import { expiryReminderMail, planExpiredMail, vmTerminatedMail } from '../../core/emails/vms.ts';
 import { parsePayload, type Job } from '../../core/queue.ts';
-import { requestStop, requestTerminate } from '../../core/vmActions.ts';
+import { requestStop, requestTerminate } from '../../core/commands/vmActions.ts';
 import { notify } from '../cloudPc.ts';
 import type { WorkerDeps } from '../deps.ts';
 

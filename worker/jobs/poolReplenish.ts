@@ -17,8 +17,8 @@ import { PLANS } from '../../core/domain/plans.ts';
 import { HOUR_MS } from '../../core/domain/time.ts';
 import type { Ec2Instance } from '../../core/providers/ec2.ts';
 import { attemptBudget, parsePayload, type Job } from '../../core/queue.ts';
-import { scheduleVmCheck } from '../../core/vmActions.ts';
-import { poolTags, subnetForAttempt } from '../../core/vmEc2.ts';
+import { scheduleVmCheck } from '../../core/commands/vmActions.ts';
+import { poolTags, subnetForAttempt } from '../../core/providers/vmEc2.ts';
 import { describeEc2Error, isRetryableCapacity } from '../cloudPc.ts';
 import type { WorkerDeps } from '../deps.ts';
 

@@ -8,7 +8,7 @@ import {
 } from '../../core/db/vms.ts';
 import { machineForPlan, planInForce } from '../../core/domain/lifecycle.ts';
 import { parsePayload, type Job, type Payload } from '../../core/queue.ts';
-import { requestStart, requestTerminate, scheduleVmCheck } from '../../core/vmActions.ts';
+import { requestStart, requestTerminate, scheduleVmCheck } from '../../core/commands/vmActions.ts';
 import { RetryLater } from '../cloudPc.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { advanceMachine, planFacts } from '../lifecycle.ts';

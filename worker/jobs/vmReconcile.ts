@@ -4,7 +4,7 @@ import { findPoolInstancesByIds } from '../../core/db/poolInstances.ts';
 import { findVmsByIds, findVmsByInstanceIds } from '../../core/db/vms.ts';
 import type { Ec2Instance } from '../../core/providers/ec2.ts';
 import { parsePayload, type Job } from '../../core/queue.ts';
-import { TAGS } from '../../core/vmEc2.ts';
+import { TAGS } from '../../core/providers/vmEc2.ts';
 import { describeEc2Error } from '../cloudPc.ts';
 import type { WorkerDeps } from '../deps.ts';
 

@@ -9,7 +9,7 @@ import { findVm, listVmsForSync, markVmsSynced, recordVmError, type Vm } from '.
 import { isTransitional } from '../../core/domain/lifecycle.ts';
 import { remainingSeconds } from '../../core/domain/usage.ts';
 import { parsePayload, sendJob, type Job, type Payload } from '../../core/queue.ts';
-import { scheduleVmCheck } from '../../core/vmActions.ts';
+import { scheduleVmCheck } from '../../core/commands/vmActions.ts';
 import { describeEc2Error } from '../cloudPc.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { advanceMachine, advancePoolInstance, observeInstances } from '../lifecycle.ts';

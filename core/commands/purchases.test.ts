@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { matchesPending, resolvePurchase } from './purchases.ts';
-import type { Subscription } from './db/subscriptions.ts';
+import type { Subscription } from '../db/subscriptions.ts';
 
 describe('resolvePurchase', () => {
   it('prices a plan from the catalogue, whatever name form is sent', () => {

@@ -1,11 +1,11 @@
-import type { Config } from './config.ts';
-import type { Invoice } from './db/invoices.ts';
-import type { Payment } from './db/payments.ts';
-import type { Db } from './db/pool.ts';
-import { insertRefundOnce, type Refund, type RefundSource } from './db/refunds.ts';
-import type { Subscription } from './db/subscriptions.ts';
-import { customerRefundRefusal, quoteRefund, type RefundQuote } from './domain/refund.ts';
-import { sendJob, type Boss } from './queue.ts';
+import type { Config } from '../config/config.ts';
+import type { Invoice } from '../db/invoices.ts';
+import type { Payment } from '../db/payments.ts';
+import type { Db } from '../db/pool.ts';
+import { insertRefundOnce, type Refund, type RefundSource } from '../db/refunds.ts';
+import type { Subscription } from '../db/subscriptions.ts';
+import { customerRefundRefusal, quoteRefund, type RefundQuote } from '../domain/refund.ts';
+import { sendJob, type Boss } from '../queue.ts';
 
 /**
  * Refunds, whoever asks (the worker for a paid-but-not-activated payment, the customer from

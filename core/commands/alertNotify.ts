@@ -1,5 +1,5 @@
-import type { OperatorAlert } from './db/operatorAlerts.ts';
-import type { Payload } from './queue.ts';
+import type { OperatorAlert } from '../db/operatorAlerts.ts';
+import type { Payload } from '../queue.ts';
 
 /**
  * What a person is told about an operator alert: a mail to OPS_EMAIL and a Slack-compatible

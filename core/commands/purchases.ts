@@ -1,8 +1,8 @@
 import { checkCapacity } from './capacity.ts';
-import type { Db } from './db/pool.ts';
-import { findActiveSubscription, hasUsedTrial, type Subscription } from './db/subscriptions.ts';
-import { findPlan, type PlanId } from './domain/plans.ts';
-import { checkPlanChoice, PLAN_CHOICE_MESSAGES, type PlanChoiceProblem } from './domain/subscription.ts';
+import type { Db } from '../db/pool.ts';
+import { findActiveSubscription, hasUsedTrial, type Subscription } from '../db/subscriptions.ts';
+import { findPlan, type PlanId } from '../domain/plans.ts';
+import { checkPlanChoice, PLAN_CHOICE_MESSAGES, type PlanChoiceProblem } from '../domain/subscription.ts';
 import {
   findTrialOffer,
   isTrialPlanName,
@@ -10,7 +10,7 @@ import {
   TRIAL_HOURS,
   TRIAL_NEEDS_PHONE_MESSAGE,
   TRIAL_PLAN_NAME,
-} from './domain/trial.ts';
+} from '../domain/trial.ts';
 
 /**
  * Whether a logged-in user may buy what they asked for, right now: spec §5 "Choosing a plan"

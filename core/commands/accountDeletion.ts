@@ -1,7 +1,7 @@
-import { cancelSubscription, findActiveSubscription } from './db/subscriptions.ts';
-import { listUndeletedVmsOfUser } from './db/vms.ts';
-import type { Db } from './db/pool.ts';
-import type { Boss } from './queue.ts';
+import { cancelSubscription, findActiveSubscription } from '../db/subscriptions.ts';
+import { listUndeletedVmsOfUser } from '../db/vms.ts';
+import type { Db } from '../db/pool.ts';
+import type { Boss } from '../queue.ts';
 import { requestTerminate } from './vmActions.ts';
 
 /**

@@ -1,5 +1,5 @@
-import type { Payload } from './queue.ts';
-import type { ProblemReport } from './db/problemReports.ts';
+import type { Payload } from '../queue.ts';
+import type { ProblemReport } from '../db/problemReports.ts';
 
 /**
  * The mails the product sends, rendered to the `email-send` payload. Text first (every

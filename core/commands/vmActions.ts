@@ -1,9 +1,9 @@
-import type { Config } from './config.ts';
-import type { Db } from './db/pool.ts';
-import { findSubscription } from './db/subscriptions.ts';
-import { findVm, requestVmStart, requestVmStop, requestVmTerminate, type Vm } from './db/vms.ts';
-import { planSeconds } from './domain/usage.ts';
-import { sendJob, type Boss } from './queue.ts';
+import type { Config } from '../config/config.ts';
+import type { Db } from '../db/pool.ts';
+import { findSubscription } from '../db/subscriptions.ts';
+import { findVm, requestVmStart, requestVmStop, requestVmTerminate, type Vm } from '../db/vms.ts';
+import { planSeconds } from '../domain/usage.ts';
+import { sendJob, type Boss } from '../queue.ts';
 
 /**
  * Asking for a change of a machine: the conditional transition and the job that carries it

@@ -1,11 +1,11 @@
-import type { Config } from './config.ts';
-import type { Db } from './db/pool.ts';
-import { insertInvoice, takeInvoiceSequence, type Invoice } from './db/invoices.ts';
-import type { Payment } from './db/payments.ts';
-import type { Subscription } from './db/subscriptions.ts';
-import { financialYear, findIndianState, formatInvoiceNumber, splitGst } from './domain/gst.ts';
-import { getPlan } from './domain/plans.ts';
-import { TRIAL_LABEL } from './domain/trial.ts';
+import type { Config } from '../config/config.ts';
+import type { Db } from '../db/pool.ts';
+import { insertInvoice, takeInvoiceSequence, type Invoice } from '../db/invoices.ts';
+import type { Payment } from '../db/payments.ts';
+import type { Subscription } from '../db/subscriptions.ts';
+import { financialYear, findIndianState, formatInvoiceNumber, splitGst } from '../domain/gst.ts';
+import { getPlan } from '../domain/plans.ts';
+import { TRIAL_LABEL } from '../domain/trial.ts';
 
 /**
  * Issues the GST invoice of a successful payment. Call inside the transaction that marks the

@@ -1,9 +1,9 @@
-import { findCapacitySignal } from './db/ec2Fleet.ts';
-import { countPoolReady } from './db/poolInstances.ts';
-import type { Db } from './db/pool.ts';
-import { countMachinesInUse } from './db/vms.ts';
-import { getPlan, type PlanId } from './domain/plans.ts';
-import { PLAN_CHOICE_MESSAGES } from './domain/subscription.ts';
+import { findCapacitySignal } from '../db/ec2Fleet.ts';
+import { countPoolReady } from '../db/poolInstances.ts';
+import type { Db } from '../db/pool.ts';
+import { countMachinesInUse } from '../db/vms.ts';
+import { getPlan, type PlanId } from '../domain/plans.ts';
+import { PLAN_CHOICE_MESSAGES } from '../domain/subscription.ts';
 
 /**
  * The capacity model behind GET /api/vm/check-capacity and the checks before money is taken:

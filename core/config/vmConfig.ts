@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { CARD_PLANS, PLAN_IDS, type PlanId } from './domain/plans.ts';
+import { CARD_PLANS, PLAN_IDS, type PlanId } from '../domain/plans.ts';
 
 /**
  * The cloud-PC part of the configuration: where and how machines are launched, the
- * warm pool, and the timings of the jobs that look after them. `core/config.ts` merges
+ * warm pool, and the timings of the jobs that look after them. `core/config/config.ts` merges
  * `VM_ENV` into its schema and calls `parseVmConfig` once; nothing here reads process.env.
  */
 
@@ -161,7 +161,7 @@ const AMI_VARS: Record<PlanId, keyof VmEnv> = {
   'editor-high': 'EC2_AMI_EDITOR_HIGH',
 };
 
-/** What production must set for EC2 (checked with the rest by core/config.ts). */
+/** What production must set for EC2 (checked with the rest by core/config/config.ts). */
 export function missingInProduction(env: VmEnv): string[] {
   const missing: string[] = (
     ['AWS_REGION', 'EC2_KEY_NAME', 'EC2_PRIVATE_KEY_PEM', 'EC2_SECURITY_GROUP_IDS', 'EC2_SUBNET_IDS'] as const
@@ -196,7 +196,7 @@ function parsePoolSizes(name: string, text: string | undefined, fallback: string
   return sizes;
 }
 
-/** Throws Error naming the problem; core/config.ts turns it into a ConfigError. */
+/** Throws Error naming the problem; core/config/config.ts turns it into a ConfigError. */
 export function parseVmConfig(
   env: VmEnv,
   context: { production: boolean; sandboxUrl: string; publicUrl: string; profile: 'fast' | 'aws' },

@@ -1,5 +1,5 @@
-import type { Ec2Config } from './vmConfig.ts';
-import { createEc2Client, type Ec2 } from './providers/ec2.ts';
+import type { Ec2Config } from '../config/vmConfig.ts';
+import { createEc2Client, type Ec2 } from './ec2.ts';
 
 /**
  * The EC2 clients the cloud-PC jobs use, built once per worker.

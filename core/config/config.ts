@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { DEFAULT_GST_RATE_PERCENT, findIndianState } from './domain/gst.ts';
-import { DEFAULT_REFUND_POLICY, type RefundPolicy } from './domain/refund.ts';
+import { DEFAULT_GST_RATE_PERCENT, findIndianState } from '../domain/gst.ts';
+import { DEFAULT_REFUND_POLICY, type RefundPolicy } from '../domain/refund.ts';
 import {
   ec2UsesSandbox,
   missingInProduction,
@@ -77,7 +77,7 @@ const EnvSchema = z.object({
     .default(24),
   /** Seconds before a refund's first status check at PayU; later checks back off from it. */
   REFUND_STATUS_POLL_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
-  // Cloud PCs on EC2: see core/vmConfig.ts.
+  // Cloud PCs on EC2: see core/config/vmConfig.ts.
   ...VM_ENV,
   // Usage page (progress): CloudWatch metrics pulled by the worker.
   /** Another CloudWatch endpoint (the sandbox, a VPC endpoint); unset means AWS's own. */
@@ -97,7 +97,7 @@ const EnvSchema = z.object({
     .optional(),
   /** Days CPU/GPU samples are kept. */
   METRICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(455).optional(),
-  // Operations: Prometheus metrics and alerts that reach a person (core/metrics.ts, core/alertNotify.ts).
+  // Operations: Prometheus metrics and alerts that reach a person (core/observability/metrics.ts, core/commands/alertNotify.ts).
   /** Bearer token Prometheus sends for /metrics; required for it in production. */
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
   /** Where the worker serves its own /metrics; unset, it serves none. */
@@ -187,9 +187,9 @@ export type Config = {
   autoRefundHours: number;
   /** Seconds before a refund's first check_action_status; doubling after, up to six hours. */
   refundStatusPollSeconds: number;
-  /** Where and how cloud PCs are launched (core/vmConfig.ts). */
+  /** Where and how cloud PCs are launched (core/config/vmConfig.ts). */
   ec2: Ec2Config;
-  /** The warm pool, deadlines and links of cloud PCs (core/vmConfig.ts). */
+  /** The warm pool, deadlines and links of cloud PCs (core/config/vmConfig.ts). */
   vm: VmConfig;
   /** CPU and GPU utilisation for the usage page, from CloudWatch (see metricsConfig). */
   metrics: MetricsConfig;

@@ -1,15 +1,15 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { collectDefaultMetrics, Histogram, Registry, type Metric } from 'prom-client';
-import type { Config } from './config.ts';
-import type { Db } from './db/pool.ts';
+import type { Config } from '../config/config.ts';
+import type { Db } from '../db/pool.ts';
 import type { Logger } from './log.ts';
 import { PROVISION_BUCKETS, readFleetSnapshot, type FleetSnapshot } from './metricsFleet.ts';
 
 /**
  * Prometheus metrics (prom-client). Each process has its own registry with Node's default
  * process metrics; the web process adds request timings and the fleet-wide figures read from
- * Postgres (core/metricsFleet.ts); the worker adds job timings. The README lists every metric.
+ * Postgres (core/observability/metricsFleet.ts); the worker adds job timings. The README lists every metric.
  */
 
 export { Registry };

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { sql, type Db } from './db/pool.ts';
-import { ALERT_KINDS } from './db/operatorAlerts.ts';
-import { MACHINE_STATES as VM_STATES } from './domain/lifecycle.ts';
-import { BOSS_SCHEMA, QUEUE_NAMES, deadLetterQueue } from './queue.ts';
+import { sql, type Db } from '../db/pool.ts';
+import { ALERT_KINDS } from '../db/operatorAlerts.ts';
+import { MACHINE_STATES as VM_STATES } from '../domain/lifecycle.ts';
+import { BOSS_SCHEMA, QUEUE_NAMES, deadLetterQueue } from '../queue.ts';
 
 /**
  * Fleet-wide figures for /metrics, read from Postgres (read-only). The web process serves

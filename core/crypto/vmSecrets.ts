@@ -2,7 +2,7 @@ import { decrypt, encrypt } from './crypto.ts';
 
 /**
  * Windows administrator passwords at rest: AES-256-GCM under a key derived from APP_SECRET for
- * this purpose only (core/crypto.ts). Sealed by the worker the moment EC2's password data is
+ * this purpose only (core/crypto/crypto.ts). Sealed by the worker the moment EC2's password data is
  * decrypted; opened only by the owner's password download. Never logged.
  */
 const PURPOSE = 'windows-password';
