@@ -408,6 +408,49 @@ describe('warm pool', () => {
     expect((await rows()).filter((r) => r.state !== 'claimed')).toHaveLength(2);
   });
 
+  it('a claim is crash-safe: ownership is written first, and tags and the start converge after a crash at any step', async () => {
+    const pooled = cloud.deps({ vm: { warmPoolSize: { ...stack.config.vm.warmPoolSize, 'pro-legend': 3 } } });
+    await replenishPool(pooled);
+    cloud.advance(10 * MINUTE);
+    await syncVms(pooled);
+    cloud.advance(2 * MINUTE);
+    await syncVms(pooled);
+    const tagsOf = (instanceId: string | null) =>
+      stack.sandboxEc2.state().instances.find((i) => i.instanceId === instanceId);
+
+    // The worker dies at each step in turn: before tagging, between tagging and starting.
+    for (const dieAt of ['tag', 'start'] as const) {
+      const user = await createUser(stack);
+      const plan = await cloud.activePlan(user.id, { planId: 'pro-legend' });
+      const dying = cloud.deps({ vm: pooled.config.vm });
+      const crash = () => {
+        throw Object.assign(new Error(`worker died before ${dieAt}`), { name: 'WorkerDied' });
+      };
+      if (dieAt === 'tag') dying.vmEc2.ec2.tagInstances = async () => crash();
+      else dying.vmEc2.launcher.startInstance = async () => crash();
+      await expect(provisionVm(dying, { subscriptionId: plan.id, userId: user.id })).rejects.toThrow(
+        /worker died/,
+      );
+      const owned = (await findVmBySubscription(cloud.db, plan.id))!;
+      // Ownership is recorded whatever happened after it: the instance is this machine's.
+      expect(owned).toMatchObject({ source: 'pool', state: 'provisioning' });
+      expect(owned.instance_id).not.toBeNull();
+      expect(tagsOf(owned.instance_id)?.tags['legend:vm']).toBe(dieAt === 'tag' ? undefined : owned.id);
+
+      // The next worker (the job retried, or the minute sweep) carries on from the row.
+      await syncVms(pooled);
+      cloud.advance(2 * MINUTE);
+      await syncVms(pooled, { vmId: owned.id });
+      const ready = await cloud.vm(owned.id);
+      expect(ready.state).toBe('running');
+      expect(tagsOf(ready.instance_id)?.tags).toMatchObject({
+        'legend:vm': owned.id,
+        'legend:owner': user.id,
+      });
+      expect(cloud.instancesOf(owned.id)).toHaveLength(1);
+    }
+  });
+
   it('keeps hot spares running, sized by demand within POOL_HOT and the capacity limit; a purchase needs no start', async () => {
     const hot = cloud.deps({
       vm: {
