@@ -8,7 +8,7 @@ import { startTestStack, waitFor } from '../support/stack.ts';
  * visitors without an error, and account deletion's typed confirmation and confirmation mail.
  */
 
-const stack = await startTestStack({ worker: true, env: { TRUST_PROXY: 'true' } });
+const stack = await startTestStack({ worker: true });
 const payments = paymentHelpers(stack);
 
 describe('GET /api/auth/session', () => {
