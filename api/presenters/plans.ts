@@ -1,7 +1,11 @@
 import type { Invoice } from '../../core/db/invoices.ts';
 import type { Payment } from '../../core/db/payments.ts';
 import type { Subscription } from '../../core/db/subscriptions.ts';
-import type { PaymentStatusRecord, SubscriptionRecord } from '../../core/domain/planRecords.ts';
+import type {
+  InvoiceRecord,
+  PaymentStatusRecord,
+  SubscriptionRecord,
+} from '../../core/domain/planRecords.ts';
 import { DURATIONS, PLANS, getPlan, type Plan } from '../../core/domain/plans.ts';
 import { TRIAL_OFFERS } from '../../core/domain/trial.ts';
 
@@ -90,32 +94,8 @@ export function paymentStatusBody(
   };
 }
 
-/** Spec §3 "Invoice" (invoiceId, planName, purchaseDate, expiryDate, total) plus what a GST invoice prints. */
-export type InvoiceBody = {
-  invoiceId: string;
-  planName: string;
-  purchaseDate: string;
-  expiryDate: string;
-  /** Rupees, as the spec's total. */
-  total: number;
-  totalPaise: number;
-  issuedAt: string;
-  description: string;
-  hours: number;
-  storageGb: number;
-  taxablePaise: number;
-  cgstPaise: number;
-  sgstPaise: number;
-  igstPaise: number;
-  gstRatePercent: number;
-  supply: Invoice['supply'];
-  placeOfSupply: string;
-  supplier: { legalName: string; gstin: string; address: string; state: string };
-  customer: { name: string; email: string; phone: string | null };
-  txnid: string;
-  /** The SAC code printed on the invoice (null on invoices issued before it was recorded). */
-  sacCode: string | null;
-};
+/** What an invoice answers: the record both sides share (core/domain/planRecords.ts). */
+export type InvoiceBody = InvoiceRecord;
 
 export function invoiceBody(i: Invoice): InvoiceBody {
   return {

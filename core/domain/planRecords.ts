@@ -77,3 +77,30 @@ export type PaymentAttemptRecord = {
     refusal: string | null;
   };
 };
+
+/** Spec §3 "Invoice" (invoiceId, planName, purchaseDate, expiryDate, total) plus what a GST invoice prints. */
+export type InvoiceRecord = {
+  invoiceId: string;
+  planName: string;
+  purchaseDate: string;
+  expiryDate: string;
+  /** Rupees, as the spec's total. */
+  total: number;
+  totalPaise: number;
+  issuedAt: string;
+  description: string;
+  hours: number;
+  storageGb: number;
+  taxablePaise: number;
+  cgstPaise: number;
+  sgstPaise: number;
+  igstPaise: number;
+  gstRatePercent: number;
+  supply: 'intra-state' | 'inter-state';
+  placeOfSupply: string;
+  supplier: { legalName: string; gstin: string; address: string; state: string };
+  customer: { name: string; email: string; phone: string | null };
+  txnid: string;
+  /** The SAC code printed on the invoice (null on invoices issued before it was recorded). */
+  sacCode: string | null;
+};

@@ -4,7 +4,11 @@ import { useSearch } from 'wouter';
 import { readStored, writeStored } from '../storage.ts';
 import { api, ApiError, swrFetcher } from './fetcher.ts';
 import { TIMERS_MS } from '../../../core/domain/constants.ts';
-import type { PaymentStatusRecord, SubscriptionRecord } from '../../../core/domain/planRecords.ts';
+import type {
+  InvoiceRecord,
+  PaymentStatusRecord,
+  SubscriptionRecord,
+} from '../../../core/domain/planRecords.ts';
 import { isOpenPayment } from '../../../core/domain/payments.ts';
 
 /** Typed hooks and calls for plans, checkout, payments and invoices (spec §7). */
@@ -17,30 +21,8 @@ export type PaymentStart = Record<string, string> & { action: string; txnid: str
 
 export type PaymentStatus = PaymentStatusRecord;
 
-export type Invoice = {
-  invoiceId: string;
-  planName: string;
-  purchaseDate: string | null;
-  expiryDate: string | null;
-  total: number;
-  totalPaise: number;
-  issuedAt: string;
-  description: string;
-  hours: number;
-  storageGb: number;
-  taxablePaise: number;
-  cgstPaise: number;
-  sgstPaise: number;
-  igstPaise: number;
-  gstRatePercent: number;
-  supply: 'intra-state' | 'inter-state';
-  placeOfSupply: string;
-  supplier: { legalName: string; gstin: string; address: string; state: string };
-  customer: { name: string; email: string; phone: string | null };
-  txnid: string;
-  /** Services Accounting Code; null on invoices issued before it was recorded. */
-  sacCode: string | null;
-};
+/** What an invoice answers (declared once, in core/domain/planRecords.ts). */
+export type Invoice = InvoiceRecord;
 
 export type SelectVmPayload = {
   email: string;
