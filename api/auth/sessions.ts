@@ -4,7 +4,7 @@ import { insertSession, revokeSessionByTokenHash } from '../../core/db/sessions.
 import { insertChallenge, type ChallengeMethod } from '../../core/db/twoFactor.ts';
 import type { User } from '../../core/db/users.ts';
 import { clearCookie, readCookie, SESSION_COOKIE, TWO_FACTOR_COOKIE, writeCookie } from './cookies.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext, AuthUser } from '../context.ts';
 import type { Services } from '../services.ts';
 
 /**
@@ -14,14 +14,15 @@ import type { Services } from '../services.ts';
 
 /**
  * Logs the user in: a new session with a new token (rotated: any session the browser held
- * before is revoked, so a token planted before login is worthless after it).
+ * before is revoked, so a token planted before login is worthless after it). Answers who is
+ * now signed in; the request's own `ctx.state.user` stays what the session cookie said.
  */
 export async function startSession(
   ctx: AppContext,
   services: Services,
   user: User,
   db: Db = services.db,
-): Promise<void> {
+): Promise<AuthUser> {
   const settings = { production: services.config.production };
   const previous = readCookie(ctx, SESSION_COOKIE, settings);
   if (previous) await revokeSessionByTokenHash(db, hashToken(previous));
@@ -34,13 +35,7 @@ export async function startSession(
   });
   writeCookie(ctx, SESSION_COOKIE, settings, token);
   clearCookie(ctx, TWO_FACTOR_COOKIE, settings);
-  ctx.state.user = {
-    id: user.id,
-    email: user.email,
-    name: user.name,
-    phone: user.phone,
-    sessionId: session.id,
-  };
+  return { id: user.id, email: user.email, name: user.name, phone: user.phone, sessionId: session.id };
 }
 
 /** Revokes the browser's session (if any) and clears the cookie. */
@@ -52,7 +47,7 @@ export async function endSession(ctx: AppContext, services: Services): Promise<v
   ctx.state.user = undefined;
 }
 
-export type LoginOutcome = { kind: 'session' } | { kind: 'two-factor' };
+export type LoginOutcome = { kind: 'session'; user: AuthUser } | { kind: 'two-factor' };
 
 /**
  * The first factor passed. Without two-factor that is a login; with it, the browser gets a
@@ -71,6 +66,5 @@ export async function completeLogin(
     writeCookie(ctx, TWO_FACTOR_COOKIE, { production: services.config.production }, token);
     return { kind: 'two-factor' };
   }
-  await startSession(ctx, services, user, db);
-  return { kind: 'session' };
+  return { kind: 'session', user: await startSession(ctx, services, user, db) };
 }

@@ -191,7 +191,7 @@ export function authRoutes(services: Services): Router<AppState> {
       ctx.body = { twoFactorRequired: true, message: M.twoFactorPrompt };
       return;
     }
-    ctx.body = await sessionBody(db, ctx.state.user!);
+    ctx.body = await sessionBody(db, outcome.user);
   }
 
   // Session check (spec §7 `GET /auth/login`): 401 when nobody is logged in.
@@ -247,7 +247,7 @@ export function authRoutes(services: Services): Router<AppState> {
     if (result === 'none') throw badRequest(DEAD_CODE);
     const pending = await findPendingRegistration(db, email);
     if (!pending) throw badRequest(NO_PENDING);
-    await db.transaction(async (trx) => {
+    const signedIn = await db.transaction(async (trx) => {
       // Someone may have finished this sign-up (or signed in with Google) meanwhile.
       if (await findUserByEmail(trx, email)) throw conflict(M.userExists);
       const user = await insertUser(trx, {
@@ -258,9 +258,9 @@ export function authRoutes(services: Services): Router<AppState> {
         googleSub: null,
       });
       await deletePendingRegistration(trx, email);
-      await startSession(ctx, services, user, trx);
+      return startSession(ctx, services, user, trx);
     });
-    ctx.body = await sessionBody(db, ctx.state.user!);
+    ctx.body = await sessionBody(db, signedIn);
   });
 
   router.post('/auth/resend-otp', validate(EmailBody), async (ctx) => {
@@ -368,11 +368,11 @@ export function authRoutes(services: Services): Router<AppState> {
     const user = await findUserById(db, challenge.user_id);
     if (!user) throw new HttpError(401, TWO_FACTOR_EXPIRED);
     if (!(await checkSecondFactor(db, secret, user, code))) throw badRequest(TWO_FACTOR_WRONG);
-    await db.transaction(async (trx) => {
+    const signedIn = await db.transaction(async (trx) => {
       if (!(await consumeChallenge(trx, challenge.id))) throw new HttpError(401, TWO_FACTOR_EXPIRED);
-      await startSession(ctx, services, user, trx);
+      return startSession(ctx, services, user, trx);
     });
-    ctx.body = await sessionBody(db, ctx.state.user!);
+    ctx.body = await sessionBody(db, signedIn);
   });
 
   // --- Google sign-in ----------------------------------------------------------------------
