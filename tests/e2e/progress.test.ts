@@ -169,7 +169,9 @@ describe.skipIf(!hasBrowser())('usage page', () => {
     page.on('request', (request) => {
       if (request.url().includes('/api/vm/usage/')) polls.push(request.url());
     });
-    // Three poll intervals with no poll: the page is not asking while the PC is stopped.
+    // Three poll intervals with no poll: the page is not asking while the PC is stopped. An
+    // absence can only be observed over a window; this is that window, not a wait for a state
+    // (the interval rule itself is unit-tested in web/src/api/usage.test.ts).
     await page.waitForTimeout(3_000);
     expect(polls).toEqual([]);
     await screenshot(page, 'progress-stopped-1280');
