@@ -77,6 +77,7 @@ export async function benchTimeToDesktop(): Promise<{ coldMs: number; warmMs: nu
   const address = server.address();
   const endpoint = `http://127.0.0.1:${address && typeof address === 'object' ? address.port : 0}/sandbox/ec2/`;
 
+  const closers: Array<() => Promise<void>> = [];
   try {
     const url = database.url;
     const config: Config = loadConfig({
@@ -93,7 +94,14 @@ export async function benchTimeToDesktop(): Promise<{ coldMs: number; warmMs: nu
     const pollMs = config.vm.pollSeconds * 1000;
     const db = await createDbPool(url, { maximumPoolSize: 4 });
     const boss = await startBoss(url, 'script');
+    // A failure below stops the database under pg-boss: say what failed, not what followed.
+    boss.on('error', (error) => console.error(`pg-boss: ${error.message}`));
     const vmEc2 = createVmEc2(config.ec2);
+    closers.push(async () => {
+      vmEc2.destroy();
+      await boss.stop({ graceful: false });
+      await db.end();
+    });
     const deps: WorkerDeps = {
       config,
       db,
@@ -256,11 +264,9 @@ export async function benchTimeToDesktop(): Promise<{ coldMs: number; warmMs: nu
         `Terms' PROVISIONING_TIME = "${PROVISIONING_TIME.label}" vs cold median ${clockText(median(cold))}.`,
     );
 
-    vmEc2.destroy();
-    await boss.stop({ graceful: false });
-    await db.end();
     return { coldMs: median(cold), warmMs: warmMedian };
   } finally {
+    for (const close of closers.splice(0)) await close();
     server.closeAllConnections();
     server.close();
     await database.stop();
