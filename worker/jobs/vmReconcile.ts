@@ -85,10 +85,15 @@ export async function reconcileInstances(
       try {
         await deps.vmEc2.ec2.terminateInstance(instance.instanceId);
       } catch (error) {
-        deps.log.error(
-          { instanceId: instance.instanceId, error: describeEc2Error(error) },
-          'vm-reconcile: terminate failed',
-        );
+        // Tried again on the next run; an operator hears of it meanwhile (an orphan still bills).
+        const detail = describeEc2Error(error);
+        await raiseAlert(db, {
+          kind: 'orphan-instance',
+          dedupeKey: `orphan-terminate-failed:${instance.instanceId}`,
+          message: `Could not terminate unowned instance ${instance.instanceId}: ${detail}`,
+          instanceId: instance.instanceId,
+        });
+        deps.log.error({ instanceId: instance.instanceId, error: detail }, 'vm-reconcile: terminate failed');
         continue;
       }
       await markOrphanTerminated(db, instance.instanceId, now);

@@ -2,6 +2,7 @@ import {
   findPoolInstance,
   listPoolForSync,
   markPoolSynced,
+  setPoolProblem,
   type PoolInstance,
 } from '../../core/db/poolInstances.ts';
 import { findSubscription, findSubscriptionsByIds } from '../../core/db/subscriptions.ts';
@@ -80,10 +81,10 @@ export async function syncVms(deps: WorkerDeps, target: Payload<'vm-sync'> = {})
         row.instance_id ? (instances.get(row.instance_id) ?? null) : undefined,
       );
     } catch (error) {
-      deps.log.error(
-        { poolInstanceId: row.id, error: describeEc2Error(error) },
-        'vm-sync: could not sync a pool instance',
-      );
+      // Recorded on the row for operators; the next sweep tries again.
+      const detail = describeEc2Error(error);
+      await setPoolProblem(db, row.id, `sync: ${detail}`);
+      deps.log.error({ poolInstanceId: row.id, error: detail }, 'vm-sync: could not sync a pool instance');
     }
   }
   await markVmsSynced(
