@@ -4,7 +4,7 @@ import { listRecentSamples, listRunSegmentsOfUser } from '../../core/db/usage.ts
 import { findDashboardVm } from '../../core/db/vms.ts';
 import { HOUR_MS } from '../../core/domain/time.ts';
 import { usageHistoryStart } from '../../core/domain/usageBuckets.ts';
-import { assertSameUser, requireUser } from '../middleware/auth.ts';
+import { assertSameUser, currentUser, requireUser } from '../middleware/auth.ts';
 import { dashboardBody } from '../presenters/vm.ts';
 import { usageBody } from '../presenters/usage.ts';
 import type { AppState } from '../context.ts';
@@ -21,8 +21,15 @@ export function usageRoutes(services: Services): Router<AppState> {
   const { db, config } = services;
   const router = new Router<AppState>();
 
+  // The SPA asks by session (`/vm/usage`); the spec's `/vm/usage/{email}` answers its owner.
+  router.get('/vm/usage', requireUser(), async (ctx) => {
+    ctx.body = await usageOf(currentUser(ctx));
+  });
   router.get('/vm/usage/:email', requireUser(), async (ctx) => {
-    const user = assertSameUser(ctx, ctx.params.email);
+    ctx.body = await usageOf(assertSameUser(ctx, ctx.params.email));
+  });
+
+  async function usageOf(user: ReturnType<typeof currentUser>) {
     const now = new Date();
     const [subscription, vm, segments] = await Promise.all([
       findCurrentSubscription(db, user.id),
@@ -31,8 +38,8 @@ export function usageRoutes(services: Services): Router<AppState> {
     ]);
     const samples = vm ? await listRecentSamples(db, vm.id, new Date(now.getTime() - HOUR_MS)) : [];
     const dashboard = dashboardBody({ user, subscription, vm, vmConfig: config.vm, now });
-    ctx.body = usageBody({ dashboard, segments, samples, now });
-  });
+    return usageBody({ dashboard, segments, samples, now });
+  }
 
   return router;
 }

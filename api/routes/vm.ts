@@ -44,8 +44,13 @@ export function vmRoutes(services: Services): Router<AppState> {
   // The SPA polls this. It is a pure read: no write, no rate-limit point. The ETag lets the
   // browser revalidate (If-None-Match) and get a bodyless 304 while nothing changed; the
   // record is personal, so only the browser may keep it (private) and must ask each time.
-  router.get('/vm/dashboard/:email', requireUser(), async (ctx) => {
-    const user = assertSameUser(ctx, ctx.params.email);
+  // The SPA asks by session (`/vm/dashboard`); the spec's `/vm/dashboard/{email}` answers its owner.
+  router.get('/vm/dashboard', requireUser(), (ctx) => sendDashboard(ctx, currentUser(ctx)));
+  router.get('/vm/dashboard/:email', requireUser(), (ctx) =>
+    sendDashboard(ctx, assertSameUser(ctx, ctx.params.email)),
+  );
+
+  async function sendDashboard(ctx: AppContext, user: ReturnType<typeof currentUser>) {
     const json = JSON.stringify(await dashboardOf(user));
     ctx.set('Cache-Control', 'private, no-cache');
     ctx.type = 'application/json';
@@ -56,7 +61,7 @@ export function vmRoutes(services: Services): Router<AppState> {
       return;
     }
     ctx.body = json;
-  });
+  }
 
   router.post('/vm/start-vm', requireUser(), validate(ActionBody), async (ctx) => {
     const user = assertSameUser(ctx, input<ActionBody>(ctx).email);

@@ -133,7 +133,7 @@ describe.skipIf(!hasBrowser())('usage page', () => {
   it('shows the server’s message, else the product’s fallback, when the usage cannot be loaded', async () => {
     const page = await browser.newPage(MOBILE, { allowConsoleErrors: /status of 503/ });
     await logIn(page, email);
-    await page.route('**/api/vm/usage/**', (route) =>
+    await page.route('**/api/vm/usage', (route) =>
       route.fulfill({
         status: 503,
         contentType: 'application/json',
@@ -142,8 +142,8 @@ describe.skipIf(!hasBrowser())('usage page', () => {
     );
     await page.goto('/progress');
     await expect(page.getByRole('alert').innerText()).resolves.toBe('Usage is resting.');
-    await page.unroute('**/api/vm/usage/**');
-    await page.route('**/api/vm/usage/**', (route) => route.fulfill({ status: 503, body: '' }));
+    await page.unroute('**/api/vm/usage');
+    await page.route('**/api/vm/usage', (route) => route.fulfill({ status: 503, body: '' }));
     await page.reload();
     await expect(page.getByRole('alert').innerText()).resolves.toBe('Delete failed, try again');
   });
@@ -167,7 +167,7 @@ describe.skipIf(!hasBrowser())('usage page', () => {
 
     const polls: string[] = [];
     page.on('request', (request) => {
-      if (request.url().includes('/api/vm/usage/')) polls.push(request.url());
+      if (new URL(request.url()).pathname === '/api/vm/usage') polls.push(request.url());
     });
     // Three poll intervals with no poll: the page is not asking while the PC is stopped. An
     // absence can only be observed over a window; this is that window, not a wait for a state

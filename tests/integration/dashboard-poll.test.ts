@@ -28,6 +28,22 @@ async function signedIn(): Promise<{ client: Client; email: string; id: string }
   return { client, email: user.email, id: user.id };
 }
 
+describe('asked by session', () => {
+  it('answers the dashboard and the usage at /api/vm/dashboard and /api/vm/usage as at their email addresses, and 401 without a session', async () => {
+    const { client, email, id } = await signedIn();
+    await cloud.activePlan(id);
+    const bySession = await client.call('/api/vm/dashboard');
+    const byEmail = await poll(client, email);
+    expect(bySession.status).toBe(200);
+    expect(bySession.body).toEqual(byEmail.body);
+    const usage = await client.call('/api/vm/usage');
+    expect(usage.status).toBe(200);
+    expect(usage.body.email).toBe(email);
+    expect((await newClient(stack).call('/api/vm/dashboard')).status).toBe(401);
+    expect((await newClient(stack).call('/api/vm/usage')).status).toBe(401);
+  });
+});
+
 describe('GET /api/vm/dashboard/{email} revalidation', () => {
   it('sends an ETag, answers 304 while nothing changed, and 200 with a new ETag once it did', async () => {
     const { client, email, id } = await signedIn();

@@ -8,7 +8,8 @@ import type { UsageRecord } from '../../../core/domain/vm.ts';
 /** What GET /api/vm/usage/{email} answers: declared once, beside the dashboard record. */
 export type Usage = UsageRecord;
 
-export const usageKey = (email: string) => `/vm/usage/${encodeURIComponent(email)}`;
+/** The signed-in customer's usage: asked by session, so no email travels in the address. */
+export const USAGE_KEY = '/vm/usage';
 
 /**
  * How often to ask again. Spec §4 "Progress polling": every second while the machine runs.
@@ -26,7 +27,7 @@ export function useUsage(email: string) {
   // A number, not swr's function form: swr restarts its timer only when this value changes,
   // and a function answering 0 before the first response would never start it.
   const [pollMs, setPollMs] = useState(0);
-  const result = useSWR<Usage>(usageKey(email), swrFetcher, {
+  const result = useSWR<Usage>(email ? USAGE_KEY : null, swrFetcher, {
     refreshInterval: pollMs,
     // Below the poll interval, or swr would skip every other poll as a duplicate.
     dedupingInterval: TIMERS_MS.usagePoll / 2,

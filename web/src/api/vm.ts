@@ -8,9 +8,8 @@ import type { DashboardRecord } from '../../../core/domain/vm.ts';
 
 export type { DashboardRecord };
 
-export function dashboardKey(email: string): string {
-  return `/vm/dashboard/${encodeURIComponent(email)}`;
-}
+/** The signed-in customer's record: asked by session, so no email travels in the address. */
+export const DASHBOARD_KEY = '/vm/dashboard';
 
 /**
  * The dashboard record, asked again only while it can change (core/domain/dashboardPoll.ts:
@@ -24,7 +23,7 @@ export function useDashboard(email: string | null, fallback?: DashboardRecord) {
   // A number, not swr's function form: swr restarts its timer only when this value changes,
   // and a function answering 0 before the first response would never start it.
   const [pollMs, setPollMs] = useState(0);
-  const result = useSWR<DashboardRecord>(email ? dashboardKey(email) : null, swrFetcher, {
+  const result = useSWR<DashboardRecord>(email ? DASHBOARD_KEY : null, swrFetcher, {
     refreshInterval: pollMs,
     // Below the fastest poll, or swr would skip every other one as a duplicate.
     dedupingInterval: DASHBOARD_POLL_MS.transition / 2,
@@ -38,12 +37,12 @@ export function useDashboard(email: string | null, fallback?: DashboardRecord) {
 /** START VM; the answer is the fresh record, put in the cache at once. */
 export async function startVm(email: string): Promise<DashboardRecord> {
   const record = await api<DashboardRecord>('/vm/start-vm', { body: { email } });
-  await mutate(dashboardKey(email), record, { revalidate: false });
+  await mutate(DASHBOARD_KEY, record, { revalidate: false });
   return record;
 }
 
 export async function stopVm(email: string): Promise<DashboardRecord> {
   const record = await api<DashboardRecord>('/vm/stop-vm', { body: { email } });
-  await mutate(dashboardKey(email), record, { revalidate: false });
+  await mutate(DASHBOARD_KEY, record, { revalidate: false });
   return record;
 }

@@ -4,7 +4,7 @@ import { mutate } from 'swr';
 import { forgetLogin } from '../api/auth.ts';
 import { api, ApiError } from '../api/fetcher.ts';
 import type { SessionUser } from '../api/session.ts';
-import { dashboardKey, startVm, stopVm, useDashboard, type DashboardRecord } from '../api/vm.ts';
+import { DASHBOARD_KEY, startVm, stopVm, useDashboard, type DashboardRecord } from '../api/vm.ts';
 import { Dialog } from '../components/Dialog.tsx';
 import { RequireUser } from '../components/RequireUser.tsx';
 import { PaymentNotices } from '../components/PaymentNotices.tsx';
@@ -155,7 +155,7 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
     } finally {
       setBusy(null);
       // Spec §2: after START the dashboard reloads.
-      void mutate(dashboardKey(record.email));
+      void mutate(DASHBOARD_KEY);
     }
   }
 
