@@ -1,3 +1,11 @@
+import type { Db } from '../../core/db/pool.ts';
+import {
+  activateSubscription,
+  insertPendingSubscription,
+  type Subscription,
+} from '../../core/db/subscriptions.ts';
+import { insertUser, type User } from '../../core/db/users.ts';
+import { getPlan, planExpiry } from '../../core/domain/plans.ts';
 /** Small helpers for benchmarks: they print figures, they never assert wall-clock times. */
 
 export function median(values: number[]): number {
@@ -49,4 +57,31 @@ export function recordedFigures(): Record<string, Figure[]> {
 
 export function fmtRatio(ratio: number | undefined): string {
   return ratio === undefined ? '' : `${ratio.toFixed(2)}×`;
+}
+
+/**
+ * A customer with a paid LEGEND 30 h plan, as payment-verify leaves one (without the job it would
+ * send): what a benchmark needs before it times what follows a purchase.
+ */
+export async function paidLegendPlan(
+  db: Db,
+  person: { email: string; name: string; phone: string | null },
+): Promise<{ user: User; subscription: Subscription; plan: ReturnType<typeof getPlan> }> {
+  const user = await insertUser(db, { ...person, passwordHash: null, googleSub: null });
+  const plan = getPlan('legend');
+  const pending = await insertPendingSubscription(db, {
+    userId: user.id,
+    planId: plan.id,
+    planName: plan.displayName,
+    isTrial: false,
+    hours: 30,
+    storageGb: plan.storageGb,
+    instanceType: plan.instanceType,
+    pricePaise: plan.pricesPaise[30],
+    trialPhone: null,
+  });
+  const now = new Date();
+  const subscription = await activateSubscription(db, pending.id, now, planExpiry(now));
+  if (!subscription) throw new Error('could not activate the bench plan');
+  return { user, subscription, plan };
 }

@@ -5,12 +5,10 @@ import { hashToken, randomToken } from '../../core/crypto/crypto.ts';
 import { z } from 'zod';
 import { createDbPool, sql, type DatabasePool } from '../../core/db/pool.ts';
 import { insertSession } from '../../core/db/sessions.ts';
-import { activateSubscription, insertPendingSubscription } from '../../core/db/subscriptions.ts';
 import { insertUser } from '../../core/db/users.ts';
 import { insertVm } from '../../core/db/vms.ts';
-import { getPlan, planExpiry } from '../../core/domain/plans.ts';
 import { startScratchDatabase } from '../lib/scratch.ts';
-import { fmtMs, fmtRatio, heading, median, record } from './lib.ts';
+import { fmtMs, fmtRatio, heading, median, paidLegendPlan, record } from './lib.ts';
 
 /**
  * The signed-in dashboard poll against two baselines measured in the same run, on the same
@@ -330,28 +328,12 @@ async function seedSignedInUser(url: string): Promise<{ userId: string; email: s
   const db = await createDbPool(url, { maximumPoolSize: 2 });
   try {
     const email = 'bench.poll@example.com';
-    const user = await insertUser(db, {
+    const { user, subscription, plan } = await paidLegendPlan(db, {
       email,
       name: 'Bench Poll',
       phone: '9876543210',
-      passwordHash: null,
-      googleSub: null,
-    });
-    const plan = getPlan('legend');
-    const pending = await insertPendingSubscription(db, {
-      userId: user.id,
-      planId: plan.id,
-      planName: plan.displayName,
-      isTrial: false,
-      hours: 30,
-      storageGb: plan.storageGb,
-      instanceType: plan.instanceType,
-      pricePaise: plan.pricesPaise[30],
-      trialPhone: null,
     });
     const now = new Date();
-    const subscription = await activateSubscription(db, pending.id, now, planExpiry(now));
-    if (!subscription) throw new Error('could not activate the bench subscription');
     const vm = await insertVm(
       db,
       {

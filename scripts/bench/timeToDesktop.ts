@@ -3,10 +3,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { loadConfig, type Config } from '../../core/config/config.ts';
 import { createDbPool, sql } from '../../core/db/pool.ts';
-import { activateSubscription, insertPendingSubscription } from '../../core/db/subscriptions.ts';
-import { insertUser } from '../../core/db/users.ts';
 import { findVmBySubscription, findVm } from '../../core/db/vms.ts';
-import { getPlan, planExpiry } from '../../core/domain/plans.ts';
 import { TIME_TO_DESKTOP, PROVISIONING_TIME } from '../../core/domain/constants.ts';
 import { createLogger } from '../../core/observability/log.ts';
 import { startBoss } from '../../core/queue.ts';
@@ -18,7 +15,7 @@ import { replenishPool } from '../../worker/jobs/poolReplenish.ts';
 import { provisionVm } from '../../worker/jobs/vmProvision.ts';
 import { syncVms } from '../../worker/jobs/vmSync.ts';
 import { startScratchDatabase } from '../lib/scratch.ts';
-import { fmtRatio, heading, median, percentile, record } from './lib.ts';
+import { fmtRatio, heading, median, paidLegendPlan, percentile, record } from './lib.ts';
 
 /**
  * Time to desktop: from "paid" (payment-verify has activated the plan and queued vm-provision)
@@ -132,29 +129,12 @@ export async function benchTimeToDesktop(): Promise<{ coldMs: number; warmMs: nu
     let userNo = 0;
     async function paidPlan() {
       userNo += 1;
-      const user = await insertUser(db, {
+      const { user, subscription } = await paidLegendPlan(db, {
         email: `bench-${userNo}-${Date.now()}@example.com`,
         name: 'Bench',
         phone: null,
-        passwordHash: null,
-        googleSub: null,
       });
-      const plan = getPlan('legend');
-      const pending = await insertPendingSubscription(db, {
-        userId: user.id,
-        planId: plan.id,
-        planName: plan.displayName,
-        isTrial: false,
-        hours: 30,
-        storageGb: plan.storageGb,
-        instanceType: plan.instanceType,
-        pricePaise: plan.pricesPaise[30],
-        trialPhone: null,
-      });
-      const now = new Date();
-      const active = await activateSubscription(db, pending.id, now, planExpiry(now));
-      if (!active) throw new Error('could not activate');
-      return { subscriptionId: active.id, userId: user.id };
+      return { subscriptionId: subscription.id, userId: user.id };
     }
 
     /** One purchase, timed from paid to ready on the virtual clock. */
