@@ -10,6 +10,15 @@ import {
   type PoolInstance,
 } from '../core/db/poolInstances.ts';
 import { withTryLock } from '../core/db/locks.ts';
+import {
+  beginSnapshot,
+  findLiveSnapshotOfVm,
+  findSnapshot,
+  markSnapshotCompleted,
+  markSnapshotFailed,
+  recordSnapshotError,
+  recordSnapshotId,
+} from '../core/db/snapshots.ts';
 import { findSubscription, type Subscription } from '../core/db/subscriptions.ts';
 import {
   accrueUsage,
@@ -23,6 +32,8 @@ import {
   markVmTerminated,
   markWaitingForRemoteDesktop,
   recordLaunch,
+  recordResized,
+  recordResizeReverted,
   recordVmError,
   storeVmPassword,
   type Vm,
@@ -38,15 +49,21 @@ import {
   type MachineFacts,
   type PlanFacts,
   type PoolDecision,
+  type SnapshotProgress,
 } from '../core/domain/lifecycle.ts';
 import { isPlanId } from '../core/domain/plans.ts';
 import { planSeconds, type HourAlertPercent } from '../core/domain/usage.ts';
 import { VM_MESSAGES } from '../core/domain/vm.ts';
-import { hoursAlertMail, provisionFailedMail, provisionReadyLateMail } from '../core/emails/vms.ts';
+import {
+  diskKeptMail,
+  hoursAlertMail,
+  provisionFailedMail,
+  provisionReadyLateMail,
+} from '../core/emails/vms.ts';
 import { classifyEc2Error, type Ec2Instance } from '../core/providers/ec2.ts';
 import { attemptBudget, sendJob } from '../core/queue.ts';
-import { requestStop, scheduleVmCheck } from '../core/commands/vmActions.ts';
-import { subnetForAttempt, TAGS, vmTags } from '../core/providers/vmEc2.ts';
+import { requestStart, requestStop, scheduleVmCheck } from '../core/commands/vmActions.ts';
+import { snapshotTags, subnetForAttempt, TAGS, vmTags } from '../core/providers/vmEc2.ts';
 import { capturePassword, describeEc2Error, isRetryableCapacity, notify, RetryLater } from './cloudPc.ts';
 import type { WorkerDeps } from './deps.ts';
 
@@ -95,6 +112,13 @@ export function machineFacts(vm: Vm): MachineFacts {
     launchedAt: vm.launched_at,
     startRequestedAt: vm.start_requested_at,
     stoppedAt: vm.stopped_at,
+    stateReason: vm.state_reason,
+    resizeTo:
+      vm.resize_to_type !== null || vm.resize_to_gb !== null
+        ? { instanceType: vm.resize_to_type, storageGb: vm.resize_to_gb }
+        : null,
+    resizedFrom: vm.resized_from_type,
+    keepDisk: vm.keep_disk,
   };
 }
 
@@ -111,7 +135,12 @@ export function planFacts(subscription: Subscription | null): PlanFacts | null {
 /** EC2's view of an instance as the decisions read it; a missing instance is `null`. */
 export function cloudView(instance: Ec2Instance | null | undefined): CloudView {
   if (!instance) return null;
-  return { state: instance.state, publicIp: instance.publicIp, vmTag: instance.tags[TAGS.vm] ?? null };
+  return {
+    state: instance.state,
+    publicIp: instance.publicIp,
+    vmTag: instance.tags[TAGS.vm] ?? null,
+    rootVolumeId: instance.rootVolumeId,
+  };
 }
 
 /** One DescribeInstances (paged, by filter) for a batch of instances. */
@@ -137,6 +166,9 @@ const LOCKED = new Set<Decision['kind']>([
   'tag',
   'capture-password',
   'alert-unexpected',
+  'resize',
+  'revert-resize',
+  'snapshot',
 ]);
 
 /**
@@ -157,6 +189,7 @@ export async function advanceMachine(
       : await findSubscription(deps.db, vm.subscription_id);
   let cloud: CloudView | undefined = options.instance === undefined ? undefined : cloudView(options.instance);
   let remoteDesktop: 'open' | 'closed' | undefined;
+  let snapshot: SnapshotProgress | undefined;
   const steps: Step[] = [];
   const decide = (): Decision =>
     decideMachine({
@@ -164,6 +197,7 @@ export async function advanceMachine(
       plan: planFacts(subscription),
       cloud,
       remoteDesktop,
+      snapshot,
       now: new Date(),
       limits: limitsOf(),
     });
@@ -178,6 +212,11 @@ export async function advanceMachine(
     if (decision.kind === 'observe') {
       if (!vm.instance_id) return { steps, last: decision, vm };
       cloud = cloudView((await observeInstances(deps, [vm.instance_id])).get(vm.instance_id));
+      continue;
+    }
+    if (decision.kind === 'observe-snapshot') {
+      snapshot = await observeSnapshot(deps, vm, log);
+      if (snapshot === 'pending') await scheduleVmCheck(deps.boss, deps.config, { vmId: vm.id });
       continue;
     }
     if (decision.kind === 'probe-remote-desktop') {
@@ -204,6 +243,7 @@ export async function advanceMachine(
         vm = result.vm ?? (await findVm(deps.db, vm.id)) ?? vm;
         if (result.cloud !== undefined) cloud = result.cloud;
         if (result.observeAgain) cloud = undefined;
+        if (result.snapshot !== undefined) snapshot = result.snapshot;
         return result.done ? again : ('go-on' as const);
       });
       if (!held)
@@ -223,6 +263,9 @@ export async function advanceMachine(
         : {}),
     });
     vm = (await findVm(deps.db, vm.id)) ?? vm;
+    // Stopped for a plan change: the change and the start follow now, not at the next sweep.
+    if (decision.kind === 'mark-stopped' && vm.state === 'stopped' && vm.state_reason === 'plan-change')
+      continue;
     return { steps, last: decision, vm };
   }
   throw new Error(
@@ -250,6 +293,7 @@ type ActResult = {
   /** What EC2 now says, when the step tells us; `observeAgain` when it must be asked. */
   cloud?: CloudView;
   observeAgain?: boolean;
+  snapshot?: SnapshotProgress;
   /** The chain ends here (the rest happens in EC2 and is seen by a later check). */
   done: boolean;
   outcome?: Step['outcome'];
@@ -342,6 +386,30 @@ async function act(
       log.info({ instances: [...ids], reason: vm.state_reason }, 'lifecycle: terminated');
       return { vm: done, done: true };
     }
+    case 'resize':
+      return resizeMachine(deps, vm, log);
+    case 'revert-resize': {
+      if (!vm.instance_id || !vm.resized_from_type) return { done: true };
+      try {
+        await ec2.modifyInstanceType(vm.instance_id, vm.resized_from_type);
+      } catch (error) {
+        await recordVmError(
+          db,
+          vm.id,
+          `putting back ${vm.resized_from_type}: ${describeEc2Error(error)}`,
+          now,
+        );
+        throw new RetryLater(`putting back ${vm.resized_from_type}: ${describeEc2Error(error)}`);
+      }
+      const reverted = await recordResizeReverted(db, vm.id);
+      log.warn(
+        { from: vm.instance_type, back: vm.resized_from_type },
+        'lifecycle: no capacity for the new type; the machine is back as it was',
+      );
+      return { vm: reverted, done: false };
+    }
+    case 'snapshot':
+      return snapshotMachine(deps, vm, log);
     case 'capture-password': {
       if (!vm.instance_id) return { done: true };
       const captured = await capturePassword(deps, ec2, vm.instance_id);
@@ -368,7 +436,9 @@ async function act(
 /** A ready warm-pool instance when one fits, else RunInstances with ClientToken = the machine's id. */
 async function launchMachine(deps: WorkerDeps, vm: Vm, log: WorkerDeps['log']): Promise<ActResult> {
   const { config, db } = deps;
-  if (vm.state === 'requested') {
+  const restore = vm.restore_snapshot_id ? await findSnapshot(db, vm.restore_snapshot_id) : null;
+  // A machine that brings back a kept disk must be launched from it: never a warm-pool spare.
+  if (vm.state === 'requested' && !vm.restore_snapshot_id) {
     const claimed = await claimFromPool(deps, vm);
     if (claimed) {
       log.info({ instanceId: claimed.instance_id }, 'lifecycle: warm-pool instance claimed');
@@ -392,7 +462,8 @@ async function launchMachine(deps: WorkerDeps, vm: Vm, log: WorkerDeps['log']): 
       keyName: config.ec2.keyName,
       securityGroupIds: config.ec2.securityGroupIds,
       subnetId,
-      volumeSizeGb: vm.storage_gb,
+      volumeSizeGb: Math.max(vm.storage_gb, restore?.volume_gb ?? 0),
+      snapshotId: restore?.snapshot_id ?? null,
       tags: vmTags(config.ec2, { id: vm.id, userId: vm.user_id, planId: vm.plan_id }),
     });
   } catch (error) {
@@ -493,6 +564,127 @@ async function launchFailed(
     'lifecycle: launch failed; retrying',
   );
   throw new RetryLater(`launch attempt ${vm.launch_attempts} in ${vm.subnet_id}: ${detail}`);
+}
+
+/**
+ * A plan change on the stopped instance: its new type (EC2 allows it only while stopped) and a
+ * bigger disk (grown in place; Windows extends the partition on the next boot). Then the start
+ * the renewal wants: at once when already starting, else a `vm-start` as for a customer's START.
+ */
+async function resizeMachine(deps: WorkerDeps, vm: Vm, log: WorkerDeps['log']): Promise<ActResult> {
+  const { db } = deps;
+  const ec2 = deps.vmEc2.ec2;
+  if (!vm.instance_id) return { done: true };
+  const toType = vm.resize_to_type ?? vm.instance_type;
+  const toGb = Math.max(vm.storage_gb, vm.resize_to_gb ?? 0);
+  try {
+    if (toType !== vm.instance_type) await ec2.modifyInstanceType(vm.instance_id, toType);
+    if (toGb > vm.storage_gb) {
+      const [instance] = await ec2.describeInstances({ instanceIds: [vm.instance_id] });
+      if (!instance?.rootVolumeId) throw new RetryLater(`no root volume listed for ${vm.instance_id} yet`);
+      await ec2.growVolume(instance.rootVolumeId, toGb);
+    }
+  } catch (error) {
+    if (error instanceof RetryLater) throw error;
+    const detail = describeEc2Error(error);
+    await recordVmError(db, vm.id, `plan change to ${toType}/${toGb} GB: ${detail}`, new Date());
+    // Not stopped yet after all (a quick START): the next look decides again.
+    if (classifyEc2Error(error) === 'incorrect-state') return { done: false, observeAgain: true };
+    throw new RetryLater(`plan change to ${toType}: ${detail}`);
+  }
+  const resized = await recordResized(db, vm.id, {
+    instanceType: toType,
+    storageGb: toGb,
+    fromType: toType !== vm.instance_type ? vm.instance_type : null,
+  });
+  log.info(
+    { from: vm.instance_type, to: toType, storageGb: toGb },
+    'lifecycle: plan change applied to the same instance and disk',
+  );
+  if (resized?.state === 'stopped') {
+    await requestStart(db, deps.boss, vm.id, 'plan-change', new Date());
+    return { vm: resized, done: true };
+  }
+  return { vm: resized, done: false };
+}
+
+/** Where the snapshot of a terminating machine's disk stands, refreshed from EC2 while it is made. */
+async function observeSnapshot(deps: WorkerDeps, vm: Vm, log: WorkerDeps['log']): Promise<SnapshotProgress> {
+  const row = await findLiveSnapshotOfVm(deps.db, vm.id);
+  if (!row) return 'none';
+  if (row.state === 'completed') return 'completed';
+  if (!row.snapshot_id) return 'none';
+  const [found] = await deps.vmEc2.ec2.describeSnapshots({ snapshotIds: [row.snapshot_id] });
+  const now = new Date();
+  if (!found || found.state === 'error') {
+    const why = found ? 'EC2 reports the snapshot in error' : 'EC2 does not know the snapshot';
+    if (await markSnapshotFailed(deps.db, row.id, why)) {
+      await raiseAlert(deps.db, {
+        kind: 'snapshot-failed',
+        message: `Snapshot ${row.snapshot_id} of machine ${vm.id}: ${why}; taking another before deleting the instance.`,
+        vmId: vm.id,
+        instanceId: vm.instance_id,
+      });
+      log.error({ snapshotId: row.snapshot_id, why }, 'lifecycle: a snapshot of a kept disk failed');
+    }
+    return 'failed';
+  }
+  if (found.state !== 'completed') return 'pending';
+  const completed = await markSnapshotCompleted(deps.db, row.id, deps.config.vm.snapshotKeepDays, now);
+  if (completed) {
+    log.info({ snapshotId: row.snapshot_id, keepUntil: completed.keep_until }, 'lifecycle: disk kept');
+    await notify(
+      deps.db,
+      deps.boss,
+      { kind: 'disk-kept', subjectId: completed.id, userId: vm.user_id, vmId: vm.id },
+      (person) => diskKeptMail(person, completed.created_at, completed.keep_until, deps.config.publicUrl),
+    );
+  }
+  return 'completed';
+}
+
+/**
+ * CreateSnapshot of the root volume, tagged as ours with the owner. The row comes first; a
+ * retried step finds the snapshot an earlier attempt made by the row's tag instead of taking a
+ * second one (CreateSnapshot has no idempotency token).
+ */
+async function snapshotMachine(deps: WorkerDeps, vm: Vm, log: WorkerDeps['log']): Promise<ActResult> {
+  const { db, config } = deps;
+  const ec2 = deps.vmEc2.ec2;
+  const now = new Date();
+  const [instance] = vm.instance_id ? await ec2.describeInstances({ instanceIds: [vm.instance_id] }) : [];
+  if (!instance?.rootVolumeId) return { done: false, observeAgain: true };
+  const row =
+    (await findLiveSnapshotOfVm(db, vm.id)) ??
+    (await beginSnapshot(
+      db,
+      {
+        userId: vm.user_id,
+        vmId: vm.id,
+        volumeGb: vm.storage_gb,
+        instanceType: vm.instance_type,
+        keepDays: config.vm.snapshotKeepDays,
+      },
+      now,
+    ));
+  if (!row) return { done: false, snapshot: undefined };
+  if (!row.snapshot_id) {
+    const tags = snapshotTags(config.ec2, { id: row.id, vmId: vm.id, userId: vm.user_id });
+    try {
+      const [earlier] = await ec2.describeSnapshots({ tags: { [TAGS.snapshot]: row.id } });
+      const made =
+        earlier ?? (await ec2.createSnapshot(instance.rootVolumeId, `Legend Cloud: disk of ${vm.id}`, tags));
+      await recordSnapshotId(db, row.id, made.snapshotId);
+      log.info({ snapshotId: made.snapshotId }, 'lifecycle: snapshot of the kept disk begun');
+    } catch (error) {
+      const detail = describeEc2Error(error);
+      await recordSnapshotError(db, row.id, detail);
+      await recordVmError(db, vm.id, `snapshot: ${detail}`, now);
+      throw new RetryLater(`snapshot of ${instance.rootVolumeId}: ${detail}`);
+    }
+  }
+  await scheduleVmCheck(deps.boss, config, { vmId: vm.id });
+  return { done: true, snapshot: 'pending' };
 }
 
 /** StartInstances on a claimed warm-pool instance (no hours are at stake: it is not ready yet). */

@@ -1,7 +1,8 @@
+import { endKeptDisksOfUser } from '../db/snapshots.ts';
 import { cancelSubscription, findActiveSubscription } from '../db/subscriptions.ts';
 import { listUndeletedVmsOfUser } from '../db/vms.ts';
 import type { Db } from '../db/pool.ts';
-import type { Boss } from '../queue.ts';
+import { sendJob, type Boss } from '../queue.ts';
 import { requestTerminate } from './vmActions.ts';
 
 /**
@@ -12,7 +13,8 @@ import { requestTerminate } from './vmActions.ts';
  *
  * Every machine of the user goes to `terminating` with a `vm-terminate` job (the job calls EC2
  * outside any transaction, keyed on the VM id; a running machine stops counting hours now), and
- * the active plan is cancelled so nothing provisions or renews it. Invoices and payments stay:
+ * the active plan is cancelled so nothing provisions or renews it, and any kept disk (snapshot)
+ * is due for deletion at once. Invoices and payments stay:
  * the users row is anonymised, not removed, so their foreign keys hold.
  */
 export async function releaseUserResources(db: Db, boss: Boss, userId: string): Promise<void> {
@@ -22,4 +24,6 @@ export async function releaseUserResources(db: Db, boss: Boss, userId: string): 
   }
   const active = await findActiveSubscription(db, userId, now);
   if (active) await cancelSubscription(db, active.id, now);
+  // Kept disks (snapshots of expired machines) go too; the reconcile run deletes them in EC2.
+  if ((await endKeptDisksOfUser(db, userId, now)) > 0) await sendJob(boss, 'vm-reconcile', {}, { db });
 }

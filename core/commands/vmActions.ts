@@ -54,16 +54,20 @@ export async function requestStop(
   });
 }
 
-/** Any live state → terminating + `vm-terminate`. Null when already terminating or terminated. */
+/**
+ * Any live state → terminating + `vm-terminate`. Null when already terminating or terminated.
+ * `keepDisk`: the root volume is snapshotted (and kept for a window) before the instance goes.
+ */
 export async function requestTerminate(
   db: Db,
   boss: Boss,
   vmId: string,
   reason: string,
   now: Date,
+  options: { keepDisk?: boolean } = {},
 ): Promise<Vm | null> {
   return transitionAndSend(db, boss, 'vm-terminate', vmId, (trx) =>
-    requestVmTerminate(trx, vmId, reason, now),
+    requestVmTerminate(trx, vmId, reason, now, options.keepDisk ?? false),
   );
 }
 

@@ -59,6 +59,7 @@ export const VM_ENV = {
   WARM_POOL_SIZE: z.string().optional(),
   POOL_HOT: z.string().optional(),
   VM_GRACE_DAYS: z.coerce.number().min(0).max(365).optional(),
+  SNAPSHOT_KEEP_DAYS: z.coerce.number().min(0).max(365).optional(),
   PROVISION_DEADLINE_MINUTES: z.coerce
     .number()
     .min(1)
@@ -112,6 +113,8 @@ export type VmConfig = {
   hotPoolMax: Record<PlanId, number>;
   /** Days an expired plan's machine is kept (stopped) before it is terminated. */
   graceDays: number;
+  /** An expired machine's disk is kept as a snapshot this long after it is taken. */
+  snapshotKeepDays: number;
   /** After this long without a ready machine the customer is told and an operator alerted. */
   provisionDeadlineMinutes: number;
   /** How soon a machine in transition is checked again. */
@@ -248,6 +251,7 @@ export function parseVmConfig(
     // Running spares cost their full hourly price: none unless asked for.
     hotPoolMax: parsePoolSizes('POOL_HOT', env.POOL_HOT, '0'),
     graceDays: env.VM_GRACE_DAYS ?? 7,
+    snapshotKeepDays: env.SNAPSHOT_KEEP_DAYS ?? 30,
     provisionDeadlineMinutes: env.PROVISION_DEADLINE_MINUTES ?? 5,
     // The sandbox's fast profile settles in seconds; AWS in tens of seconds to minutes.
     pollSeconds: env.VM_POLL_SECONDS ?? (sandbox && context.profile === 'fast' ? 1 : 10),

@@ -19,6 +19,9 @@ export const ALERT_KINDS = [
   // Payments: PayU took money that started nothing; a refund PayU refused or failed.
   'paid-not-activated',
   'refund-failed',
+  // Kept disks: a snapshot EC2 failed, or one of ours no row knows (deleted by the reconciler).
+  'snapshot-failed',
+  'orphan-snapshot',
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 

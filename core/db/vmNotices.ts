@@ -19,6 +19,8 @@ export const NOTICE_KINDS = [
   'provision-delayed',
   'provision-ready-late',
   'provision-failed',
+  'disk-kept',
+  'disk-deleted',
 ] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];
 

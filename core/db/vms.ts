@@ -54,6 +54,11 @@ export const Vm = z.object({
   last_error: z.string().nullable(),
   last_error_at: z.date().nullable(),
   remote_desktop_waiting_since: z.date().nullable(),
+  resize_to_type: z.string().nullable(),
+  resize_to_gb: z.number().int().nullable(),
+  resized_from_type: z.string().nullable(),
+  keep_disk: z.boolean(),
+  restore_snapshot_id: z.uuid().nullable(),
   created_at: z.date(),
   updated_at: z.date(),
 });
@@ -64,7 +69,8 @@ const COLUMNS = sql.fragment`id, user_id, subscription_id, subscription_attached
   availability_zone, public_ip, password_encrypted, password_ready_at, launch_attempts, start_attempts,
   usage_seconds, usage_counted_at, requested_at, provision_started_at, launched_at, ready_at,
   start_requested_at, started_at, stop_requested_at, stopped_at, terminate_requested_at, terminated_at,
-  error_at, delayed_at, synced_at, last_error, last_error_at, remote_desktop_waiting_since, created_at, updated_at`;
+  error_at, delayed_at, synced_at, last_error, last_error_at, remote_desktop_waiting_since, resize_to_type,
+  resize_to_gb, resized_from_type, keep_disk, restore_snapshot_id, created_at, updated_at`;
 
 const ts = (at: Date) => at.toISOString();
 
@@ -148,14 +154,60 @@ export type NewVm = {
   planId: string;
   instanceType: string;
   storageGb: number;
+  /** Launched from this kept snapshot (the customer's files back). */
+  restoreSnapshotId?: string | null;
 };
 
 export async function insertVm(db: Db, vm: NewVm, now: Date): Promise<Vm> {
   return db.one(sql.type(Vm)`
     INSERT INTO vms (user_id, subscription_id, subscription_attached_at, plan_id, instance_type, storage_gb,
-                     state_changed_at, requested_at)
+                     state_changed_at, requested_at, restore_snapshot_id)
     VALUES (${vm.userId}, ${vm.subscriptionId}, ${ts(now)}, ${vm.planId}, ${vm.instanceType}, ${vm.storageGb},
-            ${ts(now)}, ${ts(now)})
+            ${ts(now)}, ${ts(now)}, ${vm.restoreSnapshotId ?? null})
+    RETURNING ${COLUMNS}`);
+}
+
+/**
+ * A renewal into another kind of plan: the kept machine now serves that plan, and the change
+ * still to make to its instance (type, a bigger disk) is recorded for the lifecycle to apply.
+ */
+export async function recordPlanChange(
+  db: Db,
+  vmId: string,
+  change: { planId: string; instanceType: string | null; storageGb: number | null },
+): Promise<Vm | null> {
+  return db.maybeOne(sql.type(Vm)`
+    UPDATE vms SET plan_id = ${change.planId},
+      resize_to_type = CASE WHEN ${change.instanceType}::text IS NULL OR ${change.instanceType}::text = instance_type
+                            THEN NULL ELSE ${change.instanceType}::text END,
+      resize_to_gb = CASE WHEN ${change.storageGb}::int > storage_gb THEN ${change.storageGb}::int ELSE NULL END,
+      updated_at = now()
+    WHERE id = ${vmId} AND state IN (${LIVE_STATE_LIST})
+    RETURNING ${COLUMNS}`);
+}
+
+/** The change is made on the instance: the row says what it is now, and what it was. */
+export async function recordResized(
+  db: Db,
+  vmId: string,
+  applied: { instanceType: string; storageGb: number; fromType: string | null },
+): Promise<Vm | null> {
+  return db.maybeOne(sql.type(Vm)`
+    UPDATE vms SET instance_type = ${applied.instanceType}, storage_gb = greatest(storage_gb, ${applied.storageGb}),
+      resized_from_type = ${applied.fromType}, resize_to_type = NULL, resize_to_gb = NULL, updated_at = now()
+    WHERE id = ${vmId} AND state IN ('stopped', 'starting')
+    RETURNING ${COLUMNS}`);
+}
+
+/**
+ * No machine of the new type could be started: the instance has its old type back, and the
+ * change is pending again (a later START tries it again). The grown disk stays grown.
+ */
+export async function recordResizeReverted(db: Db, vmId: string): Promise<Vm | null> {
+  return db.maybeOne(sql.type(Vm)`
+    UPDATE vms SET resize_to_type = instance_type, instance_type = resized_from_type,
+      resized_from_type = NULL, updated_at = now()
+    WHERE id = ${vmId} AND state = 'starting' AND resized_from_type IS NOT NULL
     RETURNING ${COLUMNS}`);
 }
 
@@ -271,7 +323,7 @@ export async function markVmRunning(db: Db, vmId: string, publicIp: string, now:
       UPDATE vms SET state = 'running', state_changed_at = ${ts(now)}, state_reason = NULL,
         public_ip = ${publicIp}, usage_counted_at = ${ts(now)}, started_at = ${ts(now)},
         ready_at = coalesce(ready_at, ${ts(now)}), start_attempts = 0, problem = NULL,
-        remote_desktop_waiting_since = NULL, updated_at = now()
+        remote_desktop_waiting_since = NULL, resized_from_type = NULL, updated_at = now()
       WHERE id = ${vmId} AND password_encrypted IS NOT NULL
         AND (state = 'starting' OR state = 'provisioning')
       RETURNING ${COLUMNS}`);
@@ -354,10 +406,11 @@ export async function requestVmTerminate(
   vmId: string,
   reason: string,
   now: Date,
+  keepDisk = false,
 ): Promise<Vm | null> {
   const update = sql.type(Vm)`
       UPDATE vms SET state = 'terminating', state_changed_at = ${ts(now)}, state_reason = ${reason},
-        terminate_requested_at = ${ts(now)}, updated_at = now()
+        terminate_requested_at = ${ts(now)}, keep_disk = ${keepDisk}, updated_at = now()
       WHERE id = ${vmId} AND state NOT IN ('terminating', 'terminated')
     RETURNING ${COLUMNS}`;
   return transitionClosingSegment(db, vmId, now, update);

@@ -8,6 +8,8 @@ import {
   isTransitional,
   machineForPlan,
   pastGrace,
+  planChange,
+  snapshotRestorable,
   planEnded,
   planInForce,
   type CloudView,
@@ -477,6 +479,122 @@ const cases: Case[] = [
   // resting states.
   ['terminated', machine('terminated'), 'expired', 'terminated', 'nothing', /deleted/],
   ['error', machine('error'), 'inForce', 'running', 'nothing', /operator/],
+  // Plan changes: the same instance, changed while stopped.
+  [
+    'running, plan of another kind',
+    machine('running', { resizeTo: { instanceType: 'g4dn.2xlarge', storageGb: 225 } }),
+    'inForce',
+    'running',
+    'request-stop',
+    /another kind of machine/,
+  ],
+  [
+    'stopped for the plan change',
+    machine('stopped', {
+      stateReason: 'plan-change',
+      resizeTo: { instanceType: 'g4dn.2xlarge', storageGb: null },
+    }),
+    'inForce',
+    'stopped',
+    'resize',
+    /change the instance, then start it/,
+  ],
+  [
+    'stopped by the customer with a change pending: waits for their START',
+    machine('stopped', { stateReason: 'user', resizeTo: { instanceType: 'g4dn.2xlarge', storageGb: null } }),
+    'inForce',
+    'stopped',
+    'nothing',
+    /stopped/,
+  ],
+  [
+    'stopped after a failed start with a change pending: stays stopped',
+    machine('stopped', {
+      stateReason: 'start-failed',
+      resizeTo: { instanceType: 'g4dn.2xlarge', storageGb: null },
+    }),
+    'inForce',
+    'stopped',
+    'nothing',
+    /stopped/,
+  ],
+  [
+    'starting with a change pending',
+    machine('starting', { resizeTo: { instanceType: null, storageGb: 300 } }),
+    'inForce',
+    'stopped',
+    'resize',
+    /before starting it/,
+  ],
+  [
+    'starting on the new type, no capacity left',
+    machine('starting', { resizedFrom: 'g4dn.xlarge', startAttempts: 6 }),
+    'inForce',
+    'stopped',
+    'revert-resize',
+    /old type back/,
+  ],
+  [
+    'starting, old type back, no capacity left',
+    machine('starting', { resizeTo: { instanceType: 'g4dn.2xlarge', storageGb: null }, startAttempts: 6 }),
+    'inForce',
+    'stopped',
+    'give-up-start',
+    /no capacity/,
+  ],
+  // Expiry keeps the disk: snapshot first, then the instance goes.
+  [
+    'terminating, disk kept, snapshot not looked at',
+    machine('terminating', { keepDisk: true }),
+    'expired',
+    'stopped',
+    'observe-snapshot',
+    /snapshot/,
+  ],
+  [
+    'terminating, disk kept, no snapshot yet',
+    machine('terminating', { keepDisk: true }),
+    'expired',
+    'stopped',
+    'snapshot',
+    /snapshot it before/,
+    { snapshot: 'none' },
+  ],
+  [
+    'terminating, disk kept, snapshot failed: another',
+    machine('terminating', { keepDisk: true }),
+    'expired',
+    'stopped',
+    'snapshot',
+    /snapshot it before/,
+    { snapshot: 'failed' },
+  ],
+  [
+    'terminating, disk kept, snapshot pending',
+    machine('terminating', { keepDisk: true }),
+    'expired',
+    'stopped',
+    'wait',
+    /not complete/,
+    { snapshot: 'pending' },
+  ],
+  [
+    'terminating, disk kept, snapshot done',
+    machine('terminating', { keepDisk: true }),
+    'expired',
+    'stopped',
+    'terminate',
+    /to be deleted/,
+    { snapshot: 'completed' },
+  ],
+  [
+    'terminating, disk kept, instance already gone',
+    machine('terminating', { keepDisk: true }),
+    'expired',
+    'terminated',
+    'mark-terminated',
+    /gone/,
+  ],
 ];
 
 describe('decideMachine', () => {
@@ -580,38 +698,76 @@ describe('decidePoolInstance', () => {
 
 describe('machineForPlan', () => {
   const plan = { ...PLANS.inForce, planId: 'legend', instanceType: 'g4dn.xlarge', storageGb: 115 };
+  const kept = (keepUntil: Date, state = 'completed') => ({ id: 'snap-row', state, keepUntil });
   it.each([
-    ['no machine yet', plan, null, null, 'new'],
-    ['the plan has its machine', plan, { state: 'provisioning' }, null, 'existing'],
-    ['its machine failed: a new one', plan, { state: 'error' }, null, 'new'],
+    ['no machine yet', plan, null, null, null, 'new'],
+    ['the plan has its machine', plan, { state: 'provisioning' }, null, null, 'existing'],
+    ['its machine failed: a new one', plan, { state: 'error' }, null, null, 'new'],
     [
       'renewal of the same kind',
       plan,
       null,
       { planId: 'legend', instanceType: 'g4dn.xlarge', storageGb: 115 },
+      null,
       'keep-live',
     ],
     [
-      'another kind replaces',
+      'another kind keeps the machine too',
       plan,
       null,
-      { planId: 'pro-legend', instanceType: 'g4dn.2xlarge', storageGb: 200 },
-      'new',
+      { planId: 'pro-legend', instanceType: 'g4dn.2xlarge', storageGb: 225 },
+      null,
+      'keep-live',
     ],
-    ['plan expired', { ...plan, ...PLANS.expired }, null, null, 'skip'],
-    ['plan unpaid', { ...plan, ...PLANS.unpaid }, null, null, 'skip'],
-  ] as const)('%s → %s', (_name, p, planMachine, live, expected) => {
-    expect(machineForPlan({ plan: p, planMachine, live, now: NOW }).kind).toBe(expected);
+    ['plan expired', { ...plan, ...PLANS.expired }, null, null, null, 'skip'],
+    ['plan unpaid', { ...plan, ...PLANS.unpaid }, null, null, null, 'skip'],
+  ] as const)('%s → %s', (_name, p, planMachine, live, keptDisk, expected) => {
+    expect(machineForPlan({ plan: p, planMachine, live, kept: keptDisk, now: NOW }).kind).toBe(expected);
   });
-  it('says when a new machine replaces another', () => {
+
+  it('a plan of another kind changes the kept machine: its type, and its disk only upwards', () => {
     expect(
       machineForPlan({
         plan,
         planMachine: null,
-        live: { planId: 'pro-legend', instanceType: 'g5.xlarge', storageGb: 115 },
+        live: { planId: 'pro-legend', instanceType: 'g4dn.2xlarge', storageGb: 225 },
         now: NOW,
       }),
-    ).toMatchObject({ kind: 'new', replaces: true });
+    ).toEqual({
+      kind: 'keep-live',
+      reason: expect.any(String),
+      change: { planId: 'legend', instanceType: 'g4dn.xlarge', storageGb: null },
+    });
+    expect(
+      planChange(
+        { planId: 'legend', instanceType: 'g4dn.xlarge', storageGb: 115 },
+        { planId: 'pro-legend', instanceType: 'g4dn.2xlarge', storageGb: 225 },
+      ),
+    ).toEqual({ planId: 'pro-legend', instanceType: 'g4dn.2xlarge', storageGb: 225 });
+    expect(
+      planChange(
+        { planId: 'ultra-legend', instanceType: 'g5.xlarge', storageGb: 225 },
+        { planId: 'ultra-legend', instanceType: 'g5.xlarge', storageGb: 225 },
+      ),
+    ).toBeNull();
+  });
+
+  it('without a live machine, a kept snapshot inside its window brings the files back', () => {
+    const inWindow = kept(new Date(NOW.getTime() + 86_400_000));
+    expect(machineForPlan({ plan, planMachine: null, live: null, kept: inWindow, now: NOW })).toMatchObject({
+      kind: 'new',
+      restoreFrom: 'snap-row',
+    });
+    for (const gone of [
+      kept(new Date(NOW.getTime() - 1)),
+      kept(new Date(NOW.getTime() + 1000), 'creating'),
+    ]) {
+      expect(machineForPlan({ plan, planMachine: null, live: null, kept: gone, now: NOW })).toMatchObject({
+        kind: 'new',
+        restoreFrom: null,
+      });
+      expect(snapshotRestorable(gone, NOW)).toBe(false);
+    }
   });
 });
 

@@ -131,6 +131,8 @@ export type CloudView = {
   publicIp: string | null;
   /** Our `legend:vm` tag on the instance, when there is one. */
   vmTag: string | null;
+  /** The root EBS volume: what a plan change grows and an expiry snapshots. */
+  rootVolumeId?: string | null | undefined;
 } | null;
 
 export type MachineFacts = {
@@ -147,7 +149,18 @@ export type MachineFacts = {
   launchedAt: Instant | null;
   startRequestedAt: Instant | null;
   stoppedAt: Instant | null;
+  /** Why the row is in its state (`plan-change`: stopped to change its kind). */
+  stateReason?: string | null | undefined;
+  /** A plan change still to apply to the instance: its new type and/or a bigger disk. */
+  resizeTo?: { instanceType: string | null; storageGb: number | null } | null | undefined;
+  /** The type it had before a plan change, until it first runs on the new one. */
+  resizedFrom?: string | null | undefined;
+  /** An expired machine: its disk is kept as a snapshot before the instance goes. */
+  keepDisk?: boolean | undefined;
 };
+
+/** Where the snapshot of a machine whose disk is kept stands; undefined until looked at. */
+export type SnapshotProgress = 'none' | 'pending' | 'completed' | 'failed';
 
 export type LifecycleLimits = {
   /** A just-launched or just-started instance may be missing from DescribeInstances this long. */
@@ -164,6 +177,8 @@ export type LifecycleInput = {
   cloud: CloudView | undefined;
   /** Whether Remote Desktop answers on the public address; undefined until probed. */
   remoteDesktop?: 'open' | 'closed' | undefined;
+  /** For a terminating machine whose disk is kept; undefined until looked at. */
+  snapshot?: SnapshotProgress | undefined;
   now: Instant;
   limits: LifecycleLimits;
 };
@@ -180,6 +195,9 @@ export type LostWhile = 'provisioning' | 'use';
  * - refuse-start / give-up-start: starting → stopped with a message for the customer.
  * - lost: the instance is gone; the machine ends in error (customer told if it never was ready).
  * - alert-unexpected: the instance runs while we hold it stopped (started outside us): stop it.
+ * - resize: a plan change applied to the stopped instance (its type, a bigger disk).
+ * - revert-resize: no machine of the new type could be started: the old type back, intact.
+ * - observe-snapshot / snapshot: an expired machine's disk is snapshotted before it goes.
  * - nothing / wait: nothing to do now; `wait` means something is under way.
  */
 /** A decision that carries nothing but its reason, one member per kind. */
@@ -201,12 +219,21 @@ export type Decision =
       | 'mark-terminated'
       | 'give-up-start'
       | 'alert-unexpected'
+      | 'resize'
+      | 'revert-resize'
+      | 'observe-snapshot'
+      | 'snapshot'
     >
   | { kind: 'mark-ready'; reason: string; publicIp: string }
   | { kind: 'mark-running'; reason: string; publicIp: string }
   | { kind: 'mark-stopped'; reason: string; stoppedBy: 'stop' | 'shut-down' }
   | { kind: 'accrue'; reason: string; alerts: HourAlertPercent[] }
-  | { kind: 'request-stop'; reason: string; why: 'out-of-hours' | 'plan-expired'; alerts: HourAlertPercent[] }
+  | {
+      kind: 'request-stop';
+      reason: string;
+      why: 'out-of-hours' | 'plan-expired' | 'plan-change';
+      alerts: HourAlertPercent[];
+    }
   | { kind: 'refuse-start'; reason: string; why: 'out-of-hours' | 'plan-expired' }
   | { kind: 'lost'; reason: string; during: LostWhile };
 
@@ -264,6 +291,19 @@ export function decideMachine(input: LifecycleInput): Decision {
           : { kind: 'mark-terminated', reason: 'the machine never had an instance' };
       if (cloud === undefined) return { kind: 'observe', reason: 'terminating: is the instance gone?' };
       if (cloud === null || gone(cloud)) return { kind: 'mark-terminated', reason: 'the instance is gone' };
+      if (machine.keepDisk) {
+        switch (input.snapshot) {
+          case undefined:
+            return { kind: 'observe-snapshot', reason: 'its disk is kept: how far is the snapshot?' };
+          case 'none':
+          case 'failed':
+            return { kind: 'snapshot', reason: 'its disk is kept: snapshot it before the instance goes' };
+          case 'pending':
+            return { kind: 'wait', reason: 'the snapshot of its disk is not complete yet' };
+          default:
+            break;
+        }
+      }
       return { kind: 'terminate', reason: `the machine is to be deleted and its instance is ${cloud.state}` };
     default:
       break;
@@ -292,9 +332,16 @@ export function decideMachine(input: LifecycleInput): Decision {
             }
           : { kind: 'wait', reason: 'running, waiting for a public address' };
       if (cloud.state === 'stopped') {
-        return machine.startAttempts >= input.limits.maxStartAttempts
-          ? { kind: 'give-up-start', reason: `no capacity after ${machine.startAttempts} start attempts` }
-          : { kind: 'start', reason: 'the customer asked for it and the instance is stopped' };
+        if (machine.startAttempts >= input.limits.maxStartAttempts)
+          return machine.resizedFrom
+            ? { kind: 'revert-resize', reason: 'no machine of the new type starts: put the old type back' }
+            : { kind: 'give-up-start', reason: `no capacity after ${machine.startAttempts} start attempts` };
+        if (machine.resizeTo)
+          return {
+            kind: 'resize',
+            reason: 'the plan changed: change the stopped instance before starting it',
+          };
+        return { kind: 'start', reason: 'the customer asked for it and the instance is stopped' };
       }
       return { kind: 'wait', reason: `the instance is ${cloud.state}` };
     }
@@ -310,6 +357,13 @@ export function decideMachine(input: LifecycleInput): Decision {
       if (!plan || !planInForce(plan, now)) {
         return { kind: 'request-stop', reason: 'the plan is not in force', why: 'plan-expired', alerts: [] };
       }
+      if (machine.resizeTo)
+        return {
+          kind: 'request-stop',
+          reason: 'the new plan needs another kind of machine: stop it to change it',
+          why: 'plan-change',
+          alerts: [],
+        };
       const used = usageUpTo(machine, plan, now);
       const alerts = hourAlertsReached(plan.hours, used);
       if (hoursExhausted(plan, used))
@@ -336,6 +390,14 @@ export function decideMachine(input: LifecycleInput): Decision {
       if (cloud === null) return { kind: 'wait', reason: 'unreachable' };
       if (cloud.state === 'running' || cloud.state === 'pending')
         return { kind: 'alert-unexpected', reason: `the instance is ${cloud.state} but nobody asked for it` };
+      // Stopped for a plan change (not by the customer, not after a failed start): change and start it.
+      if (
+        machine.resizeTo &&
+        machine.stateReason === 'plan-change' &&
+        cloud.state === 'stopped' &&
+        planInForce(plan, now)
+      )
+        return { kind: 'resize', reason: 'stopped for the plan change: change the instance, then start it' };
       return { kind: 'nothing', reason: `stopped (EC2: ${cloud.state})` };
     }
     default:
@@ -438,14 +500,38 @@ export function decidePoolInstance(input: {
 
 /**
  * Which machine serves a newly activated plan: none (the plan is not in force), the one it
- * already has, the customer's live machine kept (same kind: same instance and disk), or a new
- * one, replacing a live machine of another kind.
+ * already has, or the customer's live machine kept — same instance, same disk — changed to the
+ * new plan's type and grown to its disk when the plan differs (a disk never shrinks: the
+ * customer's files stay). Without a live machine, a new one, from the customer's kept snapshot
+ * when there is one.
  */
 export type PlanMachineChoice =
   | { kind: 'skip'; reason: string }
   | { kind: 'existing'; reason: string }
-  | { kind: 'keep-live'; reason: string }
-  | { kind: 'new'; reason: string; replaces: boolean };
+  | { kind: 'keep-live'; reason: string; change: PlanChange | null }
+  | { kind: 'new'; reason: string; restoreFrom: string | null };
+
+/** What a plan change does to the kept machine: null fields stay as they are. */
+export type PlanChange = { planId: string; instanceType: string | null; storageGb: number | null };
+
+/** The change from a machine's kind to a plan's: null when it already is that kind. */
+export function planChange(
+  machine: { planId: string; instanceType: string; storageGb: number },
+  plan: { planId: string; instanceType: string; storageGb: number },
+): PlanChange | null {
+  const instanceType = machine.instanceType === plan.instanceType ? null : plan.instanceType;
+  const storageGb = plan.storageGb > machine.storageGb ? plan.storageGb : null;
+  if (machine.planId === plan.planId && instanceType === null && storageGb === null) return null;
+  return { planId: plan.planId, instanceType, storageGb };
+}
+
+/** A kept snapshot can bring the customer's files back until the end of its window. */
+export function snapshotRestorable(
+  snapshot: { state: string; keepUntil: Instant } | null | undefined,
+  now: Instant,
+): boolean {
+  return !!snapshot && snapshot.state === 'completed' && toEpochMs(snapshot.keepUntil) > toEpochMs(now);
+}
 
 export function machineForPlan(input: {
   plan: PlanFacts & { instanceType: string; storageGb: number; planId: string };
@@ -453,18 +539,29 @@ export function machineForPlan(input: {
   planMachine: { state: string } | null;
   /** The customer's live machine, if any. */
   live: { planId: string; instanceType: string; storageGb: number } | null;
+  /** The customer's latest kept snapshot, if any. */
+  kept?: { id: string; state: string; keepUntil: Instant } | null | undefined;
   now: Instant;
 }): PlanMachineChoice {
   const { plan, planMachine, live, now } = input;
   if (planMachine && isLive(planMachine.state))
     return { kind: 'existing', reason: 'the plan already has its machine' };
   if (!planInForce(plan, now)) return { kind: 'skip', reason: `the plan is ${plan.status}` };
-  if (!live) return { kind: 'new', reason: 'no machine yet', replaces: false };
-  if (
-    live.planId === plan.planId &&
-    live.instanceType === plan.instanceType &&
-    live.storageGb === plan.storageGb
-  )
-    return { kind: 'keep-live', reason: 'a renewal of the same kind of machine keeps its instance and disk' };
-  return { kind: 'new', reason: 'another kind of machine: the old one is replaced', replaces: true };
+  if (!live) {
+    return input.kept && snapshotRestorable(input.kept, now)
+      ? {
+          kind: 'new',
+          reason: 'a new machine from the kept snapshot of the last one',
+          restoreFrom: input.kept.id,
+        }
+      : { kind: 'new', reason: 'no machine yet', restoreFrom: null };
+  }
+  const change = planChange(live, plan);
+  return change
+    ? { kind: 'keep-live', reason: 'another kind of plan: the same machine and disk, changed', change }
+    : {
+        kind: 'keep-live',
+        reason: 'a renewal of the same kind of machine keeps its instance and disk',
+        change: null,
+      };
 }

@@ -77,7 +77,17 @@ export function expiryReminderMail(
   );
 }
 
-export function planExpiredMail(person: Person, plan: Plan, keptUntil: Date, publicUrl: string): Mail {
+export function planExpiredMail(
+  person: Person,
+  plan: Plan,
+  keptUntil: Date,
+  publicUrl: string,
+  snapshotKeepDays = 0,
+): Mail {
+  const after =
+    snapshotKeepDays > 0
+      ? `after that date the PC is deleted, and we keep a copy of its disk for ${snapshotKeepDays} more days so a renewal can bring your files back.`
+      : 'after that date it is deleted.';
   return mail(
     'plan-expired',
     person.email,
@@ -86,7 +96,7 @@ export function planExpiredMail(person: Person, plan: Plan, keptUntil: Date, pub
       `Hi ${person.name},`,
       '',
       `Your ${plan.plan_name} plan has expired and your cloud PC has been stopped.`,
-      `We keep it, with everything on its disk, until ${formatLongDate(keptUntil)}. Renew your plan before then to keep using the same PC; after that date it is deleted.`,
+      `We keep it, with everything on its disk, until ${formatLongDate(keptUntil)}. Renew your plan before then to keep using the same PC; ${after}`,
     ],
     renew(publicUrl),
   );
@@ -102,6 +112,39 @@ export function vmTerminatedMail(person: Person, publicUrl: string): Mail {
       '',
       'Your plan ended and was not renewed, so your cloud PC and its disk have been deleted.',
       'Choose a plan whenever you want a new one.',
+    ],
+    { url: `${publicUrl}/select-vm`, label: 'Choose a plan' },
+  );
+}
+
+/** The machine is deleted, its disk kept as a snapshot until `keptUntil`. */
+export function diskKeptMail(person: Person, snapshotAt: Date, keptUntil: Date, publicUrl: string): Mail {
+  return mail(
+    'disk-kept',
+    person.email,
+    `Your cloud PC has been deleted; your files are kept until ${formatLongDate(keptUntil)}`,
+    [
+      `Hi ${person.name},`,
+      '',
+      `Your plan ended and was not renewed, so your cloud PC has been deleted. Before deleting it we saved a copy of its disk on ${formatLongDate(snapshotAt)}.`,
+      `We keep that copy until ${formatLongDate(keptUntil)}. Buy any plan before then and your new PC starts with all your files, games and projects back.`,
+      `The copy will be deleted on ${formatLongDate(keptUntil)}.`,
+    ],
+    renew(publicUrl),
+  );
+}
+
+/** The kept copy of the disk reached the end of its window and was deleted. */
+export function diskDeletedMail(person: Person, deletedOn: Date, publicUrl: string): Mail {
+  return mail(
+    'disk-deleted',
+    person.email,
+    'The saved copy of your cloud PC has been deleted',
+    [
+      `Hi ${person.name},`,
+      '',
+      `The copy of your cloud PC's disk that we kept after your plan ended was deleted on ${formatLongDate(deletedOn)}, as we told you it would be.`,
+      'Choose a plan whenever you want a new PC.',
     ],
     { url: `${publicUrl}/select-vm`, label: 'Choose a plan' },
   );

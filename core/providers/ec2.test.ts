@@ -71,8 +71,22 @@ describe('toInstance', () => {
       availabilityZone: null,
       launchTime: null,
       clientToken: null,
+      rootVolumeId: null,
       tags: { 'legend:vm': 'vm-1', empty: '' },
     });
+  });
+
+  it('finds the root volume by the root device name', () => {
+    expect(
+      toInstance({
+        InstanceId: 'i-1',
+        RootDeviceName: '/dev/sda1',
+        BlockDeviceMappings: [
+          { DeviceName: 'xvdf', Ebs: { VolumeId: 'vol-data' } },
+          { DeviceName: '/dev/sda1', Ebs: { VolumeId: 'vol-root' } },
+        ],
+      }).rootVolumeId,
+    ).toBe('vol-root');
   });
 
   it('reads the state from the low byte of the code when the name is missing', () => {

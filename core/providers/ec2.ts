@@ -1,8 +1,13 @@
 import {
+  CreateSnapshotCommand,
   CreateTagsCommand,
+  DeleteSnapshotCommand,
   DescribeInstancesCommand,
+  DescribeSnapshotsCommand,
   EC2Client,
   GetPasswordDataCommand,
+  ModifyInstanceAttributeCommand,
+  ModifyVolumeCommand,
   RunInstancesCommand,
   StartInstancesCommand,
   StopInstancesCommand,
@@ -11,6 +16,7 @@ import {
   type Filter,
   type Instance,
   type InstanceStateChange,
+  type Snapshot,
 } from '@aws-sdk/client-ec2';
 import { awsClientConfig, type AwsClientOptions } from './awsClientConfig.ts';
 
@@ -46,6 +52,18 @@ export type Ec2Instance = {
   launchTime: Date | null;
   clientToken: string | null;
   tags: Record<string, string>;
+  /** The EBS volume at the root device: what a snapshot copies and a plan change grows. */
+  rootVolumeId: string | null;
+};
+
+export type Ec2Snapshot = {
+  snapshotId: string;
+  volumeId: string | null;
+  state: 'pending' | 'completed' | 'error' | 'recoverable' | 'recovering';
+  progress: string | null;
+  startTime: Date | null;
+  volumeSizeGb: number | null;
+  tags: Record<string, string>;
 };
 
 export type Ec2StateChange = { instanceId: string; previous: Ec2State; current: Ec2State };
@@ -62,6 +80,8 @@ export type LaunchInput = {
   tags: Record<string, string>;
   /** Windows AMIs boot from /dev/sda1. */
   rootDeviceName?: string | undefined;
+  /** The root volume is created from this snapshot (the customer's files kept at expiry). */
+  snapshotId?: string | null | undefined;
 };
 
 /**
@@ -108,6 +128,17 @@ export type Ec2 = {
    * duplicate never hides a live one.
    */
   findByClientTokens(clientTokens: string[]): Promise<Map<string, Ec2Instance>>;
+  /** Changes the instance type; EC2 allows it only while the instance is stopped. */
+  modifyInstanceType(instanceId: string, instanceType: string): Promise<void>;
+  /** Grows a volume in place (Windows extends the partition on the next boot). */
+  growVolume(volumeId: string, sizeGb: number): Promise<void>;
+  createSnapshot(volumeId: string, description: string, tags: Record<string, string>): Promise<Ec2Snapshot>;
+  /** Our snapshots by id (unknown ids are absent, not an error) or by tags; every page. */
+  describeSnapshots(
+    query: { snapshotIds: string[] } | { tags: Record<string, string> },
+  ): Promise<Ec2Snapshot[]>;
+  /** Deleting a snapshot that is already gone is success. */
+  deleteSnapshot(snapshotId: string): Promise<void>;
   destroy(): void;
 };
 
@@ -138,7 +169,12 @@ export function createEc2Client(options: Ec2ClientOptions): Ec2 {
       BlockDeviceMappings: [
         {
           DeviceName: input.rootDeviceName ?? '/dev/sda1',
-          Ebs: { VolumeSize: input.volumeSizeGb, VolumeType: 'gp3', DeleteOnTermination: true },
+          Ebs: {
+            VolumeSize: input.volumeSizeGb,
+            VolumeType: 'gp3',
+            DeleteOnTermination: true,
+            ...(input.snapshotId ? { SnapshotId: input.snapshotId } : {}),
+          },
         },
       ],
       TagSpecifications: [
@@ -262,9 +298,87 @@ export function createEc2Client(options: Ec2ClientOptions): Ec2 {
       return found;
     },
 
+    async modifyInstanceType(instanceId, instanceType) {
+      await client.send(
+        new ModifyInstanceAttributeCommand({ InstanceId: instanceId, InstanceType: { Value: instanceType } }),
+      );
+    },
+
+    async growVolume(volumeId, sizeGb) {
+      await client.send(new ModifyVolumeCommand({ VolumeId: volumeId, Size: sizeGb }));
+    },
+
+    async createSnapshot(volumeId, description, tags) {
+      const output = await client.send(
+        new CreateSnapshotCommand({
+          VolumeId: volumeId,
+          Description: description,
+          TagSpecifications: [
+            { ResourceType: 'snapshot', Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) },
+          ],
+        }),
+      );
+      return toSnapshot(output);
+    },
+
+    async describeSnapshots(query) {
+      const found: Ec2Snapshot[] = [];
+      const pages: Filter[][] = [];
+      if ('snapshotIds' in query) {
+        const ids = [...new Set(query.snapshotIds)];
+        // By filter, as for instances: one id already deleted must not fail the others.
+        for (let i = 0; i < ids.length; i += IDS_PER_CALL)
+          pages.push([{ Name: 'snapshot-id', Values: ids.slice(i, i + IDS_PER_CALL) }]);
+      } else {
+        pages.push(
+          Object.entries(query.tags).map(([key, value]) => ({ Name: `tag:${key}`, Values: [value] })),
+        );
+      }
+      for (const filters of pages) {
+        let nextToken: string | undefined;
+        do {
+          const page = await client.send(
+            new DescribeSnapshotsCommand({
+              OwnerIds: ['self'],
+              Filters: filters,
+              MaxResults: PAGE_SIZE,
+              NextToken: nextToken,
+            }),
+          );
+          for (const snapshot of page.Snapshots ?? []) found.push(toSnapshot(snapshot));
+          nextToken = page.NextToken || undefined;
+        } while (nextToken);
+      }
+      return found;
+    },
+
+    async deleteSnapshot(snapshotId) {
+      try {
+        await client.send(new DeleteSnapshotCommand({ SnapshotId: snapshotId }));
+      } catch (error) {
+        if ((error as { name?: unknown }).name === 'InvalidSnapshot.NotFound') return;
+        throw error;
+      }
+    },
+
     destroy() {
       client.destroy();
     },
+  };
+}
+
+function toSnapshot(snapshot: Snapshot): Ec2Snapshot {
+  if (!snapshot.SnapshotId) throw new Error('EC2 answered a snapshot without an id');
+  return {
+    snapshotId: snapshot.SnapshotId,
+    volumeId: snapshot.VolumeId ?? null,
+    state: (snapshot.State ?? 'pending') as Ec2Snapshot['state'],
+    progress: snapshot.Progress ?? null,
+    startTime: snapshot.StartTime ?? null,
+    volumeSizeGb: snapshot.VolumeSize ?? null,
+    tags: Object.fromEntries(
+      (snapshot.Tags ?? []).filter((t) => t.Key !== undefined).map((t) => [t.Key as string, t.Value ?? '']),
+    ),
   };
 }
 
@@ -305,6 +419,10 @@ export function toInstance(instance: Instance): Ec2Instance {
     availabilityZone: instance.Placement?.AvailabilityZone || null,
     launchTime: instance.LaunchTime ?? null,
     clientToken: instance.ClientToken || null,
+    rootVolumeId:
+      instance.BlockDeviceMappings?.find((m) => m.DeviceName === instance.RootDeviceName)?.Ebs?.VolumeId ??
+      instance.BlockDeviceMappings?.[0]?.Ebs?.VolumeId ??
+      null,
     tags: Object.fromEntries(
       (instance.Tags ?? []).filter((t) => t.Key !== undefined).map((t) => [t.Key as string, t.Value ?? '']),
     ),
@@ -328,6 +446,8 @@ const CLASSES: Record<string, Ec2ErrorClass> = {
   RequestThrottled: 'throttled',
   // Also what a just-launched instance answers for a while (eventual consistency).
   'InvalidInstanceID.NotFound': 'not-found',
+  'InvalidSnapshot.NotFound': 'not-found',
+  'InvalidVolume.NotFound': 'not-found',
   IncorrectInstanceState: 'incorrect-state',
   IncorrectState: 'incorrect-state',
   // Account quotas: waiting does not help until the quota is raised or machines are freed.

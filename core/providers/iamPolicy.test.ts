@@ -24,6 +24,7 @@ const SERVICE_PREFIX: Record<string, string> = {
 const IMPLIED: Record<string, string[]> = {
   // Launching with an instance profile passes its role; TagSpecifications tag on create.
   'ec2:RunInstances': ['iam:PassRole', 'ec2:CreateTags'],
+  'ec2:CreateSnapshot': ['ec2:CreateTags'],
 };
 
 type Statement = {

@@ -40,6 +40,7 @@ export const TAGS = {
   owner: 'legend:owner',
   pool: 'legend:pool',
   plan: 'legend:plan',
+  snapshot: 'legend:snapshot',
 } as const;
 
 export const APP_TAG_VALUE = 'legend-cloud';
@@ -55,6 +56,21 @@ export function vmTags(
     [TAGS.vm]: vm.id,
     [TAGS.owner]: vm.userId,
     [TAGS.plan]: vm.planId,
+  };
+}
+
+/** A kept disk's snapshot: ours, whose machine and owner, and its row (how a lost answer is found). */
+export function snapshotTags(
+  config: Ec2Config,
+  snapshot: { id: string; vmId: string; userId: string },
+): Record<string, string> {
+  return {
+    Name: `legend-disk-${snapshot.vmId.slice(0, 8)}`,
+    [TAGS.app]: APP_TAG_VALUE,
+    [TAGS.deployment]: config.deploymentTag,
+    [TAGS.snapshot]: snapshot.id,
+    [TAGS.vm]: snapshot.vmId,
+    [TAGS.owner]: snapshot.userId,
   };
 }
 

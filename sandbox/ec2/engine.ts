@@ -14,6 +14,7 @@ import {
   STATE_CODES,
   type InstanceRecord,
   type PersistedState,
+  type SnapshotRecord,
   type StateName,
   type TokenRecord,
 } from './records.ts';
@@ -81,6 +82,17 @@ export type RunRequest = {
   volumeSizeGb: number | null;
   rootDeviceName: string | null;
   iamInstanceProfile: string | null;
+  /** The root volume is created from this snapshot (BlockDeviceMapping.1.Ebs.SnapshotId). */
+  snapshotId?: string | null;
+};
+
+export type SnapshotView = { record: SnapshotRecord; state: 'pending' | 'completed'; progress: string };
+
+export type DescribeSnapshotsRequest = {
+  snapshotIds: string[];
+  filters: Filter[];
+  maxResults: number | null;
+  nextToken: string | null;
 };
 
 export type DescribeRequest = {
@@ -209,6 +221,7 @@ export function createEngine(options: EngineOptions) {
   const denied = new Set<string>();
   const instances = new Map<string, InstanceRecord>();
   const tokens = new Map<string, TokenRecord>();
+  const snapshots = new Map<string, SnapshotRecord>();
   const heldIps = new Map<string, string>();
   const keyPairs = new Map<string, string>(Object.entries(options.keyPairs));
   const publicKeys = new Map<string, KeyObject>();
@@ -515,6 +528,21 @@ export function createEngine(options: EngineOptions) {
       throw invalidValue('ClientToken', request.clientToken, 'At most 64 ASCII characters.');
     }
 
+    const fromSnapshot = request.snapshotId ? snapshots.get(request.snapshotId) : undefined;
+    if (request.snapshotId) {
+      if (!fromSnapshot)
+        throw new Ec2Error(
+          'InvalidSnapshot.NotFound',
+          `The snapshot '${request.snapshotId}' does not exist.`,
+        );
+      if (snapshotView(fromSnapshot, t).state !== 'completed')
+        throw new Ec2Error('IncorrectState', `Snapshot is in invalid state - pending`);
+      if (request.volumeSizeGb !== null && request.volumeSizeGb < fromSnapshot.volumeSizeGb)
+        throw new Ec2Error(
+          'InvalidBlockDeviceMapping',
+          `Volume of size ${request.volumeSizeGb}GB is smaller than snapshot '${fromSnapshot.snapshotId}', expect size >= ${fromSnapshot.volumeSizeGb}GB`,
+        );
+    }
     if (request.clientToken !== null) {
       const previous = tokens.get(request.clientToken);
       if (previous) {
@@ -568,7 +596,7 @@ export function createEngine(options: EngineOptions) {
         amiLaunchIndex: index,
         rootDeviceName: request.rootDeviceName ?? '/dev/sda1',
         volumeId: hexId('vol'),
-        volumeSizeGb: request.volumeSizeGb ?? 30,
+        volumeSizeGb: request.volumeSizeGb ?? fromSnapshot?.volumeSizeGb ?? 30,
         iamInstanceProfile: request.iamInstanceProfile,
         tags: request.instanceTags.map((tag) => ({ ...tag })),
         transition: { kind: 'launch', at: t, until: t + sample(plan.launch, options.random) },
@@ -578,6 +606,7 @@ export function createEngine(options: EngineOptions) {
         password: windowsPassword(),
         passwordData: null,
         publicIp: null,
+        restoredFromSnapshot: fromSnapshot?.snapshotId ?? null,
       };
       record.publicIp = allocateIp(instanceId, null);
       instances.set(instanceId, record);
@@ -824,7 +853,11 @@ export function createEngine(options: EngineOptions) {
     const targets: InstanceRecord[] = [];
     for (const id of resourceIds) {
       if (id.startsWith('i-')) targets.push(...findAll([id], t));
-      else if (!volumes.has(id)) throw new Ec2Error('InvalidID', `The ID '${id}' is not valid`);
+      else if (id.startsWith('snap-')) {
+        const found = snapshots.get(id);
+        if (!found) throw new Ec2Error('InvalidSnapshot.NotFound', `The snapshot '${id}' does not exist.`);
+        mergeTags(found.tags, newTags);
+      } else if (!volumes.has(id)) throw new Ec2Error('InvalidID', `The ID '${id}' is not valid`);
     }
     for (const record of targets) {
       for (const tag of newTags) {
@@ -835,6 +868,159 @@ export function createEngine(options: EngineOptions) {
       if (record.tags.length > 50)
         throw new Ec2Error('TagLimitExceeded', 'The maximum number of tags per resource is 50.');
     }
+    options.onChange();
+  }
+
+  // ---- volumes and snapshots ----
+
+  function mergeTags(into: Tag[], newTags: Tag[]): void {
+    for (const tag of newTags) {
+      const existing = into.find((x) => x.key === tag.key);
+      if (existing) existing.value = tag.value;
+      else into.push({ ...tag });
+    }
+    if (into.length > 50)
+      throw new Ec2Error('TagLimitExceeded', 'The maximum number of tags per resource is 50.');
+  }
+
+  function modifyInstanceType(instanceId: string, instanceType: string): void {
+    const t = now();
+    sweep(t);
+    const [record] = findAll([instanceId], t);
+    if (!record) throw notFound([instanceId]);
+    if (!INSTANCE_TYPE.test(instanceType)) throw invalidValue('InstanceType', instanceType);
+    // As AWS: the type of an EBS-backed instance changes only while it is stopped.
+    if (stateAt(record, t) !== 'stopped')
+      throw new Ec2Error(
+        'IncorrectInstanceState',
+        `The instance '${instanceId}' is not in the 'stopped' state.`,
+      );
+    record.instanceType = instanceType;
+    options.onChange();
+  }
+
+  function volumeOwner(volumeId: string, t: number): InstanceRecord {
+    for (const record of instances.values()) {
+      if (record.volumeId !== volumeId) continue;
+      const state = stateAt(record, t);
+      // DeleteOnTermination: the root volume goes with its instance.
+      if (state !== 'terminated' && state !== 'shutting-down') return record;
+    }
+    throw new Ec2Error('InvalidVolume.NotFound', `The volume '${volumeId}' does not exist.`);
+  }
+
+  /** Grows a volume in place (in use or not); it never shrinks, as in AWS. */
+  function modifyVolume(volumeId: string, sizeGb: number): { volumeId: string; from: number; to: number } {
+    const t = now();
+    sweep(t);
+    const record = volumeOwner(volumeId, t);
+    if (sizeGb < record.volumeSizeGb)
+      throw new Ec2Error(
+        'InvalidParameterValue',
+        `New size cannot be smaller than existing size. Existing size: ${record.volumeSizeGb}, requested size: ${sizeGb}`,
+      );
+    if (sizeGb > 16_384) throw invalidValue('Size', String(sizeGb), 'A gp3 volume is at most 16384 GiB.');
+    const from = record.volumeSizeGb;
+    record.volumeSizeGb = sizeGb;
+    options.onChange();
+    return { volumeId, from, to: sizeGb };
+  }
+
+  function snapshotView(record: SnapshotRecord, t: number): SnapshotView {
+    if (t >= record.completesAt) return { record, state: 'completed', progress: '100%' };
+    const span = Math.max(1, record.completesAt - record.startedAt);
+    const done = Math.min(99, Math.floor(((t - record.startedAt) / span) * 100));
+    return { record, state: 'pending', progress: `${Math.max(0, done)}%` };
+  }
+
+  function createSnapshot(volumeId: string, description: string, tags: Tag[]): SnapshotView {
+    const t = now();
+    sweep(t);
+    const source = volumeOwner(volumeId, t);
+    const record: SnapshotRecord = {
+      snapshotId: hexId('snap'),
+      volumeId,
+      volumeSizeGb: source.volumeSizeGb,
+      sourceInstanceId: source.instanceId,
+      description,
+      tags: tags.map((tag) => ({ ...tag })),
+      startedAt: t,
+      completesAt: t + sample(timings().snapshot, options.random),
+    };
+    snapshots.set(record.snapshotId, record);
+    options.onChange();
+    return snapshotView(record, t);
+  }
+
+  const SNAPSHOT_FILTERS = new Set(['snapshot-id', 'status', 'volume-id', 'tag-key', 'owner-id']);
+
+  function describeSnapshots(request: DescribeSnapshotsRequest): {
+    views: SnapshotView[];
+    nextToken: string | null;
+  } {
+    const t = now();
+    for (const id of request.snapshotIds) {
+      if (!snapshots.has(id))
+        throw new Ec2Error('InvalidSnapshot.NotFound', `The snapshot '${id}' does not exist.`);
+    }
+    if (request.maxResults !== null && (request.maxResults < 5 || request.maxResults > 1000))
+      throw invalidValue('MaxResults', String(request.maxResults), 'Value must be between 5 and 1000.');
+    const compiled = request.filters.map((filter) => {
+      if (!filter.name.startsWith('tag:') && !SNAPSHOT_FILTERS.has(filter.name))
+        throw new Ec2Error('InvalidParameterValue', `The filter '${filter.name}' is invalid`);
+      return { name: filter.name, patterns: filter.values.map(glob) };
+    });
+    const matchesSnapshot = (v: SnapshotView) =>
+      compiled.every((filter) => {
+        const test = (candidates: string[]) =>
+          filter.patterns.some((pattern) => candidates.some((c) => pattern.test(c)));
+        if (filter.name.startsWith('tag:'))
+          return test(
+            v.record.tags.filter((tag) => tag.key === filter.name.slice(4)).map((tag) => tag.value),
+          );
+        switch (filter.name) {
+          case 'snapshot-id':
+            return test([v.record.snapshotId]);
+          case 'status':
+            return test([v.state]);
+          case 'volume-id':
+            return test([v.record.volumeId]);
+          case 'tag-key':
+            return test(v.record.tags.map((tag) => tag.key));
+          default:
+            return test([options.ownerId]);
+        }
+      });
+    const all = [...snapshots.values()]
+      .filter((r) => request.snapshotIds.length === 0 || request.snapshotIds.includes(r.snapshotId))
+      .sort((a, b) => a.startedAt - b.startedAt || a.snapshotId.localeCompare(b.snapshotId));
+    let start = 0;
+    if (request.nextToken !== null) {
+      const at = all.findIndex(
+        (r) => r.snapshotId === Buffer.from(request.nextToken ?? '', 'base64url').toString(),
+      );
+      if (at < 0)
+        throw new Ec2Error('InvalidParameterValue', 'The value of the NextToken parameter is not valid.');
+      start = at;
+    }
+    const limit = request.maxResults ?? Number.POSITIVE_INFINITY;
+    const views: SnapshotView[] = [];
+    let nextToken: string | null = null;
+    for (const record of all.slice(start)) {
+      const v = snapshotView(record, t);
+      if (!matchesSnapshot(v)) continue;
+      if (views.length >= limit) {
+        nextToken = Buffer.from(record.snapshotId).toString('base64url');
+        break;
+      }
+      views.push(v);
+    }
+    return { views, nextToken };
+  }
+
+  function deleteSnapshot(snapshotId: string): void {
+    if (!snapshots.delete(snapshotId))
+      throw new Ec2Error('InvalidSnapshot.NotFound', `The snapshot '${snapshotId}' does not exist.`);
     options.onChange();
   }
 
@@ -875,6 +1061,7 @@ export function createEngine(options: EngineOptions) {
   function reset(): void {
     instances.clear();
     tokens.clear();
+    snapshots.clear();
     heldIps.clear();
     faults = [];
     denied.clear();
@@ -919,7 +1106,9 @@ export function createEngine(options: EngineOptions) {
           launchTime: new Date(record.startedAt).toISOString(),
           firstLaunchTime: new Date(record.launchedAt).toISOString(),
           clientToken: record.clientToken,
+          volumeId: record.volumeId,
           volumeSizeGb: record.volumeSizeGb,
+          restoredFromSnapshot: record.restoredFromSnapshot,
           iamInstanceProfile: record.iamInstanceProfile,
           tags: Object.fromEntries(record.tags.map((tag) => [tag.key, tag.value])),
           passwordReady: v.passwordReadyAt !== null,
@@ -928,6 +1117,18 @@ export function createEngine(options: EngineOptions) {
             at: new Date(record.transition.at).toISOString(),
             until: new Date(record.transition.until).toISOString(),
           },
+        };
+      }),
+      snapshots: [...snapshots.values()].map((record) => {
+        const v = snapshotView(record, t);
+        return {
+          snapshotId: record.snapshotId,
+          volumeId: record.volumeId,
+          volumeSizeGb: record.volumeSizeGb,
+          sourceInstanceId: record.sourceInstanceId,
+          state: v.state,
+          tags: Object.fromEntries(record.tags.map((tag) => [tag.key, tag.value])),
+          startTime: new Date(record.startedAt).toISOString(),
         };
       }),
     };
@@ -943,6 +1144,7 @@ export function createEngine(options: EngineOptions) {
       keyPairs: Object.fromEntries(keyPairs),
       instances: [...instances.values()],
       tokens: [...tokens.entries()],
+      snapshots: [...snapshots.values()],
     };
   }
 
@@ -963,6 +1165,8 @@ export function createEngine(options: EngineOptions) {
     }
     tokens.clear();
     for (const [token, record] of state.tokens) tokens.set(token, record);
+    snapshots.clear();
+    for (const record of state.snapshots) snapshots.set(record.snapshotId, record);
   }
 
   return {
@@ -996,6 +1200,11 @@ export function createEngine(options: EngineOptions) {
     terminateInstances,
     getPasswordData,
     createTags,
+    modifyInstanceType,
+    modifyVolume,
+    createSnapshot,
+    describeSnapshots,
+    deleteSnapshot,
     control,
     reset,
     snapshot,

@@ -5,7 +5,14 @@ import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import { z } from 'zod';
 import { readRawBody } from '../body.ts';
-import { createEngine, vcpusOf, VPC_ID, type ControlInput, type Engine } from './engine.ts';
+import {
+  createEngine,
+  vcpusOf,
+  VPC_ID,
+  type ControlInput,
+  type Engine,
+  type SnapshotView,
+} from './engine.ts';
 import { Ec2Error } from './errors.ts';
 import { createSaver, loadState, type Saver } from './persistence.ts';
 import {
@@ -196,6 +203,26 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
     await listeners?.sync(engine.runningAddresses());
   };
 
+  function snapshotXml(v: SnapshotView): string {
+    const r = v.record;
+    return (
+      leaf('snapshotId', r.snapshotId) +
+      leaf('volumeId', r.volumeId) +
+      leaf('status', v.state) +
+      leaf('startTime', new Date(r.startedAt).toISOString()) +
+      leaf('progress', v.progress) +
+      leaf('ownerId', ownerId) +
+      leaf('volumeSize', r.volumeSizeGb) +
+      leaf('description', r.description) +
+      leaf('encrypted', false) +
+      leaf('storageTier', 'standard') +
+      items(
+        'tagSet',
+        r.tags.map((tag) => leaf('key', tag.key) + leaf('value', tag.value)),
+      )
+    );
+  }
+
   function handle(action: string, params: Params): string {
     engine.checkAuthorized(`ec2:${action}`);
     switch (action) {
@@ -219,6 +246,7 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
           rootDeviceName: root?.get('DeviceName') ?? null,
           iamInstanceProfile:
             str(params, 'IamInstanceProfile.Arn') ?? str(params, 'IamInstanceProfile.Name') ?? null,
+          snapshotId: root?.get('Ebs.SnapshotId') ?? null,
         };
         engine.checkFaults(action, { subnetId: request.subnetId, instanceType: request.instanceType });
         dryRun(params);
@@ -281,6 +309,66 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
         engine.checkFaults(action, { instanceIds: resourceIds.filter((id) => id.startsWith('i-')) });
         dryRun(params);
         engine.createTags(resourceIds, tags(params));
+        return leaf('return', true);
+      }
+      case 'ModifyInstanceAttribute': {
+        const instanceId = required(params, 'InstanceId');
+        const instanceType = str(params, 'InstanceType.Value');
+        if (instanceType === undefined)
+          throw new Ec2Error('MissingParameter', 'The request must contain the parameter InstanceType');
+        engine.checkFaults(action, { instanceIds: [instanceId], instanceType });
+        dryRun(params);
+        engine.modifyInstanceType(instanceId, instanceType);
+        return leaf('return', true);
+      }
+      case 'ModifyVolume': {
+        const volumeId = required(params, 'VolumeId');
+        const size = int(params, 'Size');
+        if (size === undefined)
+          throw new Ec2Error('MissingParameter', 'The request must contain the parameter Size');
+        engine.checkFaults(action, {});
+        dryRun(params);
+        const result = engine.modifyVolume(volumeId, size);
+        const startTime = new Date(engine.now()).toISOString();
+        return node(
+          'volumeModification',
+          leaf('volumeId', result.volumeId),
+          leaf('modificationState', 'modifying'),
+          leaf('targetSize', result.to),
+          leaf('originalSize', result.from),
+          leaf('targetVolumeType', 'gp3'),
+          leaf('originalVolumeType', 'gp3'),
+          leaf('progress', 0),
+          leaf('startTime', startTime),
+        );
+      }
+      case 'CreateSnapshot': {
+        const volumeId = required(params, 'VolumeId');
+        const snapshotTags = structList(params, 'TagSpecification')
+          .filter((spec) => spec.get('ResourceType') === 'snapshot')
+          .flatMap((spec) => tags(spec));
+        engine.checkFaults(action, {});
+        dryRun(params);
+        return snapshotXml(engine.createSnapshot(volumeId, str(params, 'Description') ?? '', snapshotTags));
+      }
+      case 'DescribeSnapshots': {
+        engine.checkFaults(action, {});
+        dryRun(params);
+        const owners = scalarList(params, 'Owner');
+        if (owners.some((owner) => owner !== 'self' && owner !== ownerId)) return '';
+        const result = engine.describeSnapshots({
+          snapshotIds: scalarList(params, 'SnapshotId'),
+          filters: filters(params),
+          maxResults: int(params, 'MaxResults') ?? null,
+          nextToken: str(params, 'NextToken') || null,
+        });
+        return items('snapshotSet', result.views.map(snapshotXml)) + leaf('nextToken', result.nextToken);
+      }
+      case 'DeleteSnapshot': {
+        const snapshotId = required(params, 'SnapshotId');
+        engine.checkFaults(action, {});
+        dryRun(params);
+        engine.deleteSnapshot(snapshotId);
         return leaf('return', true);
       }
       case 'DescribeRegions': {

@@ -58,6 +58,8 @@ const InstanceRecordSchema = z.object({
   passwordData: z.string().nullable(),
   /** Held from the start command to the stop command; shown only while running. */
   publicIp: z.string().nullable(),
+  /** The snapshot its root volume was created from, when it was. */
+  restoredFromSnapshot: z.string().nullable().default(null),
 });
 
 export type InstanceRecord = z.infer<typeof InstanceRecordSchema>;
@@ -70,6 +72,21 @@ const TokenRecordSchema = z.object({
 
 export type TokenRecord = z.infer<typeof TokenRecordSchema>;
 
+const SnapshotRecordSchema = z.object({
+  snapshotId: z.string(),
+  volumeId: z.string(),
+  volumeSizeGb: z.number().int(),
+  /** The instance whose root volume it copies: what a restore brings back. */
+  sourceInstanceId: z.string(),
+  description: z.string(),
+  tags: z.array(TagSchema),
+  startedAt: z.number(),
+  /** pending until this instant, completed after. */
+  completesAt: z.number(),
+});
+
+export type SnapshotRecord = z.infer<typeof SnapshotRecordSchema>;
+
 export const PersistedStateSchema = z.object({
   version: z.literal(1),
   savedAt: z.string(),
@@ -79,6 +96,8 @@ export const PersistedStateSchema = z.object({
   keyPairs: z.record(z.string(), z.string()),
   instances: z.array(InstanceRecordSchema),
   tokens: z.array(z.tuple([z.string(), TokenRecordSchema])),
+  /** Older state files have none. */
+  snapshots: z.array(SnapshotRecordSchema).default([]),
 });
 
 export type PersistedState = z.infer<typeof PersistedStateSchema>;

@@ -18,6 +18,8 @@ export type Timings = {
   stop: Range;
   /** shutting-down → terminated. */
   terminate: Range;
+  /** A snapshot of a root volume: pending → completed. */
+  snapshot: Range;
 };
 
 export type ProfileName = 'fast' | 'aws';
@@ -29,6 +31,7 @@ export const PROFILES: Record<ProfileName, Timings> = {
     start: [1_000, 2_000],
     stop: [800, 1_200],
     terminate: [800, 1_200],
+    snapshot: [1_000, 2_000],
   },
   aws: {
     // 20–40 s pending plus 220–320 s of first boot: 4–6 minutes from launch to password.
@@ -37,6 +40,8 @@ export const PROFILES: Record<ProfileName, Timings> = {
     start: [40_000, 90_000],
     stop: [30_000, 60_000],
     terminate: [30_000, 60_000],
+    // A first, full snapshot of a used Windows volume: minutes, growing with the data written.
+    snapshot: [300_000, 1_200_000],
   },
 };
 

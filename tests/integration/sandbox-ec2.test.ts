@@ -437,6 +437,65 @@ describe('sandbox EC2 through @aws-sdk/client-ec2', () => {
     expect((await h.ec2.startInstance(first.instanceId)).current).toBe('pending');
   });
 
+  it('changes a type only while stopped, grows a volume but never shrinks it, and restores a launch from a completed snapshot', async () => {
+    const h = await start();
+    const launched = await h.ec2.launchInstance(launchInput({ volumeSizeGb: 100 }));
+    h.clock.t += 10 * MINUTE;
+    const [running] = await h.ec2.describeInstances({ instanceIds: [launched.instanceId] });
+    const volumeId = running!.rootVolumeId!;
+    expect(volumeId).toMatch(/^vol-/);
+
+    // As AWS: ModifyInstanceAttribute on a running instance is refused with the state error.
+    const refused = await failure(h.ec2.modifyInstanceType(launched.instanceId, 'g4dn.2xlarge'));
+    expect(refused.name).toBe('IncorrectInstanceState');
+    expect(classifyEc2Error(refused)).toBe('incorrect-state');
+    await h.ec2.stopInstance(launched.instanceId);
+    h.clock.t += 5 * MINUTE;
+    await h.ec2.modifyInstanceType(launched.instanceId, 'g4dn.2xlarge');
+    expect(h.sandbox.state().instances[0]).toMatchObject({ instanceType: 'g4dn.2xlarge', state: 'stopped' });
+
+    await h.ec2.growVolume(volumeId, 150);
+    expect((await failure(h.ec2.growVolume(volumeId, 120))).name).toBe('InvalidParameterValue');
+    expect((await failure(h.ec2.growVolume('vol-0000000000000000', 200))).name).toBe(
+      'InvalidVolume.NotFound',
+    );
+    expect(h.sandbox.state().instances[0]?.volumeSizeGb).toBe(150);
+
+    const snapshot = await h.ec2.createSnapshot(volumeId, 'kept disk', { 'legend:owner': 'u-1' });
+    expect(snapshot).toMatchObject({
+      state: 'pending',
+      volumeId,
+      volumeSizeGb: 150,
+      tags: { 'legend:owner': 'u-1' },
+    });
+    // A pending snapshot cannot seed a volume yet.
+    const early = await failure(
+      h.ec2.launchInstance(launchInput({ snapshotId: snapshot.snapshotId, volumeSizeGb: 150 })),
+    );
+    expect(early.name).toBe('IncorrectState');
+    h.clock.t += 10 * MINUTE;
+    expect(await h.ec2.describeSnapshots({ tags: { 'legend:owner': 'u-1' } })).toMatchObject([
+      { snapshotId: snapshot.snapshotId, state: 'completed' },
+    ]);
+    expect(await h.ec2.describeSnapshots({ snapshotIds: ['snap-0000000000000000'] })).toEqual([]);
+    const small = await failure(
+      h.ec2.launchInstance(launchInput({ snapshotId: snapshot.snapshotId, volumeSizeGb: 100 })),
+    );
+    expect(small.name).toBe('InvalidBlockDeviceMapping');
+    const restored = await h.ec2.launchInstance(
+      launchInput({ snapshotId: snapshot.snapshotId, volumeSizeGb: 150 }),
+    );
+    expect(h.sandbox.state().instances.find((i) => i.instanceId === restored.instanceId)).toMatchObject({
+      restoredFromSnapshot: snapshot.snapshotId,
+      volumeSizeGb: 150,
+    });
+
+    await h.ec2.deleteSnapshot(snapshot.snapshotId);
+    // Deleting it again is success for our provider (already gone), NotFound on the wire.
+    await h.ec2.deleteSnapshot(snapshot.snapshotId);
+    expect(h.sandbox.state().snapshots).toEqual([]);
+  });
+
   it('takes faults per subnet through the control API, so a launch can fall back to another subnet', async () => {
     const h = await start();
     const control = async (body: unknown) => {

@@ -18,7 +18,8 @@ import type { WorkerDeps } from '../deps.ts';
  * 2. running machines whose plan is not in force → stopping (usage stops counting now);
  * 3. "expired, stopped, kept until …" mail, once per plan;
  * 4. reminders 3 days and 1 day before expiry, once each (not for one-day trials);
- * 5. machines whose plan ended more than VM_GRACE_DAYS ago, not renewed → terminated, mailed.
+ * 5. machines whose plan ended more than VM_GRACE_DAYS ago, not renewed → terminated, their disk
+ *    first kept as a snapshot for SNAPSHOT_KEEP_DAYS (the lifecycle takes it and mails the dates).
  */
 export function planExpiry(deps: WorkerDeps) {
   return async (jobs: Job<unknown>[]) => {
@@ -59,7 +60,8 @@ export async function runPlanExpiry(deps: WorkerDeps, now: Date = new Date()): P
         userId: subscription.user_id,
         subscriptionId: subscription.id,
       },
-      (person) => planExpiredMail(person, subscription, keptUntil, config.publicUrl),
+      (person) =>
+        planExpiredMail(person, subscription, keptUntil, config.publicUrl, config.vm.snapshotKeepDays),
     );
     if (sent) report.expiredNotices += 1;
   }
@@ -84,9 +86,13 @@ export async function runPlanExpiry(deps: WorkerDeps, now: Date = new Date()): P
     }
   }
 
+  // The disk is kept as a snapshot first (mailed with its dates once it is safe), unless
+  // SNAPSHOT_KEEP_DAYS is 0: then the machine and its disk go, and the customer is told now.
+  const keepDisk = config.vm.snapshotKeepDays > 0;
   for (const vm of await listVmsPastGrace(db, now, config.vm.graceDays)) {
-    if (!(await requestTerminate(db, boss, vm.id, 'plan-ended', now))) continue;
+    if (!(await requestTerminate(db, boss, vm.id, 'plan-ended', now, { keepDisk }))) continue;
     report.terminated += 1;
+    if (keepDisk) continue;
     await notify(
       db,
       boss,

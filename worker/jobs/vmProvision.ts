@@ -1,14 +1,16 @@
 import { lockUserPlans, findSubscription, type Subscription } from '../../core/db/subscriptions.ts';
+import { findKeptSnapshotOfUser, markSnapshotRestored } from '../../core/db/snapshots.ts';
 import {
   attachSubscription,
   findLiveVmByUser,
   findVmBySubscription,
   insertVm,
+  recordPlanChange,
   type Vm,
 } from '../../core/db/vms.ts';
 import { machineForPlan, planInForce } from '../../core/domain/lifecycle.ts';
 import { parsePayload, type Job, type Payload } from '../../core/queue.ts';
-import { requestStart, requestTerminate, scheduleVmCheck } from '../../core/commands/vmActions.ts';
+import { requestStart, scheduleVmCheck } from '../../core/commands/vmActions.ts';
 import { RetryLater } from '../cloudPc.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { advanceMachine, planFacts } from '../lifecycle.ts';
@@ -18,8 +20,10 @@ import { advanceMachine, planFacts } from '../lifecycle.ts';
  * activating transaction (and again by the reaper when a provisioning stalls).
  *
  * Which machine serves the plan is decided under the user's plan lock (`machineForPlan`: one
- * live machine per user): the one it has, the customer's machine of the same kind kept (a
- * renewal: same instance, same disk, started), or a new one. A new machine is then taken
+ * live machine per user): the one it has, the customer's machine kept (a renewal: same
+ * instance, same disk, started — changed to the new plan's type and disk first when the plan is
+ * of another kind), or a new one (from the customer's kept snapshot when there is one, so their
+ * files come back). A new machine is then taken
  * forward by the lifecycle executor: a warm-pool instance claimed and started, or a launch with
  * ClientToken = the machine's id, so however often this runs EC2 creates one instance. Capacity
  * errors throw to retry with backoff; the queue's attempt budget is the launch budget.
@@ -54,6 +58,7 @@ export async function provisionVm(
       return { kind: 'skip', why: 'no such subscription' };
     const planMachine = await findVmBySubscription(trx, subscriptionId);
     const live = await findLiveVmByUser(trx, userId);
+    const kept = live ? null : await findKeptSnapshotOfUser(trx, userId);
     const plan = planFacts(subscription);
     if (!plan) return { kind: 'skip', why: 'no such subscription' };
     const choice = machineForPlan({
@@ -65,6 +70,7 @@ export async function provisionVm(
       },
       planMachine,
       live: live && { planId: live.plan_id, instanceType: live.instance_type, storageGb: live.storage_gb },
+      kept: kept && { id: kept.id, state: kept.state, keepUntil: kept.keep_until },
       now,
     });
     switch (choice.kind) {
@@ -76,11 +82,11 @@ export async function provisionVm(
       }
       case 'keep-live': {
         const current = live as Vm;
-        const attached = await attachSubscription(trx, current.id, subscription.id, now);
-        return { kind: 'vm', vm: attached ?? current, subscription, renewal: true };
+        const attached = (await attachSubscription(trx, current.id, subscription.id, now)) ?? current;
+        const changed = choice.change ? await recordPlanChange(trx, attached.id, choice.change) : null;
+        return { kind: 'vm', vm: changed ?? attached, subscription, renewal: true };
       }
       case 'new': {
-        if (choice.replaces && live) await requestTerminate(trx, boss, live.id, 'replaced-by-new-plan', now);
         const vm = await insertVm(
           trx,
           {
@@ -88,10 +94,12 @@ export async function provisionVm(
             subscriptionId,
             planId: subscription.plan_id,
             instanceType: subscription.instance_type,
-            storageGb: subscription.storage_gb,
+            storageGb: Math.max(subscription.storage_gb, choice.restoreFrom ? (kept?.volume_gb ?? 0) : 0),
+            restoreSnapshotId: choice.restoreFrom,
           },
           now,
         );
+        if (choice.restoreFrom) await markSnapshotRestored(trx, choice.restoreFrom, vm.id);
         return { kind: 'vm', vm, subscription, renewal: false };
       }
     }
@@ -131,8 +139,17 @@ export async function provisionVm(
       if (!untouched || !planInForce(planFacts(subscription), now)) return 'nothing-to-do';
       if (vm.state === 'stopping')
         throw new RetryLater('the renewed machine is still stopping; starting it once stopped');
+      // A pending plan change is made by the start: starting → change the stopped instance → start.
       await requestStart(db, boss, vm.id, 'renewal', now);
       vmLog.info('vm-provision: renewal keeps the same machine and disk; starting it');
+      return 'renewed';
+    }
+    case 'running':
+    case 'starting': {
+      if (vm.resize_to_type === null && vm.resize_to_gb === null) return 'renewed';
+      // Another kind of plan on a running machine: the lifecycle stops it, changes it and starts it.
+      await advanceMachine(deps, vm, { mode: 'job', subscription });
+      vmLog.info('vm-provision: plan change keeps the same machine and disk; restarting it changed');
       return 'renewed';
     }
     default:

@@ -7,19 +7,21 @@ import { parsePayload, type Job } from '../../core/queue.ts';
 import { TAGS } from '../../core/providers/vmEc2.ts';
 import { describeEc2Error } from '../cloudPc.ts';
 import type { WorkerDeps } from '../deps.ts';
+import { sweepSnapshots } from './snapshotSweep.ts';
 
 /**
  * `vm-reconcile` (cron): instances tagged as this deployment's that no row owns — a launch
  * whose row is gone, a duplicate, something left by hand. Each is reported (operator alert)
  * when first seen and terminated if still unowned after ORPHAN_GRACE_MINUTES, which leaves a
  * lost launch answer time to be adopted by vm-sync first. Only instances carrying our
- * deployment tag are ever considered.
+ * deployment tag are ever considered. Kept disks (snapshots) are swept in the same run.
  */
 export function vmReconcile(deps: WorkerDeps) {
   return async (jobs: Job<unknown>[]) => {
     for (const job of jobs) {
       parsePayload('vm-reconcile', job.data);
       await reconcileInstances(deps);
+      await sweepSnapshots(deps);
     }
   };
 }
