@@ -1,8 +1,42 @@
-import { cancelSubscription, findActiveSubscription } from '../db/subscriptions.ts';
+import { cancelSubscription, findActiveSubscription, hasTrialPhoneOnRecord } from '../db/subscriptions.ts';
 import { listUndeletedVmsOfUser } from '../db/vms.ts';
+import { countInvoicesOfUser, minimiseInvoicesOfUser } from '../db/invoices.ts';
+import { minimisePaymentsOfUser } from '../db/payments.ts';
 import type { Db } from '../db/pool.ts';
 import type { Boss } from '../queue.ts';
+import {
+  MINIMISED_CUSTOMER_NAME,
+  minimisedCustomerEmail,
+  PAYU_PERSONAL_FIELDS,
+  RECIPIENT_NAME_REQUIRED_FROM_PAISE,
+} from '../domain/accountDeletion.ts';
+import { remainingSeconds } from '../domain/usage.ts';
 import { requestTerminate } from './vmActions.ts';
+
+/** What a deletion is about to do, for its confirmation mail (core/emails/accounts.ts). */
+export type DeletionFacts = {
+  /** Machines (each with its disk) that go to `terminating`. */
+  machines: number;
+  /** The plan in force, if any, and the seconds it had left. */
+  plan: { name: string; secondsLeft: number } | null;
+  /** Invoices kept, minimised. */
+  invoices: number;
+  /** A trial was bought with the user's phone: the number stays on that plan (one trial per number). */
+  trialPhoneKept: boolean;
+};
+
+/** Read inside the deletion transaction, before anything changes. */
+export async function deletionFacts(db: Db, userId: string, now: Date): Promise<DeletionFacts> {
+  const machines = await listUndeletedVmsOfUser(db, userId);
+  const plan = await findActiveSubscription(db, userId, now);
+  const used = plan ? (machines.find((vm) => vm.subscription_id === plan.id)?.usage_seconds ?? 0) : 0;
+  return {
+    machines: machines.length,
+    plan: plan && { name: plan.plan_name, secondsLeft: remainingSeconds(plan.hours, used) },
+    invoices: await countInvoicesOfUser(db, userId),
+    trialPhoneKept: await hasTrialPhoneOnRecord(db, userId),
+  };
+}
 
 /**
  * THE seam between deleting an account and the user's cloud PCs. `DELETE /api/user` calls it
@@ -11,9 +45,12 @@ import { requestTerminate } from './vmActions.ts';
  * deletion does.
  *
  * Every machine of the user goes to `terminating` with a `vm-terminate` job (the job calls EC2
- * outside any transaction, keyed on the VM id; a running machine stops counting hours now), and
- * the active plan is cancelled so nothing provisions or renews it. Invoices and payments stay:
- * the users row is anonymised, not removed, so their foreign keys hold.
+ * outside any transaction, keyed on the VM id, and also terminates anything launched under the
+ * machine's ClientToken; the root volume is DeleteOnTermination, so the disk goes with it; a
+ * running machine stops counting hours now), and the active plan is cancelled so nothing
+ * provisions (a queued `vm-provision` skips a plan not in force), claims a pool machine for it
+ * or renews it. Invoices and payments stay: the users row is anonymised, not removed, so their
+ * foreign keys hold; `minimiseKeptRecords` strips the person from them.
  */
 export async function releaseUserResources(db: Db, boss: Boss, userId: string): Promise<void> {
   const now = new Date();
@@ -22,4 +59,34 @@ export async function releaseUserResources(db: Db, boss: Boss, userId: string): 
   }
   const active = await findActiveSubscription(db, userId, now);
   if (active) await cancelSubscription(db, active.id, now);
+  await releaseUserSnapshots(db, boss, userId, now);
+}
+
+/**
+ * HOOK for the customer's kept disk snapshots (taken when a plan lapses past its grace period):
+ * delete every snapshot of this user here, in the deletion transaction, the same way machines
+ * go: mark each snapshot row of the user as to be deleted and enqueue its deletion job (the job
+ * calls EC2 `DeleteSnapshot` outside the transaction, idempotently). Until the snapshot table
+ * exists there is nothing of the user's to delete; the dialog and the mail already promise it.
+ */
+export async function releaseUserSnapshots(_db: Db, _boss: Boss, _userId: string, _now: Date): Promise<void> {
+  // Wired when snapshots are kept: see the JSDoc above.
+}
+
+/**
+ * The records a deleted account leaves behind for the tax authority (invoices, payments) lose
+ * the person: name, email and phone on invoices, PayU's personal fields on payments
+ * (core/domain/accountDeletion.ts says what is kept and why). Call in the deletion transaction.
+ */
+export async function minimiseKeptRecords(
+  db: Db,
+  userId: string,
+): Promise<{ invoices: number; payments: number }> {
+  const invoices = await minimiseInvoicesOfUser(db, userId, {
+    name: MINIMISED_CUSTOMER_NAME,
+    email: minimisedCustomerEmail(userId),
+    nameRequiredFromPaise: RECIPIENT_NAME_REQUIRED_FROM_PAISE,
+  });
+  const payments = await minimisePaymentsOfUser(db, userId, PAYU_PERSONAL_FIELDS);
+  return { invoices, payments };
 }
