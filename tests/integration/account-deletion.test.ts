@@ -80,6 +80,11 @@ describe('account deletion', () => {
       async () => (await vmsOf(running.user.id)).some((vm) => vm.state === 'running'),
       60_000,
     );
+    // It came from the hot spare: a pool claim, already running.
+    expect(
+      await db.maybeOneFirst(sql.type(z.object({ hot: z.boolean() }))`
+        SELECT p.hot FROM pool_instances p JOIN vms v ON v.id = p.vm_id WHERE v.user_id = ${running.user.id}`),
+    ).toBe(true);
     // The second customer deletes right after paying: the claim or launch is in flight.
     const fresh = await paid('Arjun Nair');
 
