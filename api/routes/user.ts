@@ -3,7 +3,11 @@ import { koaBody, HttpMethodEnum } from 'koa-body';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { decrypt, encrypt } from '../../core/crypto/crypto.ts';
-import { releaseUserResources } from '../../core/commands/accountDeletion.ts';
+import {
+  deletionFacts,
+  minimiseKeptRecords,
+  releaseUserResources,
+} from '../../core/commands/accountDeletion.ts';
 import { consumeCodes } from '../../core/db/codes.ts';
 import { deletePendingRegistration } from '../../core/db/pendingRegistrations.ts';
 import { consumeUserResetTokens } from '../../core/db/passwordResets.ts';
@@ -26,9 +30,6 @@ import {
 } from '../../core/db/users.ts';
 import { ACCOUNT_MESSAGES as M, NAME_MAX_LENGTH } from '../../core/domain/account.ts';
 import { PHONE_MESSAGE, PHONE_PATTERN } from '../../core/domain/phone.ts';
-import { findActiveSubscription } from '../../core/db/subscriptions.ts';
-import { listUndeletedVmsOfUser } from '../../core/db/vms.ts';
-import { remainingSeconds } from '../../core/domain/usage.ts';
 import { formatHoursMinutes } from '../../core/domain/usageBuckets.ts';
 import { accountDeletedMail, twoFactorChangedMail } from '../../core/emails/accounts.ts';
 import { sendJob } from '../../core/queue.ts';
@@ -136,10 +137,7 @@ export function userRoutes(services: Services): Router<AppState> {
     const { email } = input<DeleteBody>(ctx);
     const me = assertSameUser(ctx, email);
     await db.transaction(async (trx) => {
-      const now = new Date();
-      const machines = await listUndeletedVmsOfUser(trx, me.id);
-      const plan = await findActiveSubscription(trx, me.id, now);
-      const used = plan ? (machines.find((vm) => vm.subscription_id === plan.id)?.usage_seconds ?? 0) : 0;
+      const facts = await deletionFacts(trx, me.id, new Date());
       await sendJob(
         boss,
         'email-send',
@@ -147,11 +145,13 @@ export function userRoutes(services: Services): Router<AppState> {
           me.email,
           me.name,
           {
-            machines: machines.length,
-            plan: plan && {
-              name: plan.plan_name,
-              hoursLeft: formatHoursMinutes(remainingSeconds(plan.hours, used) / 3600),
+            machines: facts.machines,
+            plan: facts.plan && {
+              name: facts.plan.name,
+              hoursLeft: formatHoursMinutes(facts.plan.secondsLeft / 3600),
             },
+            invoices: facts.invoices,
+            trialPhoneKept: facts.trialPhoneKept,
           },
           config.supportEmail,
         ),
@@ -165,6 +165,8 @@ export function userRoutes(services: Services): Router<AppState> {
       await deleteRecoveryCodes(trx, me.id);
       // The cloud-PC seam: stop and terminate the user's machines (core/commands/accountDeletion.ts).
       await releaseUserResources(trx, boss, me.id);
+      // Invoices and payments stay for the tax authority, without the person on them.
+      await minimiseKeptRecords(trx, me.id);
       await anonymiseUser(trx, me.id);
     });
     clearCookie(ctx, SESSION_COOKIE, { production: config.production });

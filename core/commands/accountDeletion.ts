@@ -1,9 +1,43 @@
 import { endKeptDisksOfUser } from '../db/snapshots.ts';
-import { cancelSubscription, findActiveSubscription } from '../db/subscriptions.ts';
+import { cancelSubscription, findActiveSubscription, hasTrialPhoneOnRecord } from '../db/subscriptions.ts';
 import { listUndeletedVmsOfUser } from '../db/vms.ts';
+import { countInvoicesOfUser, minimiseInvoicesOfUser } from '../db/invoices.ts';
+import { minimisePaymentsOfUser } from '../db/payments.ts';
 import type { Db } from '../db/pool.ts';
 import { sendJob, type Boss } from '../queue.ts';
+import {
+  MINIMISED_CUSTOMER_NAME,
+  minimisedCustomerEmail,
+  PAYU_PERSONAL_FIELDS,
+  RECIPIENT_NAME_REQUIRED_FROM_PAISE,
+} from '../domain/accountDeletion.ts';
+import { remainingSeconds } from '../domain/usage.ts';
 import { requestTerminate } from './vmActions.ts';
+
+/** What a deletion is about to do, for its confirmation mail (core/emails/accounts.ts). */
+export type DeletionFacts = {
+  /** Machines (each with its disk) that go to `terminating`. */
+  machines: number;
+  /** The plan in force, if any, and the seconds it had left. */
+  plan: { name: string; secondsLeft: number } | null;
+  /** Invoices kept, minimised. */
+  invoices: number;
+  /** A trial was bought with the user's phone: the number stays on that plan (one trial per number). */
+  trialPhoneKept: boolean;
+};
+
+/** Read inside the deletion transaction, before anything changes. */
+export async function deletionFacts(db: Db, userId: string, now: Date): Promise<DeletionFacts> {
+  const machines = await listUndeletedVmsOfUser(db, userId);
+  const plan = await findActiveSubscription(db, userId, now);
+  const used = plan ? (machines.find((vm) => vm.subscription_id === plan.id)?.usage_seconds ?? 0) : 0;
+  return {
+    machines: machines.length,
+    plan: plan && { name: plan.plan_name, secondsLeft: remainingSeconds(plan.hours, used) },
+    invoices: await countInvoicesOfUser(db, userId),
+    trialPhoneKept: await hasTrialPhoneOnRecord(db, userId),
+  };
+}
 
 /**
  * THE seam between deleting an account and the user's cloud PCs. `DELETE /api/user` calls it
@@ -12,10 +46,13 @@ import { requestTerminate } from './vmActions.ts';
  * deletion does.
  *
  * Every machine of the user goes to `terminating` with a `vm-terminate` job (the job calls EC2
- * outside any transaction, keyed on the VM id; a running machine stops counting hours now), and
- * the active plan is cancelled so nothing provisions or renews it, and any kept disk (snapshot)
- * is due for deletion at once. Invoices and payments stay:
- * the users row is anonymised, not removed, so their foreign keys hold.
+ * outside any transaction, keyed on the VM id, and also terminates anything launched under the
+ * machine's ClientToken; the root volume is DeleteOnTermination, so the disk goes with it; a
+ * running machine stops counting hours now), and the active plan is cancelled so nothing
+ * provisions (a queued `vm-provision` skips a plan not in force), claims a pool machine for it
+ * or renews it; any kept disk (snapshot) is due for deletion at once. Invoices and payments
+ * stay: the users row is anonymised, not removed, so their foreign keys hold;
+ * `minimiseKeptRecords` strips the person from them.
  */
 export async function releaseUserResources(db: Db, boss: Boss, userId: string): Promise<void> {
   const now = new Date();
@@ -24,6 +61,25 @@ export async function releaseUserResources(db: Db, boss: Boss, userId: string): 
   }
   const active = await findActiveSubscription(db, userId, now);
   if (active) await cancelSubscription(db, active.id, now);
-  // Kept disks (snapshots of expired machines) go too; the reconcile run deletes them in EC2.
+  // Kept disks (snapshots of expired machines) go too: every window ends now, and the
+  // vm-reconcile run sent here deletes them in EC2 (and retries what fails).
   if ((await endKeptDisksOfUser(db, userId, now)) > 0) await sendJob(boss, 'vm-reconcile', {}, { db });
+}
+
+/**
+ * The records a deleted account leaves behind for the tax authority (invoices, payments) lose
+ * the person: name, email and phone on invoices, PayU's personal fields on payments
+ * (core/domain/accountDeletion.ts says what is kept and why). Call in the deletion transaction.
+ */
+export async function minimiseKeptRecords(
+  db: Db,
+  userId: string,
+): Promise<{ invoices: number; payments: number }> {
+  const invoices = await minimiseInvoicesOfUser(db, userId, {
+    name: MINIMISED_CUSTOMER_NAME,
+    email: minimisedCustomerEmail(userId),
+    nameRequiredFromPaise: RECIPIENT_NAME_REQUIRED_FROM_PAISE,
+  });
+  const payments = await minimisePaymentsOfUser(db, userId, PAYU_PERSONAL_FIELDS);
+  return { invoices, payments };
 }

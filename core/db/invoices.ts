@@ -95,3 +95,33 @@ export async function findInvoiceByNumber(db: Db, invoiceNumber: string): Promis
 export async function findInvoiceByPayment(db: Db, paymentId: string): Promise<Invoice | null> {
   return db.maybeOne(sql.type(Invoice)`SELECT ${COLUMNS} FROM invoices WHERE payment_id = ${paymentId}`);
 }
+
+/** How many invoices a user has (kept after an account deletion). */
+export async function countInvoicesOfUser(db: Db, userId: string): Promise<number> {
+  return db.oneFirst(
+    sql.type(
+      z.object({ count: z.number() }),
+    )`SELECT count(*)::int AS count FROM invoices WHERE user_id = ${userId}`,
+  );
+}
+
+/**
+ * At account deletion: the invoices stay (tax law) but stop naming the person. Name, email and
+ * phone are replaced; the number, dates, plan, amounts, tax split, place of supply and our own
+ * details stay. An invoice whose taxable value is at or above `nameRequiredFromPaise` keeps the
+ * name the law asks it to show (core/domain/accountDeletion.ts). Answers how many were minimised.
+ */
+export async function minimiseInvoicesOfUser(
+  db: Db,
+  userId: string,
+  replacement: { name: string; email: string; nameRequiredFromPaise: number },
+): Promise<number> {
+  const result = await db.query(sql.unsafe`
+    UPDATE invoices SET
+      customer_name = CASE WHEN taxable_paise >= ${replacement.nameRequiredFromPaise} THEN customer_name
+                           ELSE ${replacement.name} END,
+      customer_email = ${replacement.email},
+      customer_phone = NULL
+    WHERE user_id = ${userId}`);
+  return result.rowCount;
+}

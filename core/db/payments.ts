@@ -211,3 +211,19 @@ type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 function toJson(value: unknown): Json {
   return JSON.parse(JSON.stringify(value ?? null)) as Json;
 }
+
+/**
+ * At account deletion: the payments stay (tax law, refunds, reconciliation) but PayU's answer
+ * recorded on each loses the fields that describe the person (`fields`, top-level keys of the
+ * transaction's entry). Amounts, status and PayU's ids stay. Answers how many were touched.
+ */
+export async function minimisePaymentsOfUser(
+  db: Db,
+  userId: string,
+  fields: readonly string[],
+): Promise<number> {
+  const result = await db.query(sql.unsafe`
+    UPDATE payments SET verify_answer = verify_answer - ${sql.array([...fields], 'text')}, updated_at = now()
+    WHERE user_id = ${userId} AND jsonb_typeof(verify_answer) = 'object'`);
+  return result.rowCount;
+}

@@ -204,3 +204,9 @@ export async function expireDueSubscriptions(db: Db, now: Date, limit = 500): Pr
       RETURNING ${COLUMNS}`)),
   ];
 }
+
+/** Whether a subscription of the user carries the phone a trial was taken with (kept at deletion). */
+export async function hasTrialPhoneOnRecord(db: Db, userId: string): Promise<boolean> {
+  return db.oneFirst(sql.type(z.object({ kept: z.boolean() }))`
+    SELECT EXISTS (SELECT 1 FROM subscriptions WHERE user_id = ${userId} AND trial_phone IS NOT NULL) AS kept`);
+}

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { formatHms, hourAlertsReached, liveUsageSeconds, remainingSeconds, vmDisplayState } from './usage.ts';
+import {
+  formatClockTime,
+  formatHms,
+  hourAlertsReached,
+  hourBankNotice,
+  HOURS_RUN_OUT_WARNING_SECONDS,
+  liveUsageSeconds,
+  remainingSeconds,
+  stopsSoonMessage,
+  vmDisplayState,
+} from './usage.ts';
 
 describe('remaining time', () => {
   it('is the plan’s hours in seconds minus the time used', () => {
@@ -95,5 +105,60 @@ describe('hour alerts', () => {
       expect(hourAlertsReached(hours, Math.ceil(threshold) - 1)).toEqual([]);
       expect(hourAlertsReached(hours, Math.ceil(threshold))).toEqual([80]);
     }
+  });
+});
+
+describe('hour-bank notice', () => {
+  const now = Date.parse('2026-11-24T09:00:00Z'); // 14:30 in India
+  const base = { hours: 30, running: true, planActive: true, now };
+  const plan = 30 * 3600;
+
+  it('says nothing below 80%, then the 80% notice with what is left', () => {
+    expect(hourBankNotice({ ...base, usedSeconds: plan * 0.8 - 1 })).toBeNull();
+    expect(hourBankNotice({ ...base, usedSeconds: plan * 0.8 })).toEqual({
+      kind: 'used-80',
+      secondsLeft: plan * 0.2,
+    });
+  });
+
+  it('counts down the last 10 minutes of a running machine, with the time it stops', () => {
+    const left = HOURS_RUN_OUT_WARNING_SECONDS + 1;
+    expect(hourBankNotice({ ...base, usedSeconds: plan - left })?.kind).toBe('used-80');
+    expect(hourBankNotice({ ...base, usedSeconds: plan - 600 })).toEqual({
+      kind: 'stops-soon',
+      secondsLeft: 600,
+      runsOutAt: now + 600_000,
+    });
+    expect(hourBankNotice({ ...base, usedSeconds: plan - 90 })).toEqual({
+      kind: 'stops-soon',
+      secondsLeft: 90,
+      runsOutAt: now + 90_000,
+    });
+  });
+
+  it('a stopped machine with minutes left gets the 80% notice, not a countdown: nothing will stop it', () => {
+    expect(hourBankNotice({ ...base, running: false, usedSeconds: plan - 60 })?.kind).toBe('used-80');
+  });
+
+  it('all hours used: the 100% notice when stopped, the stop under way when the clock ran out while running', () => {
+    expect(hourBankNotice({ ...base, running: false, usedSeconds: plan })).toEqual({ kind: 'used-all' });
+    expect(hourBankNotice({ ...base, usedSeconds: plan + 30 })).toMatchObject({
+      kind: 'stops-soon',
+      secondsLeft: 0,
+    });
+  });
+
+  it('nothing without a plan in force: the expiry notice speaks then', () => {
+    expect(hourBankNotice({ ...base, planActive: false, usedSeconds: plan })).toBeNull();
+    expect(hourBankNotice({ ...base, hours: null, usedSeconds: plan })).toBeNull();
+  });
+
+  it('prints the stop time as HH:MM in India time', () => {
+    expect(formatClockTime(now)).toBe('14:30');
+    expect(formatClockTime(Date.parse('2026-11-24T18:35:00Z'))).toBe('00:05');
+    expect(stopsSoonMessage(now + 480_000, 480)).toBe(
+      'Your hours run out at 14:38 (in 8 minutes) — save your work; your PC will stop then.',
+    );
+    expect(stopsSoonMessage(now + 30_000, 30)).toContain('(in under a minute)');
   });
 });

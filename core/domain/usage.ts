@@ -1,5 +1,5 @@
 /** Hours used and left, the VM's display state and the hour alerts (spec §2 Dashboard, §4, §9). */
-import { SECOND_MS, toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
+import { INDIA_TIME_ZONE, SECOND_MS, toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
 
 const SECONDS_PER_HOUR = 3600;
 
@@ -67,6 +67,58 @@ export function hourAlertsReached(durationHours: number, usedSeconds: number): H
   return HOUR_ALERT_PERCENTS.filter((percent) => usedSeconds * 100 >= plan * percent);
 }
 
+/**
+ * How long before the hours run out a running machine's dashboard warns that it will be stopped:
+ * enough to save work and close programs.
+ */
+export const HOURS_RUN_OUT_WARNING_SECONDS = 10 * 60;
+
+/** What the dashboard says about the hour bank, from the usage it already has (no extra query). */
+export type HourBankNotice =
+  /** Running, and the hours run out within the warning window: the machine stops at `runsOutAt`. */
+  | { kind: 'stops-soon'; secondsLeft: number; runsOutAt: number }
+  /** Every hour of the plan used (the 100% alert). */
+  | { kind: 'used-all' }
+  /** At least 80% used (the 80% alert), `secondsLeft` to go. */
+  | { kind: 'used-80'; secondsLeft: number };
+
+/**
+ * The hour-bank notice for a plan in force, or null: the dashboard's counterpart of the 80% and
+ * 100% mails (same thresholds, `hourAlertsReached`), plus a countdown while the machine runs in
+ * the last `HOURS_RUN_OUT_WARNING_SECONDS`. `usedSeconds` is the live usage (stored plus time
+ * since the last state change while running); `runsOutAt` is `now` plus what is left, since a
+ * running machine spends one second of the bank per second.
+ */
+export function hourBankNotice(input: {
+  hours: number | null;
+  usedSeconds: number;
+  running: boolean;
+  planActive: boolean;
+  now: Instant;
+}): HourBankNotice | null {
+  if (!input.planActive || input.hours === null) return null;
+  const secondsLeft = remainingSeconds(input.hours, input.usedSeconds);
+  if (input.running && secondsLeft <= HOURS_RUN_OUT_WARNING_SECONDS)
+    return { kind: 'stops-soon', secondsLeft, runsOutAt: toEpochMs(input.now) + secondsLeft * SECOND_MS };
+  const reached = hourAlertsReached(input.hours, input.usedSeconds);
+  if (reached.includes(100)) return { kind: 'used-all' };
+  if (reached.includes(80)) return { kind: 'used-80', secondsLeft };
+  return null;
+}
+
+let clockFormat: Intl.DateTimeFormat | undefined;
+
+/** A time of day as the dashboard's notices print it, 24-hour "HH:MM" in India time. */
+export function formatClockTime(at: Instant): string {
+  clockFormat ??= new Intl.DateTimeFormat('en-GB', {
+    timeZone: INDIA_TIME_ZONE,
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  });
+  return clockFormat.format(toEpochMs(at));
+}
+
 export const USAGE_MESSAGES = {
   outOfHours: 'You have used all the hours of your plan. Renew your plan to start your VM again.',
   stoppedHint: 'After every shut-down, start your VM',
@@ -74,4 +126,14 @@ export const USAGE_MESSAGES = {
   stoppedTitle: 'Your VM is stopped',
   stoppedBody: 'Start your instance to see usage charts.',
   loading: 'Loading your usage…',
+  used80: "You have used 80% of your plan's hours.",
+  used80Hint: 'Stop your PC whenever you are not using it, so your hours last.',
+  stopsNow: 'Your hours have run out: your PC is being stopped. Save your work now.',
 } as const;
+
+/** "Your hours run out at 14:32 (in 8 minutes) — save your work; your PC will stop then." */
+export function stopsSoonMessage(runsOutAt: Instant, secondsLeft: number): string {
+  const minutes = Math.ceil(secondsLeft / 60);
+  const inWords = minutes <= 1 ? 'in under a minute' : `in ${minutes} minutes`;
+  return `Your hours run out at ${formatClockTime(runsOutAt)} (${inWords}) — save your work; your PC will stop then.`;
+}

@@ -1,6 +1,7 @@
 import { escapeHtml } from './html.ts';
 import type { Payload } from '../queue.ts';
 import { sealMailSecrets } from './sealed.ts';
+import { DELETION_WORDING } from '../domain/accountDeletion.ts';
 
 /**
  * The account mails: sign-up code, login code, reset link, and notices of security changes.
@@ -114,12 +115,16 @@ export function twoFactorChangedMail(to: string, enabled: boolean, supportEmail:
   );
 }
 
-/** What an account deletion destroyed, for its confirmation mail. */
+/** What an account deletion did, for its confirmation mail: the same facts the dialog listed. */
 export type DeletionSummary = {
   /** Machines shut down and terminated, with their disks. */
   machines: number;
   /** The plan that was in force, if any, and the hours it had left. */
   plan: { name: string; hoursLeft: string } | null;
+  /** Invoices kept, with the person's details removed. */
+  invoices: number;
+  /** A trial was bought with their phone number, which is kept (one trial per number). */
+  trialPhoneKept: boolean;
 };
 
 /** Confirms a deletion to the address that was deleted: what went, what stays, whom to ask. */
@@ -129,21 +134,40 @@ export function accountDeletedMail(
   summary: DeletionSummary,
   supportEmail: string,
 ): Mail {
+  const W = DELETION_WORDING;
   const gone = [
-    summary.machines > 0
-      ? `- Your cloud PC${summary.machines > 1 ? 's' : ''} and ${summary.machines > 1 ? 'their disks' : 'its disk'}, with every file on ${summary.machines > 1 ? 'them' : 'it'}, are being destroyed.`
-      : '- You had no cloud PC, so no machine or disk was destroyed.',
+    ...(summary.machines > 0
+      ? [
+          summary.machines > 1
+            ? `- Your ${summary.machines} cloud PCs are shut down and terminated: nothing of yours keeps running or is billed.`
+            : `- ${W.machine}`,
+          summary.machines > 1 ? '- Their disks are deleted, with every file on them.' : `- ${W.disk}`,
+        ]
+      : [`- ${W.noMachine}`]),
+    `- ${W.snapshots}`,
     ...(summary.plan
-      ? [`- Your ${summary.plan.name} plan is cancelled; its ${summary.plan.hoursLeft} left are given up.`]
+      ? [
+          `- Your ${summary.plan.name} plan is cancelled; its ${summary.plan.hoursLeft} left are given up. Nothing is refunded.`,
+        ]
       : []),
-    '- Your sign-in, name and phone number are erased, and every session is signed out.',
+    `- ${W.personal}`,
+  ];
+  const kept = [
+    summary.invoices > 0
+      ? `- ${W.invoicesKept} ${W.invoicesMinimised}`
+      : `- You had no invoices. ${W.invoicesKept}`,
+    ...(summary.trialPhoneKept ? [`- ${W.trialPhone}`] : []),
   ];
   return mail('account-deleted', to, 'Your Legend Cloud account has been deleted', [
     `Hi ${name},`,
     '',
     'As you asked, your Legend Cloud account has been deleted.',
+    '',
+    'What is deleted:',
     ...gone,
-    '- Your invoices and payment records are kept, as Indian tax law requires.',
+    '',
+    'What is kept:',
+    ...kept,
     '',
     `If you did not ask for this, write to ${supportEmail} at once.`,
     '',

@@ -180,9 +180,15 @@ describe.skipIf(!hasBrowser())('customer journeys without dead ends', () => {
       await menu.getByRole('button', { name: 'Delete Account' }).click();
       const dialog = page.getByRole('dialog', { name: 'Delete your account?' });
       const destroys = dialog.getByTestId('deletion-destroys');
-      await destroys.getByText('Destroys your cloud PC (LEGEND, running) and its disk').waitFor();
+      await destroys.getByText('Terminates your cloud PC (LEGEND, running).').waitFor();
+      await destroys.getByText('Deletes its disk').waitFor();
+      await destroys.getByText('Deletes any snapshot of its disk').waitFor();
       await destroys.getByText(/Gives up your LEGEND plan and the \d+ h \d\d min left on it/).waitFor();
-      await dialog.getByText('Your invoices and payment records are kept').waitFor();
+      await dialog
+        .getByTestId('deletion-keeps')
+        .getByText('Your invoices and payment records are kept for 8 years')
+        .waitFor();
+      await dialog.getByText('Your name, email address and phone number are removed from them').waitFor();
       const confirm = dialog.getByRole('button', { name: 'Delete my account' });
       await expect(confirm.isDisabled()).resolves.toBe(true);
       const typed = dialog.getByLabel(`Type ${user.email} to confirm`);
@@ -193,7 +199,8 @@ describe.skipIf(!hasBrowser())('customer journeys without dead ends', () => {
       await confirm.click();
       await page.waitForURL(`${baseUrl()}/`);
       const mail = await waitForMail(user.email, 'account has been deleted');
-      expect(mail.text).toContain('Your cloud PC and its disk, with every file on it, are being destroyed.');
+      expect(mail.text).toContain('- Your cloud PC is shut down and terminated');
+      expect(mail.text).toContain('- Its disk is deleted, with every file on it.');
     },
   );
 });

@@ -57,9 +57,15 @@ describe('DELETE /api/user with a paid, running machine', () => {
       (await stack.mailTo(user.email)).find((m) => m.subject.includes('account has been deleted')),
     );
     expect(mail.text).toContain('Hi Ravi Kumar,');
-    expect(mail.text).toContain('Your cloud PC and its disk, with every file on it, are being destroyed.');
+    expect(mail.text).toContain(
+      '- Your cloud PC is shut down and terminated: nothing of yours keeps running or is billed.',
+    );
+    expect(mail.text).toContain('- Its disk is deleted, with every file on it.');
+    expect(mail.text).toContain('- Any snapshot of its disk we keep after a plan ends is deleted.');
     expect(mail.text).toMatch(/Your LEGEND plan is cancelled; its (29|30) h \d\d min left are given up\./);
-    expect(mail.text).toContain('Your invoices and payment records are kept');
+    expect(mail.text).toContain(
+      "- Your invoices and payment records are kept for 8 years, as India's GST law requires (CGST Act, section 36). Your name, email address and phone number are removed from them;",
+    );
   });
 
   it('says no machine was destroyed for an account without one', async () => {
@@ -72,7 +78,7 @@ describe('DELETE /api/user with a paid, running machine', () => {
     const mail = await waitFor('the deletion mail', async () =>
       (await stack.mailTo(user.email)).find((m) => m.subject.includes('account has been deleted')),
     );
-    expect(mail.text).toContain('You had no cloud PC, so no machine or disk was destroyed.');
+    expect(mail.text).toContain('You have no cloud PC, so there is no machine or disk to delete.');
     expect(mail.text).not.toContain('plan is cancelled');
   });
 });

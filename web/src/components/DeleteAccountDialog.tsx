@@ -7,10 +7,12 @@ import { ACCOUNT_MESSAGES as M, normaliseEmail } from '../../../core/domain/acco
 import { formatLongDate } from '../../../core/domain/time.ts';
 import { formatHoursMinutes } from '../../../core/domain/usageBuckets.ts';
 import { VM_STATUS_LABELS } from '../../../core/domain/vm.ts';
+import { DELETION_WORDING as W } from '../../../core/domain/accountDeletion.ts';
 
 /**
  * Account deletion (spec §4 "Delete account"), in the product's own dialog: what is destroyed
- * (the machine and its disk, the plan's remaining hours) and what is kept (invoices), and the
+ * (the machine terminated, its disk and snapshots deleted, the plan's remaining hours) and what
+ * is kept (invoices, minimised: core/domain/accountDeletion.ts says why and how), and the
  * customer types their email to confirm. The server refuses any other email (403) and mails a
  * confirmation.
  */
@@ -75,15 +77,26 @@ function DeleteAccountForm({
         {!record ? (
           <li>Checking your cloud PC…</li>
         ) : machine ? (
-          <li>
-            <strong>Destroys your cloud PC</strong> ({machine.selectedPlan},{' '}
-            {VM_STATUS_LABELS[machine.vmLastState].toLowerCase()}) and its disk, with every file on it.
-          </li>
+          <>
+            <li data-item="machine">
+              <strong>
+                Terminates your cloud PC ({machine.selectedPlan},{' '}
+                {VM_STATUS_LABELS[machine.vmLastState].toLowerCase()}).
+              </strong>{' '}
+              Nothing of yours keeps running or is billed.
+            </li>
+            <li data-item="disk">
+              <strong>Deletes its disk</strong>, with every file on it.
+            </li>
+          </>
         ) : (
-          <li>Destroys no machine: you have no cloud PC.</li>
+          <li data-item="machine">{W.noMachine}</li>
         )}
+        <li data-item="snapshots">
+          <strong>Deletes any snapshot of its disk</strong> we keep after a plan ends.
+        </li>
         {plan && (
-          <li>
+          <li data-item="plan">
             <strong>Gives up your {plan.selectedPlan} plan</strong>
             {plan.remainingSeconds !== null && (
               <> and the {formatHoursMinutes(plan.remainingSeconds / 3600)} left on it</>
@@ -91,9 +104,16 @@ function DeleteAccountForm({
             {plan.expiryDate && <> (valid until {formatLongDate(plan.expiryDate)})</>}. Nothing is refunded.
           </li>
         )}
-        <li>Erases your sign-in, name and phone number and signs you out everywhere.</li>
+        <li data-item="personal">
+          <strong>Erases your sign-in, name and phone number</strong> and signs you out everywhere.
+        </li>
       </ul>
-      <p className="kept">Your invoices and payment records are kept, as Indian tax law requires.</p>
+      <p>Kept:</p>
+      <ul data-testid="deletion-keeps">
+        <li data-item="invoices" className="kept">
+          <strong>{W.invoicesKept}</strong> {W.invoicesMinimised}
+        </li>
+      </ul>
       <p>We will email a confirmation to {email}.</p>
       <label className="field">
         <span>

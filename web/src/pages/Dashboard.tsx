@@ -9,6 +9,7 @@ import { Dialog } from '../components/Dialog.tsx';
 import { RequireUser } from '../components/RequireUser.tsx';
 import { PaymentNotices } from '../components/PaymentNotices.tsx';
 import { UsageClock } from '../components/UsageClock.tsx';
+import { HourBankNotice } from '../components/HourBankNotice.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { formatRupees, rupeesToPaise } from '../../../core/domain/money.ts';
 import { formatLongDate } from '../../../core/domain/time.ts';
@@ -118,6 +119,7 @@ function DashboardBody({ record }: { record: DashboardRecord }) {
           )}
         </div>
       )}
+      <HourBankNotice record={record} />
       <div className="dashboard-grid">
         <MachineCard record={record} state={state} />
         <PlanCard record={record} />
