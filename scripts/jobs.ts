@@ -1,6 +1,6 @@
 import { loadConfig, requireDatabaseUrl } from '../core/config/config.ts';
 import { createDbPool } from '../core/db/pool.ts';
-import { QUEUE_NAMES, startBoss } from '../core/queue.ts';
+import { QUEUE_NAMES, sendJob, startBoss } from '../core/queue.ts';
 import {
   failureMessage,
   findJob,
@@ -12,17 +12,34 @@ import {
   replayAll,
 } from './lib/jobs.ts';
 
+/** The cron queues (worker/schedules.ts): their jobs carry no payload, so one can be sent by hand. */
+const SWEEPS = [
+  'vm-sync',
+  'plan-expiry',
+  'vm-reaper',
+  'pool-replenish',
+  'vm-reconcile',
+  'payment-reconcile',
+  'housekeeping',
+  'alert-notify',
+  'metrics-pull',
+] as const;
+type Sweep = (typeof SWEEPS)[number];
+const isSweep = (name: string | undefined): name is Sweep =>
+  (SWEEPS as readonly string[]).includes(name ?? '');
+
 const USAGE = `usage: npm run jobs -- <command>
   dead [queue]             dead letters (<queue>-dlq) waiting for an operator, with their last error
   failed [queue]           list failed jobs (retries exhausted), newest first
   show <id>                one job: queue, state, payload, error
   replay <id>              put a failed (or dead-letter) job back to work
   replay --all <queue>     replay every failed job and dead letter of a queue
+  run <sweep>              run a scheduled sweep now instead of at its next tick (${SWEEPS.join(', ')})
   help                     this text (needs no database)
 Reads DATABASE_URL.
 queues: ${QUEUE_NAMES.join(', ')}`;
 
-const COMMANDS = new Set(['dead', 'failed', 'show', 'replay']);
+const COMMANDS = new Set(['dead', 'failed', 'show', 'replay', 'run']);
 const [command, ...args] = process.argv.slice(2);
 // Help and bad usage answer before any configuration or database is needed.
 if (command === undefined || !COMMANDS.has(command)) {
@@ -101,6 +118,18 @@ try {
           const result = await replay(db, boss, id);
           console.log(`${result.how} ${result.queue} job ${result.id}`);
         }
+      } finally {
+        await boss.stop({ graceful: false });
+      }
+      break;
+    }
+    case 'run': {
+      const queue = args[0];
+      if (!isSweep(queue)) throw new Error(`run needs a sweep: ${SWEEPS.join(', ')}\n${USAGE}`);
+      const boss = await startBoss(databaseUrl, 'script');
+      try {
+        const id = await sendJob(boss, queue, {});
+        console.log(`sent ${queue} job ${id ?? '(already queued)'}`);
       } finally {
         await boss.stop({ graceful: false });
       }

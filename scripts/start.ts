@@ -82,6 +82,9 @@ if (!process.env.DATABASE_URL) {
     throw error;
   }
   process.env.DATABASE_URL = postgres.url;
+  // For the operator scripts (npm run jobs, alerts) against this embedded database:
+  // DATABASE_URL=$(cat <DATA_DIR>/database-url). Readable by this user only, as the data is.
+  await writeFile(path.join(dataDir, 'database-url'), postgres.url, { mode: 0o600 });
 }
 const config = loadConfig();
 const databaseUrl = process.env.DATABASE_URL as string;

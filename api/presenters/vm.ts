@@ -1,4 +1,4 @@
-import type { DashboardSubscription, DashboardVm } from '../../core/db/dashboard.ts';
+import type { DashboardKeptDisk, DashboardSubscription, DashboardVm } from '../../core/db/dashboard.ts';
 import {
   downloadsReady,
   hoursExhausted,
@@ -21,6 +21,7 @@ export function dashboardBody(input: {
   user: { email: string; name: string };
   subscription: DashboardSubscription | null;
   vm: DashboardVm | null;
+  keptDisk?: DashboardKeptDisk | null;
   vmConfig: VmConfig;
   now: Date;
 }): DashboardBody {
@@ -59,8 +60,21 @@ export function dashboardBody(input: {
   const rdpUrl = ready.rdp ? `/api/vm/rdp?v=${version}` : null;
   const pwdUrl = ready.password ? '/api/vm/password' : null;
   const kept =
-    plan && !planActive && vm && vm.state !== 'terminated' ? keptUntilOf(plan, vmConfig.graceDays) : null;
+    plan && !planActive && vm && vm.state !== 'terminated' && vm.state !== 'terminating'
+      ? keptUntilOf(plan, vmConfig.graceDays)
+      : null;
   const keptUntil = kept === null ? null : new Date(kept).toISOString();
+  // The copy of a deleted machine's disk, while no machine is being made from it.
+  const disk = input.keptDisk;
+  const machineGone = !vm || vm.state === 'terminating' || vm.state === 'terminated' || vm.state === 'error';
+  const keptDisk =
+    disk && machineGone && !planActive
+      ? {
+          saving: disk.state === 'creating',
+          savedOn: disk.completed_at?.toISOString() ?? null,
+          keptUntil: disk.keep_until.toISOString(),
+        }
+      : null;
 
   return {
     email: user.email,
@@ -83,8 +97,12 @@ export function dashboardBody(input: {
     outOfHours,
     canStart: vm?.state === 'stopped' && planActive && !outOfHours,
     canStop: running,
-    notice: noticeFor(vm, state, { planActive, outOfHours, hasPlan: subscription !== null }),
+    // The kept-disk notice says what happened and what a purchase brings back.
+    notice: keptDisk
+      ? null
+      : noticeFor(vm, state, { planActive, outOfHours, hasPlan: subscription !== null }),
     keptUntil,
+    keptDisk,
     streamingClientUrl: vmConfig.streamingClientUrl,
     setupVideoUrl: vmConfig.setupVideoUrl,
   };

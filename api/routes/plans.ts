@@ -9,6 +9,10 @@ import {
   findLatestPendingSubscription,
   insertPendingSubscription,
 } from '../../core/db/subscriptions.ts';
+import { findKeptSnapshotOfUser } from '../../core/db/snapshots.ts';
+import { findLiveVmByUser } from '../../core/db/vms.ts';
+import { checkoutMachineNote } from '../../core/domain/lifecycle.ts';
+import type { CheckoutRecord } from '../../core/domain/planRecords.ts';
 import { findPlan } from '../../core/domain/plans.ts';
 import { PLAN_CHOICE_MESSAGES } from '../../core/domain/subscription.ts';
 import { findTrialOffer, isTrialPlanName } from '../../core/domain/trial.ts';
@@ -160,9 +164,31 @@ export function planRoutes(services: Services): Router<AppState> {
 
   /** The plan choice waiting for payment: what /payment confirms. */
   router.get('/vm/checkout', requireUser(), async (ctx) => {
-    const pending = await findLatestPendingSubscription(db, currentUser(ctx).id);
+    const userId = currentUser(ctx).id;
+    const pending = await findLatestPendingSubscription(db, userId);
     if (!pending) throw notFound('No plan is waiting for payment. Please choose a plan.');
-    ctx.body = subscriptionBody(pending);
+    const live = await findLiveVmByUser(db, userId);
+    const kept = live ? null : await findKeptSnapshotOfUser(db, userId);
+    const body: CheckoutRecord = {
+      ...subscriptionBody(pending),
+      machineNote: checkoutMachineNote({
+        plan: {
+          planId: pending.plan_id,
+          name: pending.plan_name,
+          instanceType: pending.instance_type,
+          storageGb: pending.storage_gb,
+        },
+        live: live && {
+          planId: live.plan_id,
+          instanceType: live.resize_to_type ?? live.instance_type,
+          storageGb: Math.max(live.storage_gb, live.resize_to_gb ?? 0),
+          state: live.state,
+        },
+        kept: kept && { state: kept.state, keepUntil: kept.keep_until, completedAt: kept.completed_at },
+        now: new Date(),
+      }),
+    };
+    ctx.body = body;
   });
 
   return router;

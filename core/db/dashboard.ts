@@ -5,8 +5,8 @@ import { dashboardVmOf, Vm } from './vms.ts';
 
 /**
  * Everything the dashboard shows, in one statement: the signed-in user's name and email (fresh,
- * even when the session came from the cache), their current subscription and the VM the
- * dashboard shows. The dashboard is polled, so this is the one round trip a poll makes. The
+ * even when the session came from the cache), their current subscription, the VM the
+ * dashboard shows and the disk kept from an expired one. The dashboard is polled, so this is the one round trip a poll makes. The
  * subscription and VM are chosen by the same fragments `findCurrentSubscription` and
  * `findDashboardVm` use, so the rule for "which one" lives in one place.
  */
@@ -44,10 +44,21 @@ export const DashboardVm = Vm.pick({
 });
 export type DashboardVm = z.infer<typeof DashboardVm>;
 
+/** The customer's latest kept disk (a snapshot in the making or kept), if any. */
+export const DashboardKeptDisk = z.object({
+  id: z.uuid(),
+  state: z.enum(['creating', 'completed']),
+  created_at: z.date(),
+  completed_at: z.date().nullable(),
+  keep_until: z.date(),
+});
+export type DashboardKeptDisk = z.infer<typeof DashboardKeptDisk>;
+
 export type DashboardState = {
   user: { email: string; name: string };
   subscription: DashboardSubscription | null;
   vm: DashboardVm | null;
+  keptDisk: DashboardKeptDisk | null;
 };
 
 /** `s.col AS s_col, …` for every field of a row schema. */
@@ -75,6 +86,7 @@ const DashboardRow = z.looseObject({ email: z.string(), name: z.string() });
 // Built once: the statement's text never changes, only its parameter.
 const SUBSCRIPTION_COLUMNS = prefixed('s', DashboardSubscription);
 const VM_COLUMNS = prefixed('v', DashboardVm);
+const KEPT_COLUMNS = prefixed('k', DashboardKeptDisk);
 
 /**
  * Null when the user does not exist or was deleted. A named prepared statement: each pooled
@@ -82,15 +94,20 @@ const VM_COLUMNS = prefixed('v', DashboardVm);
  */
 export async function findDashboardState(db: Db, userId: string): Promise<DashboardState | null> {
   const row = await db.maybeOne(sql.prepared('dashboard_state', DashboardRow)`
-    SELECT u.email, u.name, ${SUBSCRIPTION_COLUMNS}, ${VM_COLUMNS}
+    SELECT u.email, u.name, ${SUBSCRIPTION_COLUMNS}, ${VM_COLUMNS}, ${KEPT_COLUMNS}
     FROM users u
     LEFT JOIN (SELECT * ${currentSubscriptionOf(userId)}) s ON true
     LEFT JOIN (SELECT * ${dashboardVmOf(userId)}) v ON true
+    LEFT JOIN LATERAL (
+      SELECT id, state, created_at, completed_at, keep_until FROM vm_snapshots
+      WHERE user_id = u.id AND state IN ('creating', 'completed')
+      ORDER BY created_at DESC LIMIT 1) k ON true
     WHERE u.id = ${userId} AND u.deleted_at IS NULL`);
   if (!row) return null;
   return {
     user: { email: row.email, name: row.name },
     subscription: unprefixed(row, 's', DashboardSubscription),
     vm: unprefixed(row, 'v', DashboardVm),
+    keptDisk: unprefixed(row, 'k', DashboardKeptDisk),
   };
 }

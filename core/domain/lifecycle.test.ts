@@ -6,6 +6,7 @@ import {
   hoursExhausted,
   inGrace,
   isTransitional,
+  checkoutMachineNote,
   machineForPlan,
   pastGrace,
   planChange,
@@ -826,5 +827,51 @@ describe('rules', () => {
       rdp: false,
       password: false,
     });
+  });
+});
+
+describe('checkoutMachineNote', () => {
+  const pro = { planId: 'pro-legend', name: 'PRO LEGEND', instanceType: 'g4dn.2xlarge', storageGb: 225 };
+  const legend = { planId: 'legend', name: 'LEGEND', instanceType: 'g4dn.xlarge', storageGb: 115 };
+  it('promises the same PC, changed to the new kind, with the disk never smaller', () => {
+    expect(
+      checkoutMachineNote({
+        plan: pro,
+        live: { planId: 'legend', instanceType: 'g4dn.xlarge', storageGb: 115, state: 'running' },
+        kept: null,
+        now: NOW,
+      }),
+    ).toBe(
+      'You keep the same PC with all your files and programs: after payment it restarts as a PRO LEGEND machine and its disk grows from 115 GB to 225 GB. Save your work first: it restarts within a few minutes of payment.',
+    );
+    expect(
+      checkoutMachineNote({
+        plan: legend,
+        live: { planId: 'pro-legend', instanceType: 'g4dn.2xlarge', storageGb: 225, state: 'stopped' },
+        kept: null,
+        now: NOW,
+      }),
+    ).toBe(
+      "You keep the same PC with all your files and programs: after payment it restarts as a LEGEND machine. Your disk stays at 225 GB, more than this plan's 115 GB, so nothing on it is lost.",
+    );
+    expect(
+      checkoutMachineNote({
+        plan: legend,
+        live: { planId: 'legend', instanceType: 'g4dn.xlarge', storageGb: 115, state: 'stopped' },
+        kept: null,
+        now: NOW,
+      }),
+    ).toBe('You keep the same PC with all your files and programs.');
+  });
+
+  it('promises the files back only from a kept copy inside its window', () => {
+    const kept = { state: 'completed', keepUntil: at(DAY), completedAt: at(-DAY) };
+    expect(checkoutMachineNote({ plan: legend, live: null, kept, now: NOW })).toMatch(
+      /^Your files come back: .* saved on 9 June 2026\.$/,
+    );
+    expect(
+      checkoutMachineNote({ plan: legend, live: null, kept: { ...kept, keepUntil: at(-1) }, now: NOW }),
+    ).toBeNull();
+    expect(checkoutMachineNote({ plan: legend, live: null, kept: null, now: NOW })).toBeNull();
   });
 });

@@ -9,7 +9,7 @@
  * The row's state is what we want (starting: we want it running; stopping: stopped;
  * terminating: gone); the cloud's state is what is. A decision closes the gap one step.
  */
-import { DAY_MS, toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
+import { DAY_MS, formatLongDate, toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
 import { hourAlertsReached, planSeconds, remainingSeconds, type HourAlertPercent } from './usage.ts';
 
 export const MACHINE_STATES = [
@@ -531,6 +531,39 @@ export function snapshotRestorable(
   now: Instant,
 ): boolean {
   return !!snapshot && snapshot.state === 'completed' && toEpochMs(snapshot.keepUntil) > toEpochMs(now);
+}
+
+/**
+ * What the checkout tells the customer about their machine: the same PC and files (changed to
+ * the new plan's kind, the disk never smaller), their files back from a kept copy, or nothing
+ * (a first machine). Follows `machineForPlan`, so the promise is what the worker does.
+ */
+export function checkoutMachineNote(input: {
+  plan: { planId: string; name: string; instanceType: string; storageGb: number };
+  live: { planId: string; instanceType: string; storageGb: number; state: string } | null;
+  kept: { state: string; keepUntil: Instant; completedAt: Instant | null } | null;
+  now: Instant;
+}): string | null {
+  const { plan, live, kept, now } = input;
+  if (live) {
+    const change = planChange(live, plan);
+    if (!change || (change.instanceType === null && change.storageGb === null))
+      return 'You keep the same PC with all your files and programs.';
+    const parts = [
+      `You keep the same PC with all your files and programs: after payment it restarts as a ${plan.name} machine`,
+    ];
+    if (change.storageGb !== null)
+      parts.push(` and its disk grows from ${live.storageGb} GB to ${change.storageGb} GB`);
+    let note = `${parts.join('')}.`;
+    if (plan.storageGb < live.storageGb)
+      note += ` Your disk stays at ${live.storageGb} GB, more than this plan's ${plan.storageGb} GB, so nothing on it is lost.`;
+    if (live.state === 'running' || live.state === 'starting')
+      note += ' Save your work first: it restarts within a few minutes of payment.';
+    return note;
+  }
+  if (kept && kept.completedAt && snapshotRestorable(kept, now))
+    return `Your files come back: your new PC starts from the copy of your old PC's disk saved on ${formatLongDate(kept.completedAt)}.`;
+  return null;
 }
 
 export function machineForPlan(input: {

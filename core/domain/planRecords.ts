@@ -28,6 +28,12 @@ export type SubscriptionRecord = {
   expiryDate: string | null;
 };
 
+/** The checkout: the plan waiting for payment, and what it means for the customer's machine. */
+export type CheckoutRecord = SubscriptionRecord & {
+  /** A sentence about the machine and files the plan comes with; null for a first machine. */
+  machineNote: string | null;
+};
+
 export type PaymentStatusRecord = {
   txnid: string;
   status: PaymentStatusName;

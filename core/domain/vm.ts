@@ -35,6 +35,9 @@ export const VM_MESSAGES = {
   waitingForRemoteDesktop:
     'Your PC is up; waiting for Windows to accept Remote Desktop. This usually takes under a minute.',
   starting: 'Starting…',
+  notAvailable: 'Not available',
+  diskSaving:
+    'Your plan ended and was not renewed, so your PC is being deleted. We are saving a copy of its disk first; the dates it is kept until appear here once it is saved.',
   stopping: 'Stopping…',
   stopConfirm:
     'Stop your VM? Save your work first: open programs will be closed. Your hours stop counting once it stops.',
@@ -153,6 +156,12 @@ export type DashboardRecord = {
   notice: string | null;
   /** When a lapsed plan's machine is deleted unless renewed. */
   keptUntil: string | null;
+  /**
+   * The copy of an expired machine's disk: being saved, or saved on `savedOn` and kept until
+   * `keptUntil` (a purchase before then brings the files back). Null when there is none, or
+   * while a machine of the customer's is live.
+   */
+  keptDisk: { saving: boolean; savedOn: string | null; keptUntil: string } | null;
   streamingClientUrl: string;
   setupVideoUrl: string | null;
 };

@@ -75,4 +75,17 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `screenshots/${name}.png`, fullPage: true });
 }
 
+/** Screenshots at 1280 and 360 px (`<name>-1280`, `<name>-360`), the layout reflowed in between; back at 1280 after. */
+export async function screenshotsAtBothWidths(page: Page, name: string): Promise<void> {
+  await screenshot(page, `${name}-1280`);
+  for (const viewport of [MOBILE, DESKTOP]) {
+    await page.setViewportSize(viewport);
+    await page.waitForFunction((width) => window.innerWidth === width, viewport.width);
+    await page.evaluate(
+      () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
+    );
+    if (viewport === MOBILE) await screenshot(page, `${name}-360`);
+  }
+}
+
 export type { Page, TestContext };

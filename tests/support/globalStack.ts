@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freePort } from '../../scripts/lib/postgres.ts';
 import { scratchDir } from '../../scripts/lib/scratch.ts';
@@ -9,6 +10,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     baseUrl: string;
     chromiumPath: string;
+    /** The stack's embedded Postgres, for tests that move a plan's dates or run a sweep now. */
+    stackDatabaseUrl: string;
   }
 }
 
@@ -26,6 +29,7 @@ export default async function setup(project: TestProject) {
     console.warn(`\n${'!'.repeat(80)}\n${message} They are SKIPPED.\n${'!'.repeat(80)}\n`);
     project.provide('chromiumPath', '');
     project.provide('baseUrl', '');
+    project.provide('stackDatabaseUrl', '');
     return;
   }
 
@@ -49,6 +53,7 @@ export default async function setup(project: TestProject) {
 
   project.provide('chromiumPath', chromium);
   project.provide('baseUrl', baseUrl);
+  project.provide('stackDatabaseUrl', (await readFile(path.join(dataDir, 'database-url'), 'utf8')).trim());
 
   return async () => {
     child.removeAllListeners('exit');

@@ -5,6 +5,7 @@ import { readStored, writeStored } from '../storage.ts';
 import { api, ApiError, swrFetcher } from './fetcher.ts';
 import { TIMERS_MS } from '../../../core/domain/constants.ts';
 import type {
+  CheckoutRecord,
   InvoiceRecord,
   PaymentStatusRecord,
   SubscriptionRecord,
@@ -44,7 +45,7 @@ export function useCurrentPlan(enabled: boolean) {
 
 /** The plan choice waiting for payment (404 when there is none). */
 export function useCheckout() {
-  return useSWR<PlanChoice>(CHECKOUT_KEY, swrFetcher, {
+  return useSWR<CheckoutRecord>(CHECKOUT_KEY, swrFetcher, {
     shouldRetryOnError: false,
     revalidateOnFocus: false,
   });

@@ -120,12 +120,37 @@ function DashboardBody({ record }: { record: DashboardRecord }) {
         </div>
       )}
       <HourBankNotice record={record} />
+      {record.keptDisk && <KeptDiskNotice disk={record.keptDisk} />}
       <div className="dashboard-grid">
         <MachineCard record={record} state={state} />
         <PlanCard record={record} />
         <DownloadsCard record={record} state={state} />
       </div>
     </>
+  );
+}
+
+/** The copy of an expired machine's disk: when it was saved, until when a purchase brings it back. */
+function KeptDiskNotice({ disk }: { disk: NonNullable<DashboardRecord['keptDisk']> }) {
+  return (
+    <div className="notice info dashboard-notice kept-disk" role="status">
+      {disk.saving || !disk.savedOn ? (
+        <p>{VM_MESSAGES.diskSaving}</p>
+      ) : (
+        <>
+          <p>
+            Your PC was deleted, but we saved a copy of its disk on{' '}
+            <strong>{formatLongDate(disk.savedOn)}</strong>. It is kept until{' '}
+            <strong>{formatLongDate(disk.keptUntil)}</strong>: buy any plan before then and your new PC starts
+            with all your files, games and projects.
+          </p>
+          <p>
+            The copy will be deleted on {formatLongDate(disk.keptUntil)}.{' '}
+            <Link href="/select-vm">Renew Plan</Link>
+          </p>
+        </>
+      )}
+    </div>
   );
 }
 
@@ -278,8 +303,13 @@ function PlanCard({ record }: { record: DashboardRecord }) {
 
 function DownloadsCard({ record, state }: { record: DashboardRecord; state: VmDisplayState }) {
   // "Generating…" while the machine is on its way; a stopped one has no address to write.
-  const rdpPending =
-    TRANSITIONS.has(state) && state !== 'stopping' ? VM_MESSAGES.generating : VM_MESSAGES.rdpWhenRunning;
+  // A deleted or failed machine has nothing to download (and nothing is being generated).
+  const gone = state === 'terminated' || state === 'error';
+  const rdpPending = gone
+    ? VM_MESSAGES.notAvailable
+    : TRANSITIONS.has(state) && state !== 'stopping'
+      ? VM_MESSAGES.generating
+      : VM_MESSAGES.rdpWhenRunning;
   return (
     <section className="card downloads" aria-labelledby="downloads-title">
       <h2 id="downloads-title">Connect</h2>
@@ -302,7 +332,9 @@ function DownloadsCard({ record, state }: { record: DashboardRecord; state: VmDi
               Download password file
             </a>
           ) : (
-            <span className="download-pending">{VM_MESSAGES.generating}</span>
+            <span className="download-pending">
+              {gone ? VM_MESSAGES.notAvailable : VM_MESSAGES.generating}
+            </span>
           )}
           <p className="muted download-hint">
             Open the desktop file, then paste this password when Windows asks.

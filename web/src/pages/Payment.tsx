@@ -106,6 +106,7 @@ function ConfirmAndPay({ user }: { user: SessionUser }) {
             <dd className="checkout-price">{price}</dd>
           </div>
         </dl>
+        {choice.machineNote && <p className="notice info checkout-machine">{choice.machineNote}</p>}
         <p className="muted checkout-fineprint">
           GST included. You pay on PayU&rsquo;s secure page and come straight back here.
         </p>

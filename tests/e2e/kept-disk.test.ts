@@ -1,0 +1,93 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { DESKTOP, hasBrowser, screenshotsAtBothWidths, useBrowser } from '../support/browser.ts';
+import { buy, logIn, paymentVerified, registeredUser, waitForMail } from '../support/e2eUsers.ts';
+import { formatLongDate } from '../../core/domain/time.ts';
+
+/**
+ * After the grace period an expired machine's disk is kept as a snapshot: the dashboard says
+ * when it was saved and until when it is kept, and the checkout of a new plan promises the
+ * files back. Real stack (`npm start`: worker, sandbox EC2 on the fast profile); a month cannot
+ * pass in a test, so the plan's dates are moved in the stack's database and the expiry sweep is
+ * run at once with the operators' `npm run jobs -- run plan-expiry`.
+ */
+
+const browser = useBrowser();
+const run = promisify(execFile);
+const databaseUrl = inject('stackDatabaseUrl');
+const db = hasBrowser() ? new pg.Pool({ connectionString: databaseUrl, max: 2 }) : null;
+afterAll(async () => {
+  await db?.end();
+});
+
+async function one<T>(text: string, values: unknown[]): Promise<T | undefined> {
+  const result = await db!.query(text, values);
+  return result.rows[0] as T | undefined;
+}
+
+/** Until `check` answers something, running the expiry sweep now and then (as its cron would). */
+async function untilSwept<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const found = await check();
+    if (found !== undefined) return found;
+    await run(process.execPath, ['scripts/jobs.ts', 'run', 'plan-expiry'], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'test' },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe.skipIf(!hasBrowser())('kept disk after expiry', () => {
+  it('the dashboard shows when the disk was saved and until when it is kept; the checkout promises the files back', async () => {
+    const user = await registeredUser('Arjun Rao', 'kept');
+    const page = await browser.newPage(DESKTOP);
+    await logIn(page, user.email);
+    await buy(page, 'LEGEND', 30, '₹1,450.00');
+    await paymentVerified(page);
+    await page.goto('/dashboard');
+    await page.locator('[data-field="status"]', { hasText: 'Running' }).waitFor({ timeout: 30_000 });
+
+    // The plan ended more than the grace period ago.
+    await db!.query(
+      `UPDATE subscriptions SET expires_at = now() - interval '30 days', purchased_at = now() - interval '60 days'
+       WHERE user_id = (SELECT id FROM users WHERE email = $1) AND status = 'active'`,
+      [user.email],
+    );
+    const kept = await untilSwept('the disk kept and the machine deleted', () =>
+      one<{ completed_at: Date; keep_until: Date }>(
+        `SELECT k.completed_at, k.keep_until FROM vm_snapshots k JOIN vms v ON v.id = k.vm_id
+         WHERE k.user_id = (SELECT id FROM users WHERE email = $1) AND k.state = 'completed'
+           AND v.state = 'terminated'`,
+        [user.email],
+      ),
+    );
+    await waitForMail(user.email, 'your files are kept until');
+
+    await page.goto('/dashboard');
+    const notice = page.locator('.kept-disk');
+    await notice.getByText(formatLongDate(kept.completed_at)).waitFor();
+    await expect(notice.textContent()).resolves.toContain(
+      `It is kept until ${formatLongDate(kept.keep_until)}: buy any plan before then`,
+    );
+    await notice.getByText(`The copy will be deleted on ${formatLongDate(kept.keep_until)}.`).waitFor();
+    await screenshotsAtBothWidths(page, 'kept-disk-dashboard');
+
+    await notice.getByRole('link', { name: 'Renew Plan' }).click();
+    await page.waitForURL('**/select-vm');
+    const card = page.getByRole('article', { name: 'PRO LEGEND', exact: true });
+    await card.getByRole('radio', { name: '30 h' }).check();
+    await card.getByRole('button', { name: /^(Choose Plan|Renew Plan)$/ }).click();
+    await page.waitForURL('**/payment');
+    await page
+      .locator('.checkout-machine')
+      .getByText(
+        `Your files come back: your new PC starts from the copy of your old PC's disk saved on ${formatLongDate(kept.completed_at)}.`,
+      )
+      .waitFor();
+    await screenshotsAtBothWidths(page, 'kept-disk-checkout');
+  });
+});
