@@ -227,7 +227,7 @@ h1 { font-size: 1.4rem; margin: 0 0 1rem; }
 .state[data-state="refused"] { color: #ff8a8a; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 0; }
 dt { color: #9aa0b5; }
-dd { margin: 0; word-break: break-all; }
+dd { margin: 0; overflow-wrap: anywhere; }
 </style>
 </head>
 <body>
