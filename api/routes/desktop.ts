@@ -11,6 +11,7 @@ import {
 } from '../../core/db/desktopTokens.ts';
 import { findLiveVmByUser } from '../../core/db/vms.ts';
 import {
+  DCV_AUTH_PATH,
   DCV_SESSION_ID,
   DCV_USERNAME,
   DESKTOP_MESSAGES,
@@ -41,7 +42,6 @@ import type { Services } from '../services.ts';
  */
 
 /** DCV's verification is a short form; anything far larger is not DCV. */
-export const DCV_AUTH_PATH = '/api/dcv/auth';
 const DCV_AUTH_MAX_BYTES = 4096;
 
 const printable = (field: string, max: number) =>

@@ -20,6 +20,9 @@ export const DCV_SESSION_ID = 'console';
  */
 export const DCV_USERNAME = RDP_USERNAME;
 
+/** Our DCV external authenticator; the image recipe sets DCV's `auth-token-verifier` to PUBLIC_URL + this. */
+export const DCV_AUTH_PATH = '/api/dcv/auth';
+
 /** Where DCV's web client is in production; `{ip}` is the machine's public address. */
 export const DCV_WEB_URL_DEFAULT = `https://{ip}:${DCV_PORT}/`;
 
