@@ -25,7 +25,8 @@ async function shots(page: Page, name: string) {
 describe.skipIf(!hasBrowser())('desktop in the browser (Amazon DCV)', () => {
   it('dashboard → Open in browser → the DCV page on the machine shows the session connected; the link works once', async () => {
     const user = await registeredUser('Ravi Menon', 'dcv');
-    const page = await browser.newPage(DESKTOP);
+    // The last step's refusal (409) is the subject, not a fault.
+    const page = await browser.newPage(DESKTOP, { allowConsoleErrors: /status of 409/ });
     await logIn(page, user.email);
     await buy(page, 'LEGEND', 30, '₹1,450.00');
     await paymentVerified(page);
@@ -64,5 +65,26 @@ describe.skipIf(!hasBrowser())('desktop in the browser (Amazon DCV)', () => {
       'This desktop link is not valid. Open it again from your dashboard.',
     );
     await shots(tab, 'dcv-refused');
+
+    // The machine stops behind the dashboard's back (before its next poll): the click is refused,
+    // the tab it opened closes, and the card says why, in the page.
+    const stopped = await page.evaluate(async () => {
+      const response = await fetch('/api/vm/stop-vm', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      return response.status;
+    });
+    expect(stopped).toBe(202);
+    const [blank] = await Promise.all([page.context().waitForEvent('page'), open.click()]);
+    // It may close before anyone listens for it: ask whether it has.
+    await expect.poll(() => blank.isClosed(), { timeout: 15_000 }).toBe(true);
+    await expect(page.getByRole('alert').innerText()).resolves.toBe(
+      'Your PC must be running to open it in the browser. Start it first.',
+    );
+    // …and the dashboard, asked again, shows the machine as it is now.
+    await page.locator('[data-field="status"]', { hasText: /^(Stopping…|Stopped)$/ }).waitFor();
+    await shots(page, 'dashboard-browser-desktop-refused');
   });
 });

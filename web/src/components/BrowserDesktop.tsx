@@ -1,7 +1,10 @@
 import { useState } from 'react';
+import { mutate } from 'swr';
 import { mintDesktopLink } from '../api/desktop.ts';
+import { DASHBOARD_KEY } from '../api/vm.ts';
 import { ApiError } from '../api/fetcher.ts';
 import { DESKTOP_MESSAGES } from '../../../core/domain/desktop.ts';
+import { VM_MESSAGES } from '../../../core/domain/vm.ts';
 
 /**
  * "Open in browser": asks for a one-time link to DCV's web client on the machine and opens it
@@ -27,6 +30,8 @@ export function BrowserDesktop({ available }: { available: boolean }) {
       else setBlockedLink(url);
     } catch (error) {
       tab?.close();
+      // A refusal usually means the machine changed (it stopped): show what it is now.
+      void mutate(DASHBOARD_KEY);
       setProblem(
         error instanceof ApiError && error.message && error.status >= 400 && error.status < 500
           ? error.message
@@ -44,7 +49,7 @@ export function BrowserDesktop({ available }: { available: boolean }) {
           {busy ? DESKTOP_MESSAGES.opening : DESKTOP_MESSAGES.open}
         </button>
       ) : (
-        <span className="download-pending">{DESKTOP_MESSAGES.notRunning}</span>
+        <span className="download-pending">{VM_MESSAGES.rdpWhenRunning}</span>
       )}
       <p className="muted download-hint">{DESKTOP_MESSAGES.hint}</p>
       {blockedLink && (
