@@ -8,6 +8,7 @@ import {
   listDesktopTokenUses,
 } from '../../core/db/desktopTokens.ts';
 import { insertVm, type VmState } from '../../core/db/vms.ts';
+import { purgeExpired } from '../../core/db/housekeeping.ts';
 import { hashToken } from '../../core/crypto/crypto.ts';
 import { dcvAuthXml } from '../../api/routes/desktop.ts';
 import { createDcvServers } from '../../sandbox/dcv/index.ts';
@@ -298,6 +299,33 @@ describe('the sandbox DCV stand-in verifies through the same endpoint', () => {
     } finally {
       await servers.close();
     }
+  });
+});
+
+describe('housekeeping', () => {
+  it('forgets verifications and spent tokens after 90 days, and keeps recent ones', async () => {
+    const c = await customer();
+    const old = tokenOf((await mint(c.client)).body.url);
+    const recent = tokenOf((await mint(c.client)).body.url);
+    expect((await verify(c.ip, dcvForm(old))).text).toBe(YES);
+    expect((await verify(c.ip, dcvForm(recent))).text).toBe(YES);
+    await db.query(sql.unsafe`
+      UPDATE desktop_tokens SET created_at = created_at - interval '91 days',
+        expires_at = expires_at - interval '91 days', used_at = used_at - interval '91 days'
+      WHERE token_hash = ${hashToken(old)}`);
+    await db.query(sql.unsafe`
+      UPDATE desktop_token_uses SET at = at - interval '91 days'
+      WHERE token_id = (SELECT id FROM desktop_tokens WHERE token_hash = ${hashToken(old)})`);
+    const purged = await purgeExpired(db, new Date());
+    expect(purged.desktopTokenUses).toBeGreaterThanOrEqual(1);
+    expect(purged.desktopTokens).toBeGreaterThanOrEqual(1);
+    const left = await db.anyFirst(
+      sql.type(
+        z.object({ token_hash: z.string() }),
+      )`SELECT token_hash FROM desktop_tokens WHERE vm_id = ${c.vmId}`,
+    );
+    expect(left).toEqual([hashToken(recent)]);
+    expect(await listDesktopTokenUses(db, c.vmId)).toHaveLength(1);
   });
 });
 
