@@ -19,6 +19,7 @@ import { paymentRoutes, PAYU_CALLBACK_PREFIX, refuseLargeCallbacks } from './rou
 import { invoiceRoutes } from './routes/invoices.ts';
 import { vmRoutes } from './routes/vm.ts';
 import { usageRoutes } from './routes/usage.ts';
+import { desktopRoutes, refuseLargeDcvAuth } from './routes/desktop.ts';
 import { notFound } from './errors.ts';
 import { spa } from './static.ts';
 
@@ -80,6 +81,8 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
   // PayU's posts are a couple of kilobytes: anything far larger at the callback paths is refused
   // before it is read, so a flood of big bodies costs nothing.
   api.use(refuseLargeCallbacks());
+  // Likewise DCV's token verifications (a few hundred bytes).
+  api.use(refuseLargeDcvAuth());
   // PayU's browser return is a cross-site form post by design; its reverse hash is the check.
   api.use(sameOrigin(services.config.publicUrl, { exemptPaths: [PAYU_CALLBACK_PREFIX] }));
   // Who is asking: sets ctx.state.user from the session cookie (never refuses by itself).
@@ -127,6 +130,7 @@ export function apiRouters(services: Services): Router<AppState>[] {
     invoiceRoutes(services),
     vmRoutes(services),
     usageRoutes(services),
+    desktopRoutes(services),
   ];
 }
 

@@ -19,7 +19,11 @@ export type Services = {
     feedback: Limiter;
     subscribe: Limiter;
     subscriptionLinks: Limiter;
+    desktopTokenUser: Limiter;
+    dcvAuthAddress: Limiter;
   } & AccountLimiters;
+  /** The time for rules that expire things (desktop tokens); tests move it. */
+  clock: () => Date;
   /** Verifies Google ID tokens against the configured JWKS (Google's or the sandbox's). */
   googleVerifier: GoogleVerifier;
 };
@@ -72,6 +76,20 @@ function createLimiters(pgPool: pg.Pool): Services['limiters'] {
       points: 60,
       durationSeconds: 900,
       message: 'Too many attempts from your network. Please try again in a few minutes.',
+    }),
+    // "Open in browser" mints a one-time desktop token; a person needs a few, a script more.
+    desktopTokenUser: createLimiter(pgPool, {
+      name: 'desktop-token-user',
+      points: 20,
+      durationSeconds: 900,
+      message: 'Too many attempts. Please try again in a few minutes.',
+    }),
+    // DCV verifies one token per connection; a machine (or anyone) asking far more is refused.
+    dcvAuthAddress: createLimiter(pgPool, {
+      name: 'dcv-auth-ip',
+      points: 60,
+      durationSeconds: 60,
+      message: 'Too many verifications from this address.',
     }),
     ...createAccountLimiters(pgPool),
   };
@@ -163,6 +181,7 @@ export async function openServices(
     log,
     limiters: createLimiters(pgPool),
     googleVerifier: createGoogleVerifier(config.google),
+    clock: () => new Date(),
     async close() {
       await boss.stop({ graceful: true, timeout: 5000 });
       await pgPool.end();

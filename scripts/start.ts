@@ -13,6 +13,7 @@ import { openServices } from '../api/services.ts';
 import { SPA_DIR } from '../api/static.ts';
 import { createSandbox } from '../sandbox/index.ts';
 import { createSandboxEc2, type SandboxEc2 } from '../sandbox/ec2/index.ts';
+import { DCV_PORT } from '../core/domain/desktop.ts';
 import { PostgresStartError, startEmbeddedPostgres, type RunningPostgres } from './lib/postgres.ts';
 
 /**
@@ -86,7 +87,7 @@ if (!process.env.DATABASE_URL) {
   // DATABASE_URL=$(cat <DATA_DIR>/database-url). Readable by this user only, as the data is.
   await writeFile(path.join(dataDir, 'database-url'), postgres.url, { mode: 0o600 });
 }
-const config = loadConfig();
+let config = loadConfig();
 const databaseUrl = process.env.DATABASE_URL as string;
 
 // The sandbox EC2 keeps its instances (and its key pair) in DATA_DIR across restarts. The
@@ -100,9 +101,15 @@ if (config.sandbox.enabled && config.ec2.mode === 'sandbox') {
     // Each running machine answers TCP on its (loopback) public IP, so the worker's Remote
     // Desktop probe meets a real socket.
     rdpListener: { port: config.vm.rdpPort },
+    // …and runs an Amazon DCV stand-in there, verifying tokens with our API as the image sets
+    // DCV's auth-token-verifier to. It speaks HTTP (no certificate to accept), so the browser
+    // desktop's link says http unless DCV_WEB_URL says otherwise.
+    dcv: { port: DCV_PORT, verifierUrl: `${config.sandbox.url}/api/dcv/auth` },
     warn: (message) => log.warn(message),
   });
   process.env.EC2_PRIVATE_KEY_PEM ??= sandboxEc2.defaultPrivateKeyPem();
+  if (!process.env.DCV_WEB_URL)
+    config = { ...config, vm: { ...config.vm, dcvWebUrl: `http://{ip}:${DCV_PORT}/` } };
 }
 
 const applied = await migrate(databaseUrl, { log: (line) => log.info(line) });

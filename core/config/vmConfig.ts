@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DCV_WEB_URL_DEFAULT } from '../domain/desktop.ts';
 import { CARD_PLANS, PLAN_IDS, type PlanId } from '../domain/plans.ts';
 
 /**
@@ -79,6 +80,7 @@ export const VM_ENV = {
   STREAMING_CLIENT_URL: z.url({ protocol: /^https?$/ }).optional(),
   SETUP_VIDEO_URL: z.url({ protocol: /^https?$/ }).optional(),
   RDP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  DCV_WEB_URL: z.string().trim().min(1).max(500).optional(),
 };
 
 type VmEnv = z.infer<z.ZodObject<typeof VM_ENV>>;
@@ -127,6 +129,8 @@ export type VmConfig = {
   streamingClientUrl: string;
   setupVideoUrl: string | null;
   rdpPort: number;
+  /** DCV's web client on a machine, `{ip}` standing for its address (the browser desktop). */
+  dcvWebUrl: string;
 };
 
 /** The dummy world the sandbox plays: ids in AWS's formats, keys that only work locally. */
@@ -199,6 +203,25 @@ function parsePoolSizes(name: string, text: string | undefined, fallback: string
   return sizes;
 }
 
+/**
+ * Where DCV's web client is: `https://{ip}:8443/` on every machine. Only the sandbox (or a
+ * proxy in front of the machines) changes it, and production accepts HTTPS only.
+ */
+function parseDcvWebUrl(text: string | undefined, production: boolean): string {
+  const template = text ?? DCV_WEB_URL_DEFAULT;
+  let url: URL;
+  try {
+    url = new URL(template.replaceAll('{ip}', '203.0.113.1'));
+  } catch {
+    throw new Error(`DCV_WEB_URL: "${template}" is not a URL`);
+  }
+  if (!template.includes('{ip}')) throw new Error('DCV_WEB_URL: name the machine as {ip}');
+  if (url.protocol !== 'https:' && (production || url.protocol !== 'http:')) {
+    throw new Error(`DCV_WEB_URL: ${production ? 'https' : 'http or https'} only`);
+  }
+  return template;
+}
+
 /** Throws Error naming the problem; core/config/config.ts turns it into a ConfigError. */
 export function parseVmConfig(
   env: VmEnv,
@@ -261,6 +284,7 @@ export function parseVmConfig(
     streamingClientUrl: env.STREAMING_CLIENT_URL ?? DEFAULT_STREAMING_CLIENT_URL,
     setupVideoUrl: env.SETUP_VIDEO_URL ?? null,
     rdpPort: env.RDP_PORT ?? 3389,
+    dcvWebUrl: parseDcvWebUrl(env.DCV_WEB_URL, context.production),
   };
   return { ec2, vm };
 }

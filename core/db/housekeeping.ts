@@ -14,6 +14,8 @@ export const RETENTION = {
   secretsDays: 1,
   /** A sign-up whose code was never entered. */
   pendingRegistrationDays: 2,
+  /** Browser-desktop verifications (who opened a desktop, from where), and spent tokens after them. */
+  desktopDays: 90,
 } as const;
 
 const BATCH = 5000;
@@ -33,7 +35,9 @@ export type Purged = Record<
   | 'oneTimeCodes'
   | 'passwordResetTokens'
   | 'twoFactorChallenges'
-  | 'pendingRegistrations',
+  | 'pendingRegistrations'
+  | 'desktopTokenUses'
+  | 'desktopTokens',
   number
 >;
 
@@ -72,6 +76,18 @@ export async function purgeExpired(db: Db, now: Date): Promise<Purged> {
       db,
       'pending_registrations',
       sql.fragment`updated_at < ${days(RETENTION.pendingRegistrationDays)}`,
+    ),
+    desktopTokenUses: await deleteBatch(
+      db,
+      'desktop_token_uses',
+      sql.fragment`at < ${days(RETENTION.desktopDays)}`,
+    ),
+    // A token goes once no recorded verification names it any more.
+    desktopTokens: await deleteBatch(
+      db,
+      'desktop_tokens',
+      sql.fragment`expires_at < ${days(RETENTION.desktopDays)}
+        AND NOT EXISTS (SELECT 1 FROM desktop_token_uses u WHERE u.token_id = desktop_tokens.id)`,
     ),
   };
 }

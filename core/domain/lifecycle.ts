@@ -106,6 +106,15 @@ export function hoursExhausted(plan: Pick<PlanFacts, 'hours'>, usageSeconds: num
   return remainingSeconds(plan.hours, usageSeconds) === 0;
 }
 
+/**
+ * A desktop can be opened on the machine now (the Remote Desktop file, the browser desktop):
+ * it runs and has a public address. `core/db/desktopTokens.ts` repeats it in SQL; the desktop
+ * tokens' integration test proves both agree.
+ */
+export function desktopReachable(machine: { state: string; publicIp: string | null }): boolean {
+  return machine.state === 'running' && machine.publicIp !== null;
+}
+
 /** What the downloads need: the password file once a password is stored, the RDP file while running with an address. */
 export function downloadsReady(machine: {
   state: string;
@@ -117,7 +126,7 @@ export function downloadsReady(machine: {
 } {
   const kept = machine.state !== 'error' && machine.state !== 'terminating' && machine.state !== 'terminated';
   return {
-    rdp: machine.state === 'running' && machine.publicIp !== null,
+    rdp: desktopReachable(machine),
     password: kept && machine.passwordStored,
   };
 }

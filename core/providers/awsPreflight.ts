@@ -13,6 +13,7 @@ import {
 import { GetServiceQuotaCommand, ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import { awsClientConfig, type AwsClientOptions } from './awsClientConfig.ts';
 import { createEc2Client, type LaunchInput } from './ec2.ts';
+import { DCV_PORT } from '../domain/desktop.ts';
 
 /**
  * The questions an operator's AWS account must answer before the first customer pays: can the
@@ -297,6 +298,24 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightResu
               ok: false,
               detail: `no inbound TCP ${input.rdpPort} rule in ${input.securityGroupIds.join(', ')}`,
               fix: `add an inbound rule TCP ${input.rdpPort} from the customers' addresses (0.0.0.0/0 for everyone)`,
+            },
+      );
+      // The browser desktop: DCV's web client on TCP 8443 (UDP 8443 adds QUIC, optional).
+      const dcvOpen = (groups.SecurityGroups ?? []).some((g) =>
+        (g.IpPermissions ?? []).some((p) => allowsPort(p, DCV_PORT)),
+      );
+      results.push(
+        dcvOpen
+          ? {
+              check: `security group allows ${DCV_PORT} (Amazon DCV)`,
+              ok: true,
+              detail: input.securityGroupIds.join(', '),
+            }
+          : {
+              check: `security group allows ${DCV_PORT} (Amazon DCV)`,
+              ok: false,
+              detail: `no inbound TCP ${DCV_PORT} rule in ${input.securityGroupIds.join(', ')}: "Open in browser" cannot connect`,
+              fix: `add an inbound rule TCP ${DCV_PORT} (and UDP ${DCV_PORT} for QUIC) from the customers' addresses`,
             },
       );
     } catch (error) {

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UTILISATION_METRICS } from './cloudwatch.ts';
+import { DCV_AUTH_PATH, DCV_PORT, DCV_USERNAME } from '../domain/desktop.ts';
 
 /**
  * The IAM documents in infra/iam grant exactly what the code calls. The worker's calls are read
@@ -137,6 +138,20 @@ describe('the desktop instance profile (infra/iam/instance-policy.json)', () => 
     const needed = evidence.filter((e) => e.pattern.test(imageSources)).map((e) => e.action);
     expect(needed).toContain('cloudwatch:PutMetricData');
     expect(granted(policy)).toEqual([...new Set(needed)].sort());
+  });
+
+  it("reads only Amazon DCV's licence objects, and the image points DCV at our verifier", () => {
+    const statements = statementsFor(policy, 's3:GetObject');
+    const resources = statements.flatMap((st) => [st.Resource].flat());
+    expect(resources.length).toBeGreaterThan(0);
+    // dcv-license.<region>/* (any region): objects only, no listing, no other bucket.
+    for (const resource of resources)
+      expect(resource).toMatch(/^arn:aws:s3:::dcv-license\.(\*|[a-z0-9-]+)\/\*$/);
+    for (const st of statements) expect([st.Action].flat()).toEqual(['s3:GetObject']);
+    expect(imageSources).toContain(`${DCV_AUTH_PATH}"`);
+    expect(imageSources).toContain(`'auth-token-verifier'`);
+    expect(imageSources).toContain(`-LocalPort ${DCV_PORT}`);
+    expect(imageSources).toContain(`-Name 'owner' -PropertyType String -Value '${DCV_USERNAME}'`);
   });
 
   it('publishes only into the namespaces the image and the usage page use', () => {

@@ -28,6 +28,7 @@ import {
   type Params,
 } from './query.ts';
 import { createRdpListeners, type RdpListeners } from './rdpListeners.ts';
+import { createDcvServers, type DcvServers } from '../dcv/index.ts';
 import { reservationsXml, instanceXml, stateChangeXml } from './render.ts';
 import { createSandboxServiceQuotas } from './serviceQuotas.ts';
 import type { ProfileName } from './timing.ts';
@@ -70,6 +71,11 @@ export type SandboxEc2Options = {
    * `publicIp:port` is a real connection. Off: public IPs come from the documentation ranges.
    */
   rdpListener?: { port: number } | undefined;
+  /**
+   * Give every running instance (with a loopback address: needs `rdpListener`) an Amazon DCV
+   * stand-in on this port, verifying tokens at `verifierUrl` as DCV's `auth-token-verifier`.
+   */
+  dcv?: { port: number; verifierUrl: string } | undefined;
 };
 
 export type SandboxEc2 = {
@@ -199,8 +205,11 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
   const listeners: RdpListeners | null = options.rdpListener
     ? createRdpListeners(options.rdpListener.port, warn)
     : null;
+  const dcvServers: DcvServers | null =
+    options.dcv && options.rdpListener ? createDcvServers({ ...options.dcv, warn }) : null;
   const syncListeners = async () => {
-    await listeners?.sync(engine.runningAddresses());
+    const running = engine.runningAddresses();
+    await Promise.all([listeners?.sync(running), dcvServers?.sync(running)]);
   };
 
   function snapshotXml(v: SnapshotView): string {
@@ -544,7 +553,11 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
   router.get('/_state', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     await syncListeners();
-    ctx.body = { ...engine.snapshot(), rdpListeners: listeners?.listening() ?? null };
+    ctx.body = {
+      ...engine.snapshot(),
+      rdpListeners: listeners?.listening() ?? null,
+      dcvServers: dcvServers?.listening() ?? null,
+    };
   });
   router.post('/_control', koaBody({ jsonLimit: '1mb', urlencoded: false, text: false }), async (ctx) => {
     const parsed = ControlSchema.safeParse(ctx.request.body);
@@ -594,6 +607,7 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
     }),
     close: async () => {
       await listeners?.close();
+      await dcvServers?.close();
       await saver?.flush();
     },
   };

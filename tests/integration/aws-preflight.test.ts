@@ -75,6 +75,7 @@ describe('npm run aws:check against the sandbox', () => {
       'instance types offered',
       'G-instance vCPU quota',
       `security group allows ${RDP_PORT}`,
+      'security group allows 8443 (Amazon DCV)',
       'key pair',
       'instance profile',
       'RunInstances DryRun',

@@ -8,6 +8,7 @@ import { createSandbox } from '../../sandbox/index.ts';
 import { createSandboxEc2, type SandboxEc2, type SandboxEc2Options } from '../../sandbox/ec2/index.ts';
 import { startWorker, type RunningWorker } from '../../worker/worker.ts';
 import { freshDatabase } from './db.ts';
+import { DCV_PORT } from '../../core/domain/desktop.ts';
 
 export type TestStack = {
   url: string;
@@ -49,6 +50,8 @@ export async function startTestStack(
   const sandboxEc2 = createSandboxEc2({
     profile: 'fast',
     rdpListener: { port: 3389 },
+    // And an Amazon DCV stand-in verifying browser-desktop tokens with this stack, as in `npm start`.
+    dcv: { port: DCV_PORT, verifierUrl: `http://127.0.0.1:${port}/api/dcv/auth` },
     ...options.sandboxEc2,
   });
   const config = loadConfig({
@@ -61,6 +64,7 @@ export async function startTestStack(
     // No warm pool unless a test asks: other features' tests need no machines launched ahead.
     WARM_POOL_SIZE: '0',
     VM_POLL_SECONDS: '0.5',
+    DCV_WEB_URL: `http://{ip}:${DCV_PORT}/`,
     ...options.env,
   });
   const log = createLogger({ level: config.logLevel, name: 'test' });

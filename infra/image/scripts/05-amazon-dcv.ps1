@@ -12,6 +12,14 @@ Remove-Item $msi
 $security = 'HKEY_USERS\S-1-5-18\Software\GSettings\com\nicesoftware\dcv\security'
 New-Item -Path "Registry::$security" -Force | Out-Null
 New-ItemProperty -Path "Registry::$security" -Name 'auth-token-verifier' -PropertyType String -Value "$($publicUrl.TrimEnd('/'))/api/dcv/auth" -Force | Out-Null
+# The console session (the one Windows DCV runs, `#console` in the link) starts with the service
+# and belongs to Administrator: the name our verifier answers for a valid token, and the account
+# whose password the dashboard hands out.
+$console = 'HKEY_USERS\S-1-5-18\Software\GSettings\com\nicesoftware\dcv\session-management'
+New-Item -Path "Registry::$console" -Force | Out-Null
+New-ItemProperty -Path "Registry::$console" -Name 'create-session' -PropertyType DWord -Value 1 -Force | Out-Null
+New-Item -Path "Registry::$console\automatic-console-session" -Force | Out-Null
+New-ItemProperty -Path "Registry::$console\automatic-console-session" -Name 'owner' -PropertyType String -Value 'Administrator' -Force | Out-Null
 New-NetFirewallRule -Name 'legend-dcv-tcp' -DisplayName 'Amazon DCV (TCP 8443)' -Protocol TCP -LocalPort 8443 -Action Allow | Out-Null
 New-NetFirewallRule -Name 'legend-dcv-udp' -DisplayName 'Amazon DCV (QUIC 8443)' -Protocol UDP -LocalPort 8443 -Action Allow | Out-Null
 Set-Service -Name dcvserver -StartupType Automatic

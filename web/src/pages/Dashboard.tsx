@@ -10,6 +10,8 @@ import { RequireUser } from '../components/RequireUser.tsx';
 import { PaymentNotices } from '../components/PaymentNotices.tsx';
 import { UsageClock } from '../components/UsageClock.tsx';
 import { HourBankNotice } from '../components/HourBankNotice.tsx';
+import { BrowserDesktop } from '../components/BrowserDesktop.tsx';
+import { desktopReachable } from '../../../core/domain/lifecycle.ts';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { formatRupees, rupeesToPaise } from '../../../core/domain/money.ts';
 import { formatLongDate } from '../../../core/domain/time.ts';
@@ -314,6 +316,10 @@ function DownloadsCard({ record, state }: { record: DashboardRecord; state: VmDi
     <section className="card downloads" aria-labelledby="downloads-title">
       <h2 id="downloads-title">Connect</h2>
       <ul className="download-list">
+        <li>
+          <span className="download-name">Desktop in your browser</span>
+          <BrowserDesktop available={desktopReachable({ state, publicIp: record.vmPublicIp })} />
+        </li>
         <li>
           <span className="download-name">Remote desktop file</span>
           {record.rdpUrl ? (
