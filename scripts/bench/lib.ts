@@ -5,7 +5,7 @@ import {
   type Subscription,
 } from '../../core/db/subscriptions.ts';
 import { insertUser, type User } from '../../core/db/users.ts';
-import { getPlan, planExpiry } from '../../core/domain/plans.ts';
+import { getPlan, planExpiry, type PlanId } from '../../core/domain/plans.ts';
 /** Small helpers for benchmarks: they print figures, they never assert wall-clock times. */
 
 export function median(values: number[]): number {
@@ -68,9 +68,19 @@ export async function paidLegendPlan(
   person: { email: string; name: string; phone: string | null },
 ): Promise<{ user: User; subscription: Subscription; plan: ReturnType<typeof getPlan> }> {
   const user = await insertUser(db, { ...person, passwordHash: null, googleSub: null });
-  const plan = getPlan('legend');
+  const { subscription, plan } = await paidPlanFor(db, user.id, 'legend');
+  return { user, subscription, plan };
+}
+
+/** A paid 30 h plan of `planId` for an existing customer (a renewal, a plan change). */
+export async function paidPlanFor(
+  db: Db,
+  userId: string,
+  planId: PlanId,
+): Promise<{ subscription: Subscription; plan: ReturnType<typeof getPlan> }> {
+  const plan = getPlan(planId);
   const pending = await insertPendingSubscription(db, {
-    userId: user.id,
+    userId,
     planId: plan.id,
     planName: plan.displayName,
     isTrial: false,
@@ -83,5 +93,5 @@ export async function paidLegendPlan(
   const now = new Date();
   const subscription = await activateSubscription(db, pending.id, now, planExpiry(now));
   if (!subscription) throw new Error('could not activate the bench plan');
-  return { user, subscription, plan };
+  return { subscription, plan };
 }

@@ -14,8 +14,11 @@ import { remoteDesktopProbe, type WorkerDeps } from '../../worker/deps.ts';
 import { replenishPool } from '../../worker/jobs/poolReplenish.ts';
 import { provisionVm } from '../../worker/jobs/vmProvision.ts';
 import { syncVms } from '../../worker/jobs/vmSync.ts';
+import { startVm } from '../../worker/jobs/vmStart.ts';
+import { stopVm } from '../../worker/jobs/vmStop.ts';
+import { requestStop } from '../../core/commands/vmActions.ts';
 import { startScratchDatabase } from '../lib/scratch.ts';
-import { fmtRatio, heading, median, paidLegendPlan, percentile, record } from './lib.ts';
+import { fmtRatio, heading, median, paidLegendPlan, paidPlanFor, percentile, record } from './lib.ts';
 
 /**
  * Time to desktop: from "paid" (payment-verify has activated the plan and queued vm-provision)
@@ -138,7 +141,9 @@ export async function benchTimeToDesktop(): Promise<{ coldMs: number; warmMs: nu
     }
 
     /** One purchase, timed from paid to ready on the virtual clock. */
-    async function timeOne(using: WorkerDeps = deps): Promise<{ ms: number; source: string }> {
+    async function timeOne(
+      using: WorkerDeps = deps,
+    ): Promise<{ ms: number; source: string; vmId: string; userId: string; subscriptionId: string }> {
       const payload = await paidPlan();
       sim.ms = 0;
       wait(pickup()); // vm-provision waits for the next pg-boss poll
@@ -151,7 +156,7 @@ export async function benchTimeToDesktop(): Promise<{ coldMs: number; warmMs: nu
         await run(() => syncVms(using, { vmId: vm.id }));
         const row = await findVm(db, vm.id);
         if (row?.state === 'running' && row.public_ip && row.password_encrypted)
-          return { ms: sim.ms, source: row.source ?? '?' };
+          return { ms: sim.ms, source: row.source ?? '?', vmId: vm.id, ...payload };
         if (sim.ms > GIVE_UP_MS)
           throw new Error(`not ready after ${clockText(sim.ms)} (state ${row?.state})`);
       }
@@ -172,11 +177,49 @@ export async function benchTimeToDesktop(): Promise<{ coldMs: number; warmMs: nu
     }
 
     const cold: number[] = [];
+    const coldMachines: Array<{ vmId: string; userId: string; subscriptionId: string }> = [];
     for (let i = 0; i < RUNS; i++) {
-      const { ms, source } = await timeOne();
+      const { ms, source, vmId, userId, subscriptionId } = await timeOne();
       if (source !== 'launch') throw new Error(`a cold run was served by ${source}`);
       cold.push(ms);
+      coldMachines.push({ vmId, userId, subscriptionId });
     }
+
+    /**
+     * A kept machine: the plan ended, the machine was stopped (untimed), and the customer buys a
+     * plan of another kind (PRO LEGEND). Timed from paid: vm-provision keeps the machine, vm-start
+     * changes its type and grows its disk while stopped, starts it, and vm-sync sees it ready.
+     */
+    async function timeKept(machine: { vmId: string; userId: string; subscriptionId: string }) {
+      await db.query(
+        sql.unsafe`UPDATE subscriptions SET status = 'expired', expires_at = now() WHERE id = ${machine.subscriptionId}`,
+      );
+      await requestStop(db, boss, machine.vmId, 'plan-expired', new Date());
+      await stopVm(deps, { vmId: machine.vmId });
+      for (let i = 0; (await findVm(db, machine.vmId))?.state !== 'stopped'; i++) {
+        if (i > 100) throw new Error('the kept machine did not stop');
+        wait(pollMs);
+        await syncVms(deps, { vmId: machine.vmId });
+      }
+      const { subscription } = await paidPlanFor(db, machine.userId, 'pro-legend');
+      sim.ms = 0;
+      wait(pickup());
+      const outcome = await run(() =>
+        provisionVm(deps, { subscriptionId: subscription.id, userId: machine.userId }),
+      );
+      if (outcome !== 'renewed') throw new Error(`a kept machine was ${outcome}`);
+      wait(pickup()); // vm-start waits for the next pg-boss poll
+      await run(() => startVm(deps, { vmId: machine.vmId }));
+      for (;;) {
+        wait(pollMs + pickup());
+        await run(() => syncVms(deps, { vmId: machine.vmId }));
+        const row = await findVm(db, machine.vmId);
+        if (row?.state === 'running' && row.instance_type === 'g4dn.2xlarge' && row.public_ip) return sim.ms;
+        if (sim.ms > GIVE_UP_MS) throw new Error(`kept machine not ready after ${clockText(sim.ms)}`);
+      }
+    }
+    const kept: number[] = [];
+    for (const machine of coldMachines) kept.push(await timeKept(machine));
     const warm: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       await fillPool();
@@ -224,6 +267,10 @@ export async function benchTimeToDesktop(): Promise<{ coldMs: number; warmMs: nu
     line('cold (new launch):  ', cold);
     line('warm (pool, a start):', warm);
     line('hot (running spare): ', hot);
+    line(
+      'kept machine, plan change (LEGEND → PRO LEGEND: stopped, type changed, disk grown, started):',
+      kept,
+    );
     const warmMedian = median(warm);
     const coldMedian = median(cold);
     const warmVsCold = record('time-to-desktop', {
@@ -240,7 +287,16 @@ export async function benchTimeToDesktop(): Promise<{ coldMs: number; warmMs: nu
       baseline: { name: 'cold launch, median', value: coldMedian / 1000, unit: 's' },
       detail: { hotP90S: percentile(hot, 90) / 1000, runs: RUNS },
     });
-    console.log(`warm/cold median: ${fmtRatio(warmVsCold.ratio)}`);
+    const keptVsCold = record('time-to-desktop', {
+      name: 'kept machine, renewal into another plan: paid → running on the new type, median',
+      value: median(kept) / 1000,
+      unit: 's',
+      baseline: { name: 'cold launch, median', value: coldMedian / 1000, unit: 's' },
+      detail: { keptP90S: percentile(kept, 90) / 1000, runs: kept.length },
+    });
+    console.log(
+      `warm/cold median: ${fmtRatio(warmVsCold.ratio)}; kept/cold median: ${fmtRatio(keptVsCold.ratio)}`,
+    );
     console.log(
       `Copy's TIME_TO_DESKTOP = "${TIME_TO_DESKTOP.label}" vs warm median ${clockText(warmMedian)} (the landing figure itself comes from real provisions). ` +
         `Terms' PROVISIONING_TIME = "${PROVISIONING_TIME.label}" vs cold median ${clockText(median(cold))}.`,
