@@ -133,5 +133,14 @@ function noticeFor(
   if (!plan.planActive) return VM_MESSAGES.planExpired;
   if (plan.outOfHours) return VM_MESSAGES.outOfHours;
   if (vm?.state === 'stopped' && vm.problem) return vm.problem;
+  // Stopping, being changed or starting for a plan of another kind: say why it is not running.
+  if (
+    vm &&
+    (vm.resize_to_type !== null || vm.resize_to_gb !== null || vm.state_reason === 'plan-change') &&
+    (vm.state === 'stopping' ||
+      vm.state === 'starting' ||
+      (vm.state === 'stopped' && vm.state_reason === 'plan-change'))
+  )
+    return VM_MESSAGES.planChange;
   return null;
 }

@@ -41,6 +41,9 @@ export const DashboardVm = Vm.pick({
   problem: true,
   delayed_at: true,
   remote_desktop_waiting_since: true,
+  state_reason: true,
+  resize_to_type: true,
+  resize_to_gb: true,
 });
 export type DashboardVm = z.infer<typeof DashboardVm>;
 

@@ -36,6 +36,8 @@ export const VM_MESSAGES = {
     'Your PC is up; waiting for Windows to accept Remote Desktop. This usually takes under a minute.',
   starting: 'Starting…',
   notAvailable: 'Not available',
+  planChange:
+    'Your PC is being changed to your new plan: it stops, gets the new hardware and starts again with all your files. This takes a few minutes.',
   diskSaving:
     'Your plan ended and was not renewed, so your PC is being deleted. We are saving a copy of its disk first; the dates it is kept until appear here once it is saved.',
   stopping: 'Stopping…',

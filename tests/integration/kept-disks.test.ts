@@ -1,6 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { releaseUserResources } from '../../core/commands/accountDeletion.ts';
+import { dashboardBody } from '../../api/presenters/vm.ts';
+import { findDashboardState } from '../../core/db/dashboard.ts';
 import { listAlerts } from '../../core/db/operatorAlerts.ts';
+import { VM_MESSAGES } from '../../core/domain/vm.ts';
 import { sql } from '../../core/db/pool.ts';
 import { findKeptSnapshotOfUser, findLiveSnapshotOfVm, findSnapshot } from '../../core/db/snapshots.ts';
 import { supersedeTrial } from '../../core/db/subscriptions.ts';
@@ -126,6 +129,11 @@ describe('a plan of another kind keeps the machine and its disk', () => {
       resize_to_type: 'g4dn.2xlarge',
       resize_to_gb: 225,
     });
+
+    // The dashboard (its one poll statement) says why the machine is not running.
+    const state = await findDashboardState(cloud.db, user.id);
+    const body = dashboardBody({ ...state!, vmConfig: stack.config.vm, now: new Date() });
+    expect(body.notice).toBe(VM_MESSAGES.planChange);
 
     const after = await driveToRunning(vm.id);
     expect(after).toMatchObject({
