@@ -219,7 +219,16 @@ async function burst(databaseUrl: string, base: string, pollUrl: string, pollCoo
       const ids = group.map((b) => b.userId);
       for (;;) {
         if ((await activeCount(ids)) === group.length) return (performance.now() - started) / 1000;
-        if (performance.now() - started > 300_000) throw new Error('plans not active after 5 minutes');
+        if (performance.now() - started > 300_000) {
+          const jobs = await db.any(sql.type(
+            z.object({ name: z.string(), state: z.string(), n: z.number() }),
+          )`
+            SELECT name, state, count(*)::int AS n FROM pgboss.job GROUP BY 1, 2 ORDER BY 1, 2`);
+          throw new Error(
+            `${group.length - (await activeCount(ids))} of ${group.length} plans not active after 5 minutes; ` +
+              `jobs: ${jobs.map((j) => `${j.name} ${j.state} ${j.n}`).join(', ')}`,
+          );
+        }
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     };
