@@ -7,6 +7,7 @@ import { recordedFigures } from './bench/lib.ts';
 import { benchPoll } from './bench/poll.ts';
 import { benchTimeToDesktop } from './bench/timeToDesktop.ts';
 import { benchReconcile } from './bench/reconcile.ts';
+import { benchSweep } from './bench/sweep.ts';
 import { benchMail } from './bench/mail.ts';
 
 /**
@@ -30,6 +31,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   },
   // 100 paid checkouts whose browser and webhook were both lost → all active (reconciliation sweep).
   reconcile: benchReconcile,
+  // One vm-sync pass over 10,000 machines and instances, against the bare EC2 listing.
+  sweep: benchSweep,
   // Bulk mail throughput and sign-in code latency under a newsletter backlog.
   mail: benchMail,
 };

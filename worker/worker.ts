@@ -60,13 +60,17 @@ const HANDLERS: Record<QueueName, Subscription> = {
   },
   // Forgot-password: the worker decides whether anyone is mailed, so the API answers alike for all.
   'account-recovery': { handler: accountRecovery, batchSize: 1, localConcurrency: 2 },
-  // Each job waits on PayU's verify API; a few at once keeps a burst of callbacks moving.
-  'payment-verify': { handler: paymentVerify, batchSize: 1, localConcurrency: 4 },
+  // Each job waits on PayU's verify API. Batches of 5 verified at once from two pollers, fetching
+  // again at once while batches come back full: a burst of callbacks is not paced by the
+  // polling interval (one job per poller per 2 s made 100 callbacks take 50 s).
+  'payment-verify': { handler: paymentVerify, batchSize: 5, localConcurrency: 2, perJobResults: true },
   // The sweep batches its own PayU calls; one at a time (its claim uses SKIP LOCKED anyway).
   'payment-reconcile': { handler: paymentReconcile, batchSize: 1, localConcurrency: 1 },
   'payment-refund': { handler: paymentRefund, batchSize: 1, localConcurrency: 2 },
   // Builds (or takes from the warm pool) the machine of a newly activated subscription.
-  'vm-provision': { handler: vmProvision, batchSize: 1, localConcurrency: 2 },
+  // Batches of 5 at once from two pollers, fetching again while batches come back full, like
+  // payment-verify: the machines of a burst of purchases are all under way within seconds.
+  'vm-provision': { handler: vmProvision, batchSize: 5, localConcurrency: 2, perJobResults: true },
   // Cloud PCs. Each handler makes one or two short EC2 calls and schedules re-checks
   // instead of waiting on a machine, so a few at once keep STOP/START snappy for everyone.
   'vm-sync': { handler: vmSync, batchSize: 1, localConcurrency: 4 },

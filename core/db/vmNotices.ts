@@ -49,6 +49,14 @@ export async function recordNotice(
   return inserted !== null;
 }
 
+/** Which of these notice keys (`noticeKey`) were already recorded: one read for a sweep's page. */
+export async function findNoticeKeys(db: Db, keys: string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const rows = await db.any(sql.type(z.object({ key: z.string() }))`
+    SELECT key FROM vm_notices WHERE key = ANY(${sql.array(keys, 'text')})`);
+  return new Set(rows.map((r) => r.key));
+}
+
 export const Notice = z.object({ key: z.string(), kind: z.string(), sent_at: z.date() });
 
 export async function listNoticesOfUser(db: Db, userId: string): Promise<Array<z.infer<typeof Notice>>> {

@@ -76,7 +76,12 @@ const ts = (at: Date) => at.toISOString();
 
 /** Usage counted up to `at` for a running VM, capped at the plan: the accrual expression. */
 function accrued(at: Date, capSeconds: number) {
-  return sql.fragment`least(${capSeconds}::float8,
+  return accruedUpTo(at, sql.fragment`${capSeconds}::float8`);
+}
+
+/** The same expression with the cap given as SQL (a column of a batch). */
+function accruedUpTo(at: Date, cap: ReturnType<typeof sql.fragment>) {
+  return sql.fragment`least(${cap},
     usage_seconds + greatest(0, extract(epoch FROM (${ts(at)}::timestamptz - usage_counted_at))))`;
 }
 
@@ -454,15 +459,46 @@ export async function markVmsSynced(db: Db, vmIds: string[], now: Date): Promise
     UPDATE vms SET synced_at = ${ts(now)} WHERE id = ANY(${sql.array(vmIds, 'uuid')})`);
 }
 
-/** The sync sweep's batch: machines that may hold an instance, least recently synced first. */
-export async function listVmsForSync(db: Db, limit: number): Promise<Vm[]> {
+/**
+ * One page of the sync sweep: machines that may hold an instance, in id order after `afterId`
+ * (keyset paging: rows changing state meanwhile neither repeat nor shift a page). Served by the
+ * `vms_sweep` partial index, so terminated history is never read.
+ */
+export async function listVmsForSyncPage(db: Db, afterId: string | null, limit: number): Promise<Vm[]> {
   return [
     ...(await db.any(sql.type(Vm)`
       SELECT ${COLUMNS} FROM vms
       WHERE state NOT IN ('terminated', 'error', 'requested')
-      ORDER BY synced_at NULLS FIRST, id
+        ${afterId === null ? sql.fragment`` : sql.fragment`AND id > ${afterId}`}
+      ORDER BY id
       LIMIT ${limit}`)),
   ];
+}
+
+/**
+ * `accrueUsage` for many running machines in one statement, each capped at its own plan's
+ * seconds: the sweep's one write per page for the machines whose only change is time counted.
+ * A machine that left `running` meanwhile is not touched. Answers the ids it counted.
+ */
+export async function accrueUsageMany(
+  db: Db,
+  items: Array<{ vmId: string; capSeconds: number }>,
+  now: Date,
+): Promise<string[]> {
+  if (items.length === 0) return [];
+  const rows = await db.any(sql.type(z.object({ id: z.string() }))`
+    UPDATE vms SET usage_seconds = ${accruedUpTo(now, sql.fragment`b.cap_seconds`)},
+      usage_counted_at = greatest(usage_counted_at, ${ts(now)}), updated_at = now(), synced_at = ${ts(now)}
+    FROM unnest(${sql.array(
+      items.map((i) => i.vmId),
+      'uuid',
+    )}::uuid[], ${sql.array(
+      items.map((i) => i.capSeconds),
+      'float8',
+    )}::float8[]) AS b(vm_id, cap_seconds)
+    WHERE vms.id = b.vm_id AND vms.state = 'running'
+    RETURNING vms.id`);
+  return rows.map((r) => r.id);
 }
 
 /**

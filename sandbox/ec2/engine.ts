@@ -144,7 +144,8 @@ const FILTERS = new Set([
   'vpc-id',
 ]);
 
-type CompiledFilter = { name: string; patterns: RegExp[] };
+/** `exact`: the values when none has a wildcard, matched by lookup (a fleet of thousands asked by id). */
+type CompiledFilter = { name: string; patterns: RegExp[]; exact: Set<string> | null };
 
 function hexId(prefix: string): string {
   return `${prefix}-${randomBytes(9).toString('hex').slice(0, 17)}`;
@@ -627,13 +628,21 @@ export function createEngine(options: EngineOptions) {
     if (!filter.name.startsWith('tag:') && !FILTERS.has(filter.name)) {
       throw new Ec2Error('InvalidParameterValue', `The filter '${filter.name}' is invalid`);
     }
-    return { name: filter.name, patterns: filter.values.map(glob) };
+    const literal = filter.values.every((value) => !/[*?]/.test(value));
+    return {
+      name: filter.name,
+      patterns: literal ? [] : filter.values.map(glob),
+      exact: literal ? new Set(filter.values) : null,
+    };
   }
 
   function matches(filter: CompiledFilter, v: InstanceView): boolean {
     const r = v.record;
+    const exact = filter.exact;
     const test = (candidates: Array<string | null>) =>
-      filter.patterns.some((pattern) => candidates.some((c) => c !== null && pattern.test(c)));
+      exact
+        ? candidates.some((c) => c !== null && exact.has(c))
+        : filter.patterns.some((pattern) => candidates.some((c) => c !== null && pattern.test(c)));
     if (filter.name.startsWith('tag:')) {
       const key = filter.name.slice(4);
       return test(r.tags.filter((tag) => tag.key === key).map((tag) => tag.value));

@@ -3,10 +3,15 @@ import pg from 'pg';
 import { createPool, type Interceptor, type QueryResult, type QueryResultRow } from 'slonik';
 import { createDbPool, type DatabasePool } from '../../core/db/pool.ts';
 import { expireDueSubscriptions, findSubscriptionsByIds } from '../../core/db/subscriptions.ts';
-import { listSubscriptionsDueExpiredNotice, listSubscriptionsDueReminder } from '../../core/db/vmNotices.ts';
 import {
+  findNoticeKeys,
+  listSubscriptionsDueExpiredNotice,
+  listSubscriptionsDueReminder,
+} from '../../core/db/vmNotices.ts';
+import {
+  accrueUsageMany,
   findVmsByIds,
-  listVmsForSync,
+  listVmsForSyncPage,
   listVmsOutOfPlan,
   listVmsPastGrace,
   markVmsSynced,
@@ -101,7 +106,28 @@ describe(`sweep queries over ${ROWS.toLocaleString('en')} rows use indexes`, () 
     ['listVmsRunningSince', (d) => listVmsRunningSince(d, new Date(now.getTime() - 10 * 60_000), 500)],
     ['deleteSamplesBefore', (d) => deleteSamplesBefore(d, new Date(now.getTime() - 8 * 86_400_000), 5000)],
     // vm-sync
-    ['listVmsForSync', (d) => listVmsForSync(d, 100)],
+    ['listVmsForSyncPage (first page)', (d) => listVmsForSyncPage(d, null, 1000)],
+    [
+      'listVmsForSyncPage (a later page)',
+      (d) => listVmsForSyncPage(d, '00000000-0000-4000-a000-000000000190', 1000),
+    ],
+    [
+      'accrueUsageMany',
+      async (d) =>
+        accrueUsageMany(
+          d,
+          (await ids('vms', 100)).map((vmId) => ({ vmId, capSeconds: 108_000 })),
+          now,
+        ),
+    ],
+    [
+      'findNoticeKeys',
+      async (d) =>
+        findNoticeKeys(
+          d,
+          (await ids('subscriptions', 100)).map((id) => `hours-80:${id}`),
+        ),
+    ],
     ['findVmsByIds', async (d) => findVmsByIds(d, await ids('vms', 100))],
     ['findSubscriptionsByIds', async (d) => findSubscriptionsByIds(d, await ids('subscriptions', 100))],
     ['markVmsSynced', async (d) => markVmsSynced(d, await ids('vms', 100), now)],
@@ -113,7 +139,7 @@ describe(`sweep queries over ${ROWS.toLocaleString('en')} rows use indexes`, () 
   });
 
   it('actually finds the seeded live rows (the data is shaped as described)', async () => {
-    expect((await listVmsForSync(db, 1000)).length).toBeGreaterThan(100);
+    expect((await listVmsForSyncPage(db, null, 1000)).length).toBeGreaterThan(100);
     expect((await listVmsOutOfPlan(db, now)).length).toBeGreaterThan(0);
     expect(
       (await listVmsRunningSince(db, new Date(now.getTime() - 10 * 60_000), 1000)).length,

@@ -39,13 +39,26 @@ import type { WorkerDeps } from '../deps.ts';
  * transaction. PayU is called outside any transaction.
  */
 export function paymentVerify(deps: WorkerDeps, payu: PayUClient = createPayUClient(deps.config.payu)) {
-  return async (jobs: Job<unknown>[]) => {
-    for (const job of jobs) {
-      const payload = parsePayload('payment-verify', job.data);
-      await verifyPayment(deps, payu, payload, job.id);
-    }
-  };
+  // A batch's jobs are verified at once and each is settled on its own (the worker registers
+  // this queue with `perJobResults`): a burst of callbacks drains at PayU's speed rather than
+  // one job per poller per polling interval, and one unreachable answer retries only its job.
+  return async (jobs: Job<unknown>[]): Promise<JobResult[]> =>
+    Promise.all(
+      jobs.map(async (job): Promise<JobResult> => {
+        try {
+          await verifyPayment(deps, payu, parsePayload('payment-verify', job.data), job.id);
+          return { id: job.id, status: 'completed' };
+        } catch (error) {
+          // Recorded on the job by pg-boss and retried with the queue's backoff.
+          const err = error as Error;
+          deps.log.warn({ jobId: job.id, err }, 'payment-verify: failed; will retry');
+          return { id: job.id, status: 'failed', output: { message: err.message, name: err.name } };
+        }
+      }),
+    );
 }
+
+type JobResult = { id: string; status: 'completed' | 'failed'; output?: object };
 
 async function verifyPayment(
   deps: WorkerDeps,

@@ -29,12 +29,26 @@ import { advanceMachine, planFacts } from '../lifecycle.ts';
  * errors throw to retry with backoff; the queue's attempt budget is the launch budget.
  */
 export function vmProvision(deps: WorkerDeps) {
-  return async (jobs: Job<unknown>[]) => {
-    for (const job of jobs) {
-      await provisionVm(deps, parsePayload('vm-provision', job.data), job.id);
-    }
-  };
+  // A batch's machines are provisioned at once, each job settled on its own (the worker
+  // registers this queue with `perJobResults`): a burst of purchases is not paced by the
+  // polling interval, and a capacity error retries only its own job (and spends its budget).
+  return async (jobs: Job<unknown>[]): Promise<JobResult[]> =>
+    Promise.all(
+      jobs.map(async (job): Promise<JobResult> => {
+        try {
+          await provisionVm(deps, parsePayload('vm-provision', job.data), job.id);
+          return { id: job.id, status: 'completed' };
+        } catch (error) {
+          // Recorded on the job by pg-boss and retried with the queue's backoff.
+          const err = error as Error;
+          deps.log.warn({ jobId: job.id, err }, 'vm-provision: failed; will retry');
+          return { id: job.id, status: 'failed', output: { message: err.message, name: err.name } };
+        }
+      }),
+    );
 }
+
+type JobResult = { id: string; status: 'completed' | 'failed'; output?: object };
 
 export type ProvisionOutcome =
   'skipped' | 'renewed' | 'claimed-pool' | 'launched' | 'in-progress' | 'failed' | 'nothing-to-do';
