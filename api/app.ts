@@ -19,6 +19,7 @@ import { paymentRoutes, PAYU_CALLBACK_PREFIX, refuseLargeCallbacks } from './rou
 import { invoiceRoutes } from './routes/invoices.ts';
 import { vmRoutes } from './routes/vm.ts';
 import { usageRoutes } from './routes/usage.ts';
+import { idleRoutes } from './routes/idle.ts';
 import { notFound } from './errors.ts';
 import { spa } from './static.ts';
 
@@ -127,6 +128,7 @@ export function apiRouters(services: Services): Router<AppState>[] {
     invoiceRoutes(services),
     vmRoutes(services),
     usageRoutes(services),
+    idleRoutes(services),
   ];
 }
 
