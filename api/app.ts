@@ -20,6 +20,7 @@ import { invoiceRoutes } from './routes/invoices.ts';
 import { vmRoutes } from './routes/vm.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { desktopRoutes, refuseLargeDcvAuth } from './routes/desktop.ts';
+import { idleRoutes } from './routes/idle.ts';
 import { notFound } from './errors.ts';
 import { spa } from './static.ts';
 
@@ -131,6 +132,7 @@ export function apiRouters(services: Services): Router<AppState>[] {
     vmRoutes(services),
     usageRoutes(services),
     desktopRoutes(services),
+    idleRoutes(services),
   ];
 }
 

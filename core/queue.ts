@@ -255,6 +255,14 @@ export const QUEUES = {
     retryBackoff: false,
     expireInSeconds: 300,
   }),
+  // Idle auto-stop (cron, every minute): reads CloudWatch, warns, stops. Every run decides from
+  // the whole window again, so a failed run only needs the next one.
+  'vm-idle': defineQueue(Sweep, {
+    retryLimit: 1,
+    retryDelay: 20,
+    retryBackoff: false,
+    expireInSeconds: 120,
+  }),
 } as const;
 
 export type QueueName = keyof typeof QUEUES;

@@ -15,6 +15,8 @@ export async function registerSchedules(deps: WorkerDeps): Promise<void> {
   await deps.boss.schedule('vm-reconcile', '*/10 * * * *', {});
   // Usage page: CPU/GPU samples from CloudWatch (METRICS_PULL_CRON).
   await deps.boss.schedule('metrics-pull', deps.config.metrics.pullCron, {});
+  // Idle auto-stop: machines nobody uses for the customer's window are warned, then stopped.
+  await deps.boss.schedule('vm-idle', '* * * * *', {});
   // Payments not yet final: asked about on their backoff schedule; automatic refunds that fell due.
   await deps.boss.schedule('payment-reconcile', '* * * * *', {});
   // Dead rows: rate-limit counters, expired sessions, codes and links (core/db/housekeeping.ts).

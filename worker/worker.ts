@@ -21,6 +21,7 @@ import { vmReaper } from './jobs/vmReaper.ts';
 import { vmReconcile } from './jobs/vmReconcile.ts';
 import { createVmEc2, type VmEc2 } from '../core/providers/vmEc2.ts';
 import { metricsPull } from './jobs/metricsPull.ts';
+import { vmIdle } from './jobs/vmIdle.ts';
 import { housekeeping } from './jobs/housekeeping.ts';
 import { createCloudWatch, type CloudWatch } from '../core/providers/cloudwatch.ts';
 import { registerSchedules } from './schedules.ts';
@@ -82,6 +83,7 @@ const HANDLERS: Record<QueueName, Subscription> = {
   'vm-reaper': { handler: vmReaper, batchSize: 1, localConcurrency: 1 },
   'vm-reconcile': { handler: vmReconcile, batchSize: 1, localConcurrency: 1 },
   'metrics-pull': { handler: metricsPull, batchSize: 1, localConcurrency: 1 },
+  'vm-idle': { handler: vmIdle, batchSize: 1, localConcurrency: 1 },
   housekeeping: { handler: housekeeping, batchSize: 1, localConcurrency: 1 },
   'alert-notify': { handler: alertNotify, batchSize: 1, localConcurrency: 1 },
   'alert-webhook': { handler: alertWebhook, batchSize: 1, localConcurrency: 2 },

@@ -4,6 +4,7 @@ import {
   type MetricDataQuery,
   type MetricDataResult,
 } from '@aws-sdk/client-cloudwatch';
+import type { IdlePeriod } from '../domain/idle.ts';
 import { awsClientConfig, type AwsClientOptions } from './awsClientConfig.ts';
 
 /**
@@ -24,6 +25,24 @@ export const UTILISATION_METRICS = {
 } as const;
 export type UtilisationMetric = keyof typeof UTILISATION_METRICS;
 const METRIC_KINDS = Object.keys(UTILISATION_METRICS) as UtilisationMetric[];
+
+/**
+ * The idle auto-stop's series, by instance. CPU and NetworkOut are EC2's own. GPU is the
+ * image's poller (above). Remote Desktop sessions are the CloudWatch agent's Windows counter
+ * `Terminal Services\Active Sessions` (infra/image/cloudwatch-agent.json renames it); browser
+ * (Amazon DCV) connections are counted by the same once-a-minute task as the GPU
+ * (infra/image/scripts/gpu-metrics.ps1), 0 where DCV is not installed. Sessions take the
+ * period's Maximum, so one connected minute makes the period busy.
+ */
+export const IDLE_METRICS = {
+  cpu: { namespace: 'AWS/EC2', metricName: 'CPUUtilization', stat: 'Average' },
+  gpu: { namespace: 'LegendCloud/GPU', metricName: 'GPUUtilization', stat: 'Average' },
+  rdp: { namespace: 'LegendCloud/Windows', metricName: 'ActiveRdpSessions', stat: 'Maximum' },
+  dcv: { namespace: 'LegendCloud/Windows', metricName: 'DcvConnections', stat: 'Maximum' },
+  networkOutBytes: { namespace: 'AWS/EC2', metricName: 'NetworkOut', stat: 'Sum' },
+} as const;
+type IdleSeriesKind = keyof typeof IDLE_METRICS;
+const IDLE_KINDS = Object.keys(IDLE_METRICS) as IdleSeriesKind[];
 
 /** GetMetricData takes at most 500 queries per call (CloudWatch quota). */
 export const MAX_QUERIES_PER_CALL = 500;
@@ -54,6 +73,12 @@ export type CloudWatch = {
    * poller) are simply absent. SDK errors are thrown as the SDK's typed exceptions.
    */
   utilisation(request: UtilisationRequest): Promise<UtilisationSample[]>;
+  /**
+   * The idle auto-stop's evidence per instance and period: CPU, GPU, sessions connected
+   * (Remote Desktop + browser) and bytes sent. A field is undefined for a period where its
+   * series has no point; a period with none of them is absent.
+   */
+  idleSeries(request: UtilisationRequest): Promise<Map<string, IdlePeriod[]>>;
   destroy(): void;
 };
 
@@ -110,7 +135,85 @@ export function createCloudWatch(options: AwsClientOptions): CloudWatch {
     return samples;
   }
 
-  return { client, utilisation, destroy: () => client.destroy() };
+  async function idleSeries(request: UtilisationRequest): Promise<Map<string, IdlePeriod[]>> {
+    const ids = [...new Set(request.instanceIds)];
+    const perCall = Math.floor(MAX_QUERIES_PER_CALL / IDLE_KINDS.length);
+    // instance → period start → the period being filled
+    const found = new Map<string, Map<number, IdlePeriod & { rdp?: number; dcv?: number }>>();
+    for (let i = 0; i < ids.length; i += perCall) {
+      const chunk = ids.slice(i, i + perCall);
+      const byQueryId = new Map<string, { instanceId: string; kind: IdleSeriesKind }>();
+      const queries: MetricDataQuery[] = [];
+      chunk.forEach((instanceId, index) => {
+        for (const kind of IDLE_KINDS) {
+          const id = `${kind}_${index}`;
+          const metric = IDLE_METRICS[kind];
+          byQueryId.set(id, { instanceId, kind });
+          queries.push({
+            Id: id,
+            MetricStat: {
+              Metric: {
+                Namespace: metric.namespace,
+                MetricName: metric.metricName,
+                Dimensions: [{ Name: 'InstanceId', Value: instanceId }],
+              },
+              Period: request.periodSeconds,
+              Stat: metric.stat,
+            },
+            ReturnData: true,
+          });
+        }
+      });
+      let nextToken: string | undefined;
+      do {
+        const page = await client.send(
+          new GetMetricDataCommand({
+            MetricDataQueries: queries,
+            StartTime: request.start,
+            EndTime: request.end,
+            ScanBy: 'TimestampAscending',
+            NextToken: nextToken,
+            ...(request.maxDatapoints ? { MaxDatapoints: request.maxDatapoints } : {}),
+          }),
+        );
+        for (const result of page.MetricDataResults ?? []) {
+          const target = result.Id ? byQueryId.get(result.Id) : undefined;
+          if (!target) continue;
+          let periods = found.get(target.instanceId);
+          if (!periods) found.set(target.instanceId, (periods = new Map()));
+          const values = result.Values ?? [];
+          (result.Timestamps ?? []).forEach((at, n) => {
+            const value = values[n];
+            if (value === undefined || !Number.isFinite(value) || !(at instanceof Date)) return;
+            const key = at.getTime();
+            let period = periods.get(key);
+            if (!period) periods.set(key, (period = { at: key }));
+            period[target.kind] = value;
+          });
+        }
+        nextToken = page.NextToken || undefined;
+      } while (nextToken);
+    }
+    const answer = new Map<string, IdlePeriod[]>();
+    for (const [instanceId, periods] of found) {
+      answer.set(
+        instanceId,
+        [...periods.values()]
+          .sort((a, b) => a.at - b.at)
+          .map(({ at, cpu, gpu, networkOutBytes, rdp, dcv }) => ({
+            at,
+            cpu,
+            gpu,
+            networkOutBytes,
+            // Both session counters must have answered: one missing is missing evidence.
+            sessions: rdp === undefined || dcv === undefined ? undefined : rdp + dcv,
+          })),
+      );
+    }
+    return answer;
+  }
+
+  return { client, utilisation, idleSeries, destroy: () => client.destroy() };
 }
 
 function toSamples(

@@ -26,7 +26,8 @@ import { utilisation, type SeriesKind } from './series.ts';
  * Values are made up from the instance id and time (series.ts), only while the instance runs
  * (the `fleet` option: the EC2 stand-in's state), as CloudWatch has no points for a stopped
  * machine. Points sent with PutMetricData replace the made-up ones for their series. Tests
- * inject errors through `/_control`.
+ * inject errors and script series (any metric, per instance: the agent's session counter,
+ * NetworkOut, a GPU pinned at 95 %, a metric that stops arriving) through `/_control`.
  */
 
 const GPU_NAMESPACE = 'LegendCloud/GPU';
@@ -107,7 +108,29 @@ const ControlSchema = z.strictObject({
     )
     .optional(),
   clearFaults: z.boolean().optional(),
+  /**
+   * Scripted series, per instance and metric: from `from` until `to` (epoch ms; open-ended when
+   * left out) every period has `value`, or no point at all when `value` is null (a metric
+   * that stopped arriving). `value` is one minute's datapoint: a `Sum` over a longer period
+   * adds one per minute. Later entries win where they overlap. Scripts take precedence over
+   * made-up and PutMetricData points; like them, they exist only while the instance runs.
+   */
+  series: z
+    .array(
+      z.strictObject({
+        instanceId: z.string().min(1),
+        namespace: z.string().min(1),
+        metricName: z.string().min(1),
+        value: z.number().nullable(),
+        from: z.number().optional(),
+        to: z.number().optional(),
+      }),
+    )
+    .optional(),
+  clearSeries: z.boolean().optional(),
 });
+
+type Script = { value: number | null; from: number; to: number };
 
 type Fault = {
   action: string;
@@ -217,6 +240,18 @@ export function createSandboxCloudWatch(options: SandboxCloudWatchOptions = {}):
   let faults: Fault[] = [];
   /** PutMetricData's points: series key → [epoch ms, value], oldest first. */
   const stored = new Map<string, Array<[number, number]>>();
+  /** Scripted series: series key → rules, oldest first (the last covering one wins). */
+  const scripts = new Map<string, Script[]>();
+
+  function scripted(key: string, at: number): Script | undefined {
+    const rules = scripts.get(key);
+    if (!rules) return undefined;
+    for (let i = rules.length - 1; i >= 0; i--) {
+      const rule = rules[i]!;
+      if (at >= rule.from && at < rule.to) return rule;
+    }
+    return undefined;
+  }
 
   function checkFaults(action: string): void {
     const index = faults.findIndex((f) => f.action === action || f.action === '*');
@@ -275,13 +310,23 @@ export function createSandboxCloudWatch(options: SandboxCloudWatchOptions = {}):
       const stat = q.MetricStat!;
       const periodMs = stat.Period * 1000;
       const points: Array<[number, number]> = [];
-      const own = stored.get(
-        seriesKey(stat.Metric.Namespace, stat.Metric.MetricName, stat.Metric.Dimensions),
-      );
+      const key = seriesKey(stat.Metric.Namespace, stat.Metric.MetricName, stat.Metric.Dimensions);
+      const own = stored.get(key);
       const known = knownSeries(stat.Metric);
       const since = known ? (running ? running.get(known.instanceId) : -Infinity) : undefined;
+      const dims = stat.Metric.Dimensions ?? [];
+      const scriptedInstance =
+        scripts.has(key) && dims.length === 1 && dims[0]?.Name === 'InstanceId' ? dims[0].Value : undefined;
+      const scriptSince =
+        scriptedInstance === undefined ? undefined : running ? running.get(scriptedInstance) : -Infinity;
       for (let p = Math.floor(startMs / periodMs) * periodMs; p < endMs; p += periodMs) {
-        if (own) {
+        const rule = scriptSince !== undefined ? scripted(key, p) : undefined;
+        if (rule) {
+          if (rule.value !== null && scriptSince !== undefined && p + periodMs > scriptSince) {
+            const value = stat.Stat === 'Sum' ? rule.value * (stat.Period / 60) : rule.value;
+            points.push([p, value]);
+          }
+        } else if (own) {
           const inPeriod = own.filter(([at]) => at >= p && at < p + periodMs).map(([, v]) => v);
           if (inPeriod.length > 0) points.push([p, Math.round(aggregate(stat.Stat, inPeriod) * 1000) / 1000]);
         } else if (known && since !== undefined && p + periodMs > since) {
@@ -412,11 +457,21 @@ export function createSandboxCloudWatch(options: SandboxCloudWatchOptions = {}):
     const parsed = ControlSchema.parse(input);
     if (parsed.clearFaults) faults = [];
     for (const fault of parsed.faults ?? []) faults.push({ ...fault, times: fault.times ?? 1 });
+    if (parsed.clearSeries) scripts.clear();
+    for (const entry of parsed.series ?? []) {
+      const key = seriesKey(entry.namespace, entry.metricName, [
+        { Name: 'InstanceId', Value: entry.instanceId },
+      ]);
+      const rules = scripts.get(key) ?? [];
+      rules.push({ value: entry.value, from: entry.from ?? -Infinity, to: entry.to ?? Infinity });
+      scripts.set(key, rules);
+    }
   }
 
   function reset(): void {
     faults = [];
     stored.clear();
+    scripts.clear();
   }
 
   const router = new Router();
@@ -433,7 +488,7 @@ export function createSandboxCloudWatch(options: SandboxCloudWatchOptions = {}):
       return;
     }
     control(parsed.data);
-    ctx.body = { faults };
+    ctx.body = { faults, scripted: scripts.size };
   });
   router.post('/_reset', (ctx) => {
     reset();

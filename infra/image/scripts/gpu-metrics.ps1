@@ -27,3 +27,22 @@ $dimension.Name = 'InstanceId'
 $dimension.Value = $instanceId
 $datum.Dimensions = @($dimension)
 Write-CWMetricData -Namespace 'LegendCloud/GPU' -MetricData $datum -Region $region
+
+# Browser (Amazon DCV) connections to the console session, for the idle auto-stop
+# (core/providers/cloudwatch.ts IDLE_METRICS.dcv): namespace 'LegendCloud/Windows', metric
+# 'DcvConnections'. Remote Desktop sessions come from the CloudWatch agent's counter. Without
+# DCV installed nobody can be connected through it: 0, so the auto-stop still has its evidence.
+$dcv = 'C:\Program Files\NICE\DCV\Server\bin\dcv.exe'
+$connections = 0
+if (Test-Path $dcv) {
+  $listed = & $dcv list-connections --json console
+  if ($LASTEXITCODE -ne 0) { throw "dcv list-connections exited with $LASTEXITCODE" }
+  $connections = @(($listed | Out-String | ConvertFrom-Json)).Count
+}
+$sessions = New-Object Amazon.CloudWatch.Model.MetricDatum
+$sessions.MetricName = 'DcvConnections'
+$sessions.Unit = 'Count'
+$sessions.Value = $connections
+$sessions.Timestamp = (Get-Date).ToUniversalTime()
+$sessions.Dimensions = @($dimension)
+Write-CWMetricData -Namespace 'LegendCloud/Windows' -MetricData $sessions -Region $region

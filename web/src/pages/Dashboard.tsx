@@ -6,6 +6,7 @@ import { api, ApiError } from '../api/fetcher.ts';
 import type { SessionUser } from '../api/session.ts';
 import { DASHBOARD_KEY, startVm, stopVm, useDashboard, type DashboardRecord } from '../api/vm.ts';
 import { Dialog } from '../components/Dialog.tsx';
+import { IdleNotice, IdleSettingCard } from '../components/IdleAutoStop.tsx';
 import { RequireUser } from '../components/RequireUser.tsx';
 import { PaymentNotices } from '../components/PaymentNotices.tsx';
 import { UsageClock } from '../components/UsageClock.tsx';
@@ -123,10 +124,12 @@ function DashboardBody({ record }: { record: DashboardRecord }) {
       )}
       <HourBankNotice record={record} />
       {record.keptDisk && <KeptDiskNotice disk={record.keptDisk} />}
+      <IdleNotice enabled={record.vmLastState !== 'none'} />
       <div className="dashboard-grid">
         <MachineCard record={record} state={state} />
         <PlanCard record={record} />
         <DownloadsCard record={record} state={state} />
+        <IdleSettingCard enabled={record.vmLastState !== 'none'} />
       </div>
     </>
   );

@@ -1,3 +1,4 @@
+import { IdleSavings } from '../components/IdleAutoStop.tsx';
 import { useEffect, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { errorMessage } from '../api/fetcher.ts';
@@ -75,6 +76,7 @@ function ProgressView({ email }: { email: string }) {
     <Page title="Your usage" lead={LEAD}>
       {alert}
       {body}
+      <IdleSavings />
     </Page>
   );
 }

@@ -1,0 +1,40 @@
+import useSWR, { mutate } from 'swr';
+import { api, swrFetcher } from './fetcher.ts';
+import type { IdleStopMinutes } from '../../../core/domain/idle.ts';
+
+/** Idle auto-stop of the signed-in customer's machine (`/api/vm/idle`, `/api/vm/keep-running`). */
+
+export const IDLE_KEY = '/vm/idle';
+
+export type IdleRecord = {
+  minutes: IdleStopMinutes | null;
+  choices: IdleStopMinutes[];
+  running: boolean;
+  warning: { stopAt: string } | null;
+  saved: { seconds: number; stops: number };
+  projection:
+    | { kind: 'no-use' }
+    | { kind: 'lasts'; hoursPerDay: number }
+    | { kind: 'runs-out'; at: string; hoursPerDay: number };
+};
+
+/**
+ * Asked again every 30 s while the machine runs, so the ten-minute notice shows within half a
+ * minute of the worker's warning; never while it is stopped. `enabled` false: not asked at all.
+ */
+export function useIdle(enabled = true) {
+  return useSWR<IdleRecord>(enabled ? IDLE_KEY : null, swrFetcher, {
+    refreshInterval: (data) => (data?.running ? 30_000 : 0),
+    shouldRetryOnError: false,
+  });
+}
+
+export async function setIdleMinutes(minutes: IdleStopMinutes | null): Promise<void> {
+  const record = await api<IdleRecord>(IDLE_KEY, { body: { minutes } });
+  await mutate(IDLE_KEY, record, { revalidate: false });
+}
+
+export async function keepItRunning(): Promise<void> {
+  const record = await api<IdleRecord>('/vm/keep-running', { body: {} });
+  await mutate(IDLE_KEY, record, { revalidate: false });
+}
