@@ -24,6 +24,8 @@ import { startTestStack } from '../support/stack.ts';
 
 const chromiumPath = findChromium();
 const built = existsSync(path.join(SPA_DIR, 'index.html'));
+if ((!chromiumPath || !built) && process.env.CI === 'true')
+  throw new Error(`CI requires the idle browser test: ${!chromiumPath ? 'no Chromium' : 'no built SPA'}`);
 if (!chromiumPath || !built) {
   console.warn(
     `\n${'!'.repeat(80)}\nidle browser test SKIPPED: ${!chromiumPath ? 'no Chromium' : 'no built SPA (npm run build)'}\n${'!'.repeat(80)}\n`,
