@@ -6,7 +6,9 @@
  * any of the four series has no point breaks the idle run, and metrics that stopped arriving
  * never stop a machine.
  */
-import { HOUR_MS, INDIA_TIME_ZONE, toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
+import { forecastUsage } from './insights.ts';
+import { toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
+export { formatIndiaClock } from './time.ts';
 
 /** The windows the customer may choose; `null` is off. */
 export const IDLE_STOP_CHOICES = [15, 30, 60] as const;
@@ -184,16 +186,23 @@ export function projectHourBank(input: {
   expiresAt: Instant | null;
   now: Instant;
 }): HourBankProjection {
-  const now = toEpochMs(input.now);
-  const elapsedDays = Math.max(1, (now - toEpochMs(input.purchasedAt)) / (24 * HOUR_MS));
-  const secondsPerDay = input.usedSeconds / elapsedDays;
-  if (!(secondsPerDay > 0)) return { kind: 'no-use' };
-  const hoursPerDay = secondsPerDay / 3600;
-  const at = now + (Math.max(0, input.remainingSeconds) / secondsPerDay) * 24 * HOUR_MS;
-  const expiresAt = toEpochMsOrNull(input.expiresAt);
-  if (expiresAt !== null && at >= expiresAt) return { kind: 'lasts', hoursPerDay };
-  return { kind: 'runs-out', at: new Date(at), hoursPerDay };
+  if (!(input.usedSeconds > 0)) return { kind: 'no-use' };
+  // The usage page's Daily Forecast rule (core/domain/insights.ts), so both cards agree.
+  const forecast = forecastUsage({
+    durationHours: (input.usedSeconds + Math.max(0, input.remainingSeconds)) / 3600,
+    usedSeconds: input.usedSeconds,
+    purchasedAt: input.purchasedAt,
+    expiresAt: input.expiresAt ?? FAR_FUTURE,
+    now: input.now,
+  });
+  const hoursPerDay = forecast.paceHoursPerDay;
+  return forecast.runsOutAt
+    ? { kind: 'runs-out', at: forecast.runsOutAt, hoursPerDay }
+    : { kind: 'lasts', hoursPerDay };
 }
+
+/** A plan without an expiry never expires first. */
+const FAR_FUTURE = new Date(8.64e15);
 
 export const IDLE_MESSAGES = {
   title: 'Idle auto-stop',
@@ -210,16 +219,3 @@ export const IDLE_MESSAGES = {
   notRunning: 'Your VM is not running.',
   saveFailed: 'Could not save the setting, try again',
 } as const;
-
-let indiaClockFormat: Intl.DateTimeFormat | undefined;
-
-/** "7:45 pm IST": the stop time as the customer in India reads it, in the mail and the notice. */
-export function formatIndiaClock(at: Instant): string {
-  indiaClockFormat ??= new Intl.DateTimeFormat('en-IN', {
-    timeZone: INDIA_TIME_ZONE,
-    hour: 'numeric',
-    minute: '2-digit',
-    hour12: true,
-  });
-  return `${indiaClockFormat.format(new Date(toEpochMs(at)))} IST`;
-}

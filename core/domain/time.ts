@@ -74,3 +74,16 @@ export function formatLongDate(at: Instant): string {
   });
   return longDateFormat.format(toEpochMs(at));
 }
+
+let indiaClockFormat: Intl.DateTimeFormat | undefined;
+
+/** "7:45 pm IST": a time of day as a customer in India reads it, in notices and mails alike. */
+export function formatIndiaClock(at: Instant): string {
+  indiaClockFormat ??= new Intl.DateTimeFormat('en-IN', {
+    timeZone: INDIA_TIME_ZONE,
+    hour: 'numeric',
+    minute: '2-digit',
+    hour12: true,
+  });
+  return `${indiaClockFormat.format(new Date(toEpochMs(at)))} IST`;
+}

@@ -1,6 +1,6 @@
+import { formatIndiaClock } from './time.ts';
 import { describe, expect, it } from 'vitest';
 import {
-  formatClockTime,
   formatHms,
   hourAlertsReached,
   hourBankNotice,
@@ -153,11 +153,11 @@ describe('hour-bank notice', () => {
     expect(hourBankNotice({ ...base, hours: null, usedSeconds: plan })).toBeNull();
   });
 
-  it('prints the stop time as HH:MM in India time', () => {
-    expect(formatClockTime(now)).toBe('14:30');
-    expect(formatClockTime(Date.parse('2026-11-24T18:35:00Z'))).toBe('00:05');
+  it('prints the stop time as the customer in India reads it (one format for notices and mails)', () => {
+    expect(formatIndiaClock(now)).toBe('2:30 pm IST');
+    expect(formatIndiaClock(Date.parse('2026-11-24T18:35:00Z'))).toBe('12:05 am IST');
     expect(stopsSoonMessage(now + 480_000, 480)).toBe(
-      'Your hours run out at 14:38 (in 8 minutes) — save your work; your PC will stop then.',
+      'Your hours run out at 2:38 pm IST (in 8 minutes) — save your work; your PC will stop then.',
     );
     expect(stopsSoonMessage(now + 30_000, 30)).toContain('(in under a minute)');
   });

@@ -1,5 +1,5 @@
 /** Hours used and left, the VM's display state and the hour alerts (spec §2 Dashboard, §4, §9). */
-import { INDIA_TIME_ZONE, SECOND_MS, toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
+import { formatIndiaClock, SECOND_MS, toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
 
 const SECONDS_PER_HOUR = 3600;
 
@@ -106,19 +106,6 @@ export function hourBankNotice(input: {
   return null;
 }
 
-let clockFormat: Intl.DateTimeFormat | undefined;
-
-/** A time of day as the dashboard's notices print it, 24-hour "HH:MM" in India time. */
-export function formatClockTime(at: Instant): string {
-  clockFormat ??= new Intl.DateTimeFormat('en-GB', {
-    timeZone: INDIA_TIME_ZONE,
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  });
-  return clockFormat.format(toEpochMs(at));
-}
-
 export const USAGE_MESSAGES = {
   outOfHours: 'You have used all the hours of your plan. Renew your plan to start your VM again.',
   stoppedHint: 'After every shut-down, start your VM',
@@ -135,5 +122,5 @@ export const USAGE_MESSAGES = {
 export function stopsSoonMessage(runsOutAt: Instant, secondsLeft: number): string {
   const minutes = Math.ceil(secondsLeft / 60);
   const inWords = minutes <= 1 ? 'in under a minute' : `in ${minutes} minutes`;
-  return `Your hours run out at ${formatClockTime(runsOutAt)} (${inWords}) — save your work; your PC will stop then.`;
+  return `Your hours run out at ${formatIndiaClock(runsOutAt)} (${inWords}) — save your work; your PC will stop then.`;
 }

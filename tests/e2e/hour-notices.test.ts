@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DESKTOP, hasBrowser, MOBILE, screenshot, useBrowser, type Page } from '../support/browser.ts';
 import { buy, logIn, openProfileMenu, paymentVerified, registeredUser } from '../support/e2eUsers.ts';
-import { formatClockTime } from '../../core/domain/usage.ts';
+import { formatIndiaClock } from '../../core/domain/time.ts';
 
 /**
  * The hour-bank notices on the dashboard of a real running machine (real stack, sandbox PayU
@@ -56,7 +56,7 @@ describe.skipIf(!hasBrowser())('hour-bank notices', () => {
     const soon = page.locator('[data-notice="hours-stop-soon"]');
     await soon
       .getByText(
-        `Your hours run out at ${formatClockTime(stopsAt)} (in 8 minutes) — save your work; your PC will stop then.`,
+        `Your hours run out at ${formatIndiaClock(stopsAt)} (in 8 minutes) — save your work; your PC will stop then.`,
       )
       .waitFor();
     await expect(eighty.count()).resolves.toBe(0);
