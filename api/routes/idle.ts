@@ -35,6 +35,16 @@ export const KEEP_RUNNING_MESSAGES = {
   notRunning: 'Your cloud PC is not running.',
 } as const;
 
+const noMachineBody = {
+  machine: false,
+  minutes: null,
+  choices: IDLE_STOP_CHOICES,
+  running: false,
+  warning: null,
+  saved: { seconds: 0, stops: 0 },
+  projection: { kind: 'no-use' as const },
+};
+
 export function idleRoutes(services: Services): Router<AppState> {
   const { db } = services;
   const router = new Router<AppState>();
@@ -47,7 +57,10 @@ export function idleRoutes(services: Services): Router<AppState> {
 
   async function idleBody(user: AuthUser) {
     const now = new Date();
-    const vm = await ownVm(user);
+    const vm = await findLiveVmByUser(db, user.id);
+    // No machine (not made yet, deleted, failed): nothing to stop, and nothing for the page to
+    // mistake for an error — the dashboard asks before it knows.
+    if (!vm) return noMachineBody;
     const state = await findIdleState(db, vm.id);
     const subscription = await findSubscription(db, vm.subscription_id);
     const stops = subscription ? await listIdleStops(db, user.id, subscription.id) : [];
@@ -67,6 +80,7 @@ export function idleRoutes(services: Services): Router<AppState> {
         ? { stopAt: state.stopAt.toISOString() }
         : null;
     return {
+      machine: true,
       minutes: state.minutes,
       choices: IDLE_STOP_CHOICES,
       running: vm.state === 'running',

@@ -173,7 +173,7 @@ describe('idle API', () => {
     expect(await idleRow(vm.id)).toMatchObject({ warned_at: null });
   });
 
-  it('owner only: signed out is a 401, a customer without a machine a 404, a stopped machine cannot be kept', async () => {
+  it('owner only: signed out is a 401, a customer without a machine cannot change anything (and reads that it has none), a stopped machine cannot be kept', async () => {
     const anonymous = newClient(stack);
     expect((await anonymous.call('/api/vm/idle')).status).toBe(401);
     expect((await anonymous.call('/api/vm/keep-running', { body: {} })).status).toBe(401);
@@ -181,6 +181,11 @@ describe('idle API', () => {
     const client = newClient(stack);
     await logIn(client, nobody.email);
     expect((await client.call('/api/vm/keep-running', { body: {} })).status).toBe(404);
+    expect((await client.call('/api/vm/idle', { body: { minutes: 15 } })).status).toBe(404);
+    // Reading is not an error without a machine (the dashboard asks before it knows): nothing to show.
+    const none = await client.call('/api/vm/idle');
+    expect(none.status).toBe(200);
+    expect(none.body).toMatchObject({ machine: false, warning: null, running: false });
     const { client: owner, vm } = await runningMachine();
     await cloud.exec(sql.unsafe`UPDATE vms SET state = 'stopped', public_ip = NULL WHERE id = ${vm.id}`);
     expect((await owner.call('/api/vm/keep-running', { body: {} })).status).toBe(409);

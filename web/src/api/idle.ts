@@ -7,6 +7,8 @@ import type { IdleStopMinutes } from '../../../core/domain/idle.ts';
 export const IDLE_KEY = '/vm/idle';
 
 export type IdleRecord = {
+  /** False when the customer has no machine (yet, or any more): nothing to show. */
+  machine: boolean;
   minutes: IdleStopMinutes | null;
   choices: IdleStopMinutes[];
   running: boolean;

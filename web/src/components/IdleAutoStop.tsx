@@ -49,7 +49,7 @@ export function IdleSettingCard({ enabled }: { enabled: boolean }) {
   const { data } = useIdle(enabled);
   const [saving, setSaving] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
-  if (!data) return null;
+  if (!data?.machine) return null;
 
   async function choose(value: string) {
     const minutes = value === 'off' ? null : Number(value);
@@ -97,7 +97,7 @@ export function IdleSettingCard({ enabled }: { enabled: boolean }) {
 /** The usage page's card: hours auto-stop saved this plan, and when the hours run out at this pace. */
 export function IdleSavings() {
   const { data } = useIdle();
-  if (!data) return null;
+  if (!data?.machine) return null;
   const saved = formatHoursMinutes(data.saved.seconds / 3600);
   const projection = data.projection;
   return (
