@@ -85,69 +85,27 @@ export type CloudWatch = {
 export function createCloudWatch(options: AwsClientOptions): CloudWatch {
   const client = new CloudWatchClient(awsClientConfig(options));
 
-  async function utilisation(request: UtilisationRequest): Promise<UtilisationSample[]> {
+  /**
+   * One GetMetricData query per instance and series kind, in as few calls as the 500-query
+   * limit allows, every page followed; each result is handed over with what it is about.
+   */
+  async function queryMetrics<K extends string>(
+    request: UtilisationRequest,
+    kinds: readonly K[],
+    metricOf: (kind: K) => { namespace: string; metricName: string; stat: string },
+    onResult: (target: { instanceId: string; kind: K }, result: MetricDataResult) => void,
+  ): Promise<void> {
     const ids = [...new Set(request.instanceIds)];
-    const perCall = Math.floor(MAX_QUERIES_PER_CALL / METRIC_KINDS.length);
-    const samples: UtilisationSample[] = [];
+    const perCall = Math.floor(MAX_QUERIES_PER_CALL / kinds.length);
     for (let i = 0; i < ids.length; i += perCall) {
       const chunk = ids.slice(i, i + perCall);
       // Query ids must start with a lowercase letter; positions map answers back to instances.
-      const byQueryId = new Map<string, { instanceId: string; metric: UtilisationMetric }>();
+      const byQueryId = new Map<string, { instanceId: string; kind: K }>();
       const queries: MetricDataQuery[] = [];
       chunk.forEach((instanceId, index) => {
-        for (const metric of METRIC_KINDS) {
-          const id = `${metric}_${index}`;
-          byQueryId.set(id, { instanceId, metric });
-          queries.push({
-            Id: id,
-            MetricStat: {
-              Metric: {
-                Namespace: UTILISATION_METRICS[metric].namespace,
-                MetricName: UTILISATION_METRICS[metric].metricName,
-                Dimensions: [{ Name: 'InstanceId', Value: instanceId }],
-              },
-              Period: request.periodSeconds,
-              Stat: 'Average',
-            },
-            ReturnData: true,
-          });
-        }
-      });
-      let nextToken: string | undefined;
-      do {
-        const page = await client.send(
-          new GetMetricDataCommand({
-            MetricDataQueries: queries,
-            StartTime: request.start,
-            EndTime: request.end,
-            ScanBy: 'TimestampAscending',
-            NextToken: nextToken,
-            ...(request.maxDatapoints ? { MaxDatapoints: request.maxDatapoints } : {}),
-          }),
-        );
-        for (const result of page.MetricDataResults ?? []) {
-          const target = result.Id ? byQueryId.get(result.Id) : undefined;
-          if (target) samples.push(...toSamples(result, target));
-        }
-        nextToken = page.NextToken || undefined;
-      } while (nextToken);
-    }
-    return samples;
-  }
-
-  async function idleSeries(request: UtilisationRequest): Promise<Map<string, IdlePeriod[]>> {
-    const ids = [...new Set(request.instanceIds)];
-    const perCall = Math.floor(MAX_QUERIES_PER_CALL / IDLE_KINDS.length);
-    // instance → period start → the period being filled
-    const found = new Map<string, Map<number, IdlePeriod & { rdp?: number; dcv?: number }>>();
-    for (let i = 0; i < ids.length; i += perCall) {
-      const chunk = ids.slice(i, i + perCall);
-      const byQueryId = new Map<string, { instanceId: string; kind: IdleSeriesKind }>();
-      const queries: MetricDataQuery[] = [];
-      chunk.forEach((instanceId, index) => {
-        for (const kind of IDLE_KINDS) {
+        for (const kind of kinds) {
           const id = `${kind}_${index}`;
-          const metric = IDLE_METRICS[kind];
+          const metric = metricOf(kind);
           byQueryId.set(id, { instanceId, kind });
           queries.push({
             Id: id,
@@ -178,22 +136,45 @@ export function createCloudWatch(options: AwsClientOptions): CloudWatch {
         );
         for (const result of page.MetricDataResults ?? []) {
           const target = result.Id ? byQueryId.get(result.Id) : undefined;
-          if (!target) continue;
-          let periods = found.get(target.instanceId);
-          if (!periods) found.set(target.instanceId, (periods = new Map()));
-          const values = result.Values ?? [];
-          (result.Timestamps ?? []).forEach((at, n) => {
-            const value = values[n];
-            if (value === undefined || !Number.isFinite(value) || !(at instanceof Date)) return;
-            const key = at.getTime();
-            let period = periods.get(key);
-            if (!period) periods.set(key, (period = { at: key }));
-            period[target.kind] = value;
-          });
+          if (target) onResult(target, result);
         }
         nextToken = page.NextToken || undefined;
       } while (nextToken);
     }
+  }
+
+  async function utilisation(request: UtilisationRequest): Promise<UtilisationSample[]> {
+    const samples: UtilisationSample[] = [];
+    await queryMetrics(
+      request,
+      METRIC_KINDS,
+      (metric) => ({ ...UTILISATION_METRICS[metric], stat: 'Average' }),
+      ({ instanceId, kind }, result) => samples.push(...toSamples(result, { instanceId, metric: kind })),
+    );
+    return samples;
+  }
+
+  async function idleSeries(request: UtilisationRequest): Promise<Map<string, IdlePeriod[]>> {
+    // instance → period start → the period being filled
+    const found = new Map<string, Map<number, IdlePeriod & { rdp?: number; dcv?: number }>>();
+    await queryMetrics(
+      request,
+      IDLE_KINDS,
+      (kind) => IDLE_METRICS[kind],
+      (target, result) => {
+        let periods = found.get(target.instanceId);
+        if (!periods) found.set(target.instanceId, (periods = new Map()));
+        const values = result.Values ?? [];
+        (result.Timestamps ?? []).forEach((at, n) => {
+          const value = values[n];
+          if (value === undefined || !Number.isFinite(value) || !(at instanceof Date)) return;
+          const key = at.getTime();
+          let period = periods.get(key);
+          if (!period) periods.set(key, (period = { at: key }));
+          period[target.kind] = value;
+        });
+      },
+    );
     const answer = new Map<string, IdlePeriod[]>();
     for (const [instanceId, periods] of found) {
       answer.set(

@@ -1,12 +1,5 @@
-import { useEffect, useState } from 'react';
-import { TIMERS_MS } from '../../../core/domain/constants.ts';
-import {
-  formatHms,
-  hourBankNotice,
-  liveUsageSeconds,
-  stopsSoonMessage,
-  USAGE_MESSAGES,
-} from '../../../core/domain/usage.ts';
+import { useLiveUsage } from './UsageClock.tsx';
+import { formatHms, hourBankNotice, stopsSoonMessage, USAGE_MESSAGES } from '../../../core/domain/usage.ts';
 import type { DashboardRecord } from '../../../core/domain/vm.ts';
 
 /**
@@ -16,22 +9,7 @@ import type { DashboardRecord } from '../../../core/domain/vm.ts';
  * server nothing.
  */
 export function HourBankNotice({ record }: { record: DashboardRecord }) {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    if (!record.isRunning) return;
-    setNow(Date.now());
-    const timer = window.setInterval(() => setNow(Date.now()), TIMERS_MS.usageTick);
-    return () => window.clearInterval(timer);
-  }, [record.isRunning, record.vmLastStateChange]);
-
-  const usedSeconds = liveUsageSeconds(
-    {
-      usageSeconds: record.vmUsageSeconds,
-      isRunning: record.isRunning,
-      lastStateChange: record.vmLastStateChange,
-    },
-    now,
-  );
+  const { usedSeconds, now } = useLiveUsage(record);
   const notice = hourBankNotice({
     hours: record.selectedDuration,
     usedSeconds,

@@ -7,12 +7,13 @@ import { formatHms, liveUsageSeconds, planSeconds, remainingSeconds } from '../.
  * usage plus the seconds since the last state change. Never past the plan's hours: the machine
  * is stopped there.
  */
-export function useUsageClock(record: {
-  vmUsageSeconds: number;
-  isRunning: boolean;
-  vmLastStateChange: string | null;
-  selectedDuration: number | null;
-}): { used: string; remaining: string | null } {
+type ClockRecord = { vmUsageSeconds: number; isRunning: boolean; vmLastStateChange: string | null };
+
+/**
+ * The usage seconds now and the moment they are for: the stored usage plus the time since the
+ * last state change while the machine runs, ticking every second then.
+ */
+export function useLiveUsage(record: ClockRecord): { usedSeconds: number; now: number } {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (!record.isRunning) return;
@@ -20,8 +21,7 @@ export function useUsageClock(record: {
     const timer = window.setInterval(() => setNow(Date.now()), TIMERS_MS.usageTick);
     return () => window.clearInterval(timer);
   }, [record.isRunning, record.vmLastStateChange]);
-
-  const live = liveUsageSeconds(
+  const usedSeconds = liveUsageSeconds(
     {
       usageSeconds: record.vmUsageSeconds,
       isRunning: record.isRunning,
@@ -29,6 +29,14 @@ export function useUsageClock(record: {
     },
     now,
   );
+  return { usedSeconds, now };
+}
+
+export function useUsageClock(record: ClockRecord & { selectedDuration: number | null }): {
+  used: string;
+  remaining: string | null;
+} {
+  const { usedSeconds: live } = useLiveUsage(record);
   const hours = record.selectedDuration;
   const used = hours === null ? live : Math.min(live, planSeconds(hours));
   return {
