@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DESKTOP, hasBrowser, MOBILE, screenshot, useBrowser, type Page } from '../support/browser.ts';
+import { DESKTOP, hasBrowser, screenshotsAtBothWidths, useBrowser } from '../support/browser.ts';
 import { buy, logIn, paymentVerified, registeredUser } from '../support/e2eUsers.ts';
 
 /**
@@ -11,16 +11,6 @@ import { buy, logIn, paymentVerified, registeredUser } from '../support/e2eUsers
  */
 
 const browser = useBrowser();
-
-async function shots(page: Page, name: string) {
-  await page.setViewportSize(DESKTOP);
-  await screenshot(page, `${name}-1280`);
-  await page.setViewportSize(MOBILE);
-  await page.waitForFunction((width) => window.innerWidth === width, MOBILE.width);
-  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
-  await screenshot(page, `${name}-360`);
-  await page.setViewportSize(DESKTOP);
-}
 
 describe.skipIf(!hasBrowser())('desktop in the browser (Amazon DCV)', () => {
   it('dashboard → Open in browser → the DCV page on the machine shows the session connected; the link works once', async () => {
@@ -37,7 +27,7 @@ describe.skipIf(!hasBrowser())('desktop in the browser (Amazon DCV)', () => {
 
     const open = page.getByRole('button', { name: 'Open in browser' });
     await open.waitFor();
-    await shots(page, 'dashboard-browser-desktop');
+    await screenshotsAtBothWidths(page, 'dashboard-browser-desktop');
 
     // Catch the link on its way to the new tab, to open it a second time below.
     const minted = page.waitForResponse((r) => r.url().endsWith('/api/vm/desktop-token'));
@@ -52,7 +42,7 @@ describe.skipIf(!hasBrowser())('desktop in the browser (Amazon DCV)', () => {
     await expect(tab.locator('#user').innerText()).resolves.toBe('Administrator');
     // Like DCV's web client, the page keeps the token out of the address bar once read.
     expect(tab.url()).not.toContain('authToken');
-    await shots(tab, 'dcv-connected');
+    await screenshotsAtBothWidths(tab, 'dcv-connected');
 
     // The dashboard reported nothing wrong and stays usable.
     await expect(page.getByRole('alert').count()).resolves.toBe(0);
@@ -64,7 +54,7 @@ describe.skipIf(!hasBrowser())('desktop in the browser (Amazon DCV)', () => {
     await expect(tab.locator('#detail').innerText()).resolves.toBe(
       'This desktop link is not valid. Open it again from your dashboard.',
     );
-    await shots(tab, 'dcv-refused');
+    await screenshotsAtBothWidths(tab, 'dcv-refused');
 
     // The machine stops behind the dashboard's back (before its next poll): the click is refused,
     // the tab it opened closes, and the card says why, in the page.
@@ -85,6 +75,6 @@ describe.skipIf(!hasBrowser())('desktop in the browser (Amazon DCV)', () => {
     );
     // …and the dashboard, asked again, shows the machine as it is now.
     await page.locator('[data-field="status"]', { hasText: /^(Stopping…|Stopped)$/ }).waitFor();
-    await shots(page, 'dashboard-browser-desktop-refused');
+    await screenshotsAtBothWidths(page, 'dashboard-browser-desktop-refused');
   });
 });

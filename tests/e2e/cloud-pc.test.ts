@@ -5,7 +5,7 @@ import {
   DESKTOP,
   hasBrowser,
   MOBILE,
-  screenshot,
+  screenshotsAtBothWidths,
   useBrowser,
   type Page,
 } from '../support/browser.ts';
@@ -35,16 +35,6 @@ const fact = (page: Page, label: string) =>
 
 // npm start gives each running machine a loopback address with a real Remote Desktop listener.
 const IP = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
-
-async function shots(page: Page, name: string) {
-  await screenshot(page, `${name}-1280`);
-  await page.setViewportSize(MOBILE);
-  // The layout has reflowed at the new width (two frames after the resize reached the page).
-  await page.waitForFunction((width) => window.innerWidth === width, MOBILE.width);
-  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
-  await screenshot(page, `${name}-360`);
-  await page.setViewportSize(DESKTOP);
-}
 
 afterAll(async () => {
   if (hasBrowser()) await sandboxTimings(null);
@@ -76,7 +66,7 @@ describe.skipIf(!hasBrowser())('cloud PC dashboard', () => {
       .waitFor();
     await expect(fact(other, 'Public IP').innerText()).resolves.toBe('Fetching…');
     await expect(other.getByText('Generating…').count()).resolves.toBeGreaterThanOrEqual(1);
-    await shots(other, 'dashboard-provisioning');
+    await screenshotsAtBothWidths(other, 'dashboard-provisioning');
     await other.close();
 
     // The success page goes to /dashboard once the IP is known.
@@ -124,7 +114,7 @@ describe.skipIf(!hasBrowser())('cloud PC dashboard', () => {
       /^https:\/\//,
     );
     await page.getByText('Download this file again after every start').waitFor();
-    await shots(page, 'dashboard-running');
+    await screenshotsAtBothWidths(page, 'dashboard-running');
 
     // STOP asks first; then "Stopping…", then START VM with its hint.
     await page.getByRole('button', { name: 'STOP VM' }).click();
@@ -150,11 +140,11 @@ describe.skipIf(!hasBrowser())('cloud PC dashboard', () => {
     ).json()) as { isRunning: boolean; vmUsageSeconds: number };
     expect(record.isRunning).toBe(false);
     expect(formatHms(record.vmUsageSeconds)).toBe(stoppedAt);
-    await shots(page, 'dashboard-stopped');
+    await screenshotsAtBothWidths(page, 'dashboard-stopped');
 
     await page.getByRole('button', { name: 'START VM' }).click();
     await page.locator('[data-field="status"]', { hasText: 'Starting…' }).waitFor();
-    await shots(page, 'dashboard-starting');
+    await screenshotsAtBothWidths(page, 'dashboard-starting');
     await page.locator('[data-field="status"]', { hasText: 'Running' }).waitFor({ timeout: 30_000 });
     const secondIp = await fact(page, 'Public IP').innerText();
     expect(secondIp).toMatch(IP);

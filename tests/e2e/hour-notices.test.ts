@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { DESKTOP, hasBrowser, MOBILE, screenshot, useBrowser, type Page } from '../support/browser.ts';
-import { buy, logIn, openProfileMenu, paymentVerified, registeredUser } from '../support/e2eUsers.ts';
+import {
+  DESKTOP,
+  hasBrowser,
+  MOBILE,
+  screenshot,
+  screenshotsAtBothWidths,
+  useBrowser,
+} from '../support/browser.ts';
+import { openProfileMenu, registeredUser, runningLegendMachine } from '../support/e2eUsers.ts';
 import { formatIndiaClock } from '../../core/domain/time.ts';
 
 /**
@@ -15,25 +22,11 @@ import { formatIndiaClock } from '../../core/domain/time.ts';
 const browser = useBrowser();
 const HOUR = 3_600_000;
 
-async function shots(page: Page, name: string) {
-  await screenshot(page, `${name}-1280`);
-  await page.setViewportSize(MOBILE);
-  await page.waitForFunction((width) => window.innerWidth === width, MOBILE.width);
-  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
-  await screenshot(page, `${name}-360`);
-  await page.setViewportSize(DESKTOP);
-  await page.waitForFunction((width) => window.innerWidth === width, DESKTOP.width);
-}
-
 describe.skipIf(!hasBrowser())('hour-bank notices', () => {
   it('80% used, then "your hours run out at HH:MM" in the last 10 minutes, then the stop; and the deletion dialog', async () => {
     const user = await registeredUser('Meera Iyer', 'hours');
     const page = await browser.newPage(DESKTOP);
-    await logIn(page, user.email);
-    await buy(page, 'LEGEND', 30, '₹1,450.00');
-    await paymentVerified(page);
-    await page.goto('/dashboard');
-    await page.locator('[data-field="status"]', { hasText: 'Running' }).waitFor({ timeout: 30_000 });
+    await runningLegendMachine(page, user.email);
     await expect(page.locator('.hour-bank').count()).resolves.toBe(0);
 
     const record = (await page.evaluate(() => fetch('/api/vm/dashboard').then((r) => r.json()))) as {
@@ -49,7 +42,7 @@ describe.skipIf(!hasBrowser())('hour-bank notices', () => {
     const eighty = page.locator('[data-notice="hours-80"]');
     await eighty.getByText("You have used 80% of your plan's hours.").waitFor();
     await eighty.getByText(/5h 5\dm \d\ds left/).waitFor();
-    await shots(page, 'hours-80');
+    await screenshotsAtBothWidths(page, 'hours-80');
 
     const stopsAt = whenUsed((30 * HOUR) / 1000);
     await page.clock.setSystemTime(stopsAt - 8 * 60_000);
@@ -60,7 +53,7 @@ describe.skipIf(!hasBrowser())('hour-bank notices', () => {
       )
       .waitFor();
     await expect(eighty.count()).resolves.toBe(0);
-    await shots(page, 'hours-stop-soon');
+    await screenshotsAtBothWidths(page, 'hours-stop-soon');
 
     await page.clock.setSystemTime(stopsAt + 5_000);
     await soon.getByText('Your hours have run out: your PC is being stopped. Save your work now.').waitFor();

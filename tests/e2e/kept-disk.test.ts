@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { DESKTOP, hasBrowser, screenshotsAtBothWidths, useBrowser } from '../support/browser.ts';
-import { buy, logIn, paymentVerified, registeredUser, waitForMail } from '../support/e2eUsers.ts';
+import { registeredUser, runningLegendMachine, waitForMail } from '../support/e2eUsers.ts';
 import { formatLongDate } from '../../core/domain/time.ts';
 
 /**
@@ -45,11 +45,7 @@ describe.skipIf(!hasBrowser())('kept disk after expiry', () => {
   it('the dashboard shows when the disk was saved and until when it is kept; the checkout promises the files back', async () => {
     const user = await registeredUser('Arjun Rao', 'kept');
     const page = await browser.newPage(DESKTOP);
-    await logIn(page, user.email);
-    await buy(page, 'LEGEND', 30, '₹1,450.00');
-    await paymentVerified(page);
-    await page.goto('/dashboard');
-    await page.locator('[data-field="status"]', { hasText: 'Running' }).waitFor({ timeout: 30_000 });
+    await runningLegendMachine(page, user.email);
 
     // The plan ended more than the grace period ago.
     await db!.query(

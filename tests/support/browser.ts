@@ -77,6 +77,9 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /** Screenshots at 1280 and 360 px (`<name>-1280`, `<name>-360`), the layout reflowed in between; back at 1280 after. */
 export async function screenshotsAtBothWidths(page: Page, name: string): Promise<void> {
+  // A page opened by another (a new tab) may start at another size.
+  await page.setViewportSize(DESKTOP);
+  await page.waitForFunction((width) => window.innerWidth === width, DESKTOP.width);
   await screenshot(page, `${name}-1280`);
   for (const viewport of [MOBILE, DESKTOP]) {
     await page.setViewportSize(viewport);

@@ -112,6 +112,15 @@ export async function paymentVerified(page: Page, timeout = 20_000): Promise<voi
     .waitFor({ timeout });
 }
 
+/** Signs in, buys LEGEND 30 h through the sandbox PayU and waits on the dashboard for the machine to run. */
+export async function runningLegendMachine(page: Page, email: string): Promise<void> {
+  await logIn(page, email);
+  await buy(page, 'LEGEND', 30, '₹1,450.00');
+  await paymentVerified(page);
+  await page.goto('/dashboard');
+  await page.locator('[data-field="status"]', { hasText: 'Running' }).waitFor({ timeout: 30_000 });
+}
+
 /**
  * Opens the profile menu ("My Profile"), opening the mobile menu first when the header has
  * folded it away, and answers the menu's panel. Waits for the signed-in header.
