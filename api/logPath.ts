@@ -5,6 +5,8 @@
  * strings are never logged at all.
  */
 export function loggedPath(path: string): string {
+  // Most paths hold neither (every dashboard poll): answered without splitting.
+  if (!MAYBE_MASKED.test(path)) return path;
   return path
     .split('/')
     .map((segment) => {
@@ -15,3 +17,6 @@ export function loggedPath(path: string): string {
     })
     .join('/');
 }
+
+/** True for any path with a segment `loggedPath` might mask: an @ (raw or encoded) or a 24+ character run. */
+const MAYBE_MASKED = /@|%40|[A-Za-z0-9_-]{24,}/i;

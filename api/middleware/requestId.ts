@@ -12,22 +12,31 @@ export function requestId(log: Logger): Middleware<AppState> {
     const incoming = ctx.get('x-request-id');
     const id = INCOMING.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = id;
-    ctx.state.log = log.child({ requestId: id });
+    // The request's child logger is made on first use: most requests (every dashboard poll)
+    // never log beyond the access line, which the parent writes with the id itself.
+    let child: Logger | undefined;
+    Object.defineProperty(ctx.state, 'log', {
+      get: () => (child ??= log.child({ requestId: id })),
+      configurable: true,
+      enumerable: true,
+    });
     ctx.set('X-Request-Id', id);
     const started = performance.now();
     try {
       await next();
     } finally {
       // Only the path, emails and tokens in it masked: query strings can carry them too (reset links).
-      ctx.state.log.info(
-        {
-          method: ctx.method,
-          path: loggedPath(ctx.path),
-          status: ctx.status,
-          ms: Math.round(performance.now() - started),
-        },
-        'request',
-      );
+      if (log.isLevelEnabled('info'))
+        log.info(
+          {
+            requestId: id,
+            method: ctx.method,
+            path: loggedPath(ctx.path),
+            status: ctx.status,
+            ms: Math.round(performance.now() - started),
+          },
+          'request',
+        );
     }
   };
 }

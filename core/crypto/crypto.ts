@@ -1,8 +1,8 @@
 import {
   createCipheriv,
   createDecipheriv,
-  createHash,
   createHmac,
+  hash,
   hkdfSync,
   randomBytes,
   randomInt,
@@ -94,7 +94,8 @@ export function randomDigits(length: number): string {
 
 /** SHA-256 (hex) of a high-entropy token, for lookup by hash. */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  // The one-shot hash: this runs on every signed-in request (the session cookie's lookup).
+  return hash('sha256', token, 'hex');
 }
 
 /** HMAC-SHA256 (hex) of a low-entropy secret under a key only the server holds. */
