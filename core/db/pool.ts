@@ -4,12 +4,13 @@ import {
   SchemaValidationError,
   sql,
   type DatabasePool,
+  type FragmentSqlToken,
   type Interceptor,
   type CommonQueryMethods,
 } from 'slonik';
 
 export { sql };
-export type { DatabasePool };
+export type { DatabasePool, FragmentSqlToken };
 /** Anything queries can run on: the pool, a pooled connection or a transaction. */
 export type Db = CommonQueryMethods;
 

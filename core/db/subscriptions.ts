@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { sql, type Db } from './pool.ts';
+import { sql, type Db, type FragmentSqlToken } from './pool.ts';
 import { PLAN_IDS, type PlanId } from '../domain/plans.ts';
 
 /**
@@ -85,8 +85,11 @@ export async function findCurrentSubscription(db: Db, userId: string): Promise<S
   return db.maybeOne(sql.type(Subscription)`SELECT ${COLUMNS} ${currentSubscriptionOf(userId)}`);
 }
 
-/** FROM … LIMIT 1 of the user's current subscription; also a part of the dashboard's one query. */
-export function currentSubscriptionOf(userId: string) {
+/**
+ * FROM … LIMIT 1 of the user's current subscription; also a part of the dashboard's one query,
+ * which passes the user's id as a column of its own (`sql.fragment\`u.id\``).
+ */
+export function currentSubscriptionOf(userId: string | FragmentSqlToken) {
   return sql.fragment`FROM subscriptions
     WHERE user_id = ${userId} AND purchased_at IS NOT NULL AND status IN ('active', 'expired')
     ORDER BY purchased_at DESC, id DESC
