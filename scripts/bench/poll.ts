@@ -76,7 +76,7 @@ export async function benchPoll(): Promise<void> {
     const sampled = 200;
     for (let i = 0; i < sampled; i++)
       await fetch(pollUrl, { headers: { cookie } }).then((r) => r.arrayBuffer());
-    const counted = (await (await fetch(`${base(ports.control)}/`)).json()) as {
+    const counted = (await (await fetch(`${base(ports.control)}/counts`)).json()) as {
       statements: number;
       writes: number;
       texts: Record<string, number>;
@@ -347,7 +347,9 @@ function firstLine<T>(child: ChildProcess): Promise<T> {
 }
 
 /** A user as a real purchase leaves them: active plan, a running machine, a live session. */
-async function seedSignedInUser(url: string): Promise<{ userId: string; email: string; token: string }> {
+export async function seedSignedInUser(
+  url: string,
+): Promise<{ userId: string; email: string; token: string }> {
   const db = await createDbPool(url, { maximumPoolSize: 2 });
   try {
     const email = 'bench.poll@example.com';
