@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { DecryptError } from '../../core/crypto/crypto.ts';
 import { findDashboardState } from '../../core/db/dashboard.ts';
@@ -54,7 +54,7 @@ export function vmRoutes(services: Services): Router<AppState> {
     const json = JSON.stringify(await dashboardOf(user));
     ctx.set('Cache-Control', 'private, no-cache');
     ctx.type = 'application/json';
-    const etag = `W/"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
+    const etag = `W/"${hash('sha256', json, 'base64url').slice(0, 27)}"`;
     ctx.set('ETag', etag);
     if (etagMatches(ctx.get('if-none-match'), etag)) {
       ctx.status = 304;

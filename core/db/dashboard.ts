@@ -75,15 +75,24 @@ function prefixed(alias: string, schema: z.ZodObject) {
   );
 }
 
-/** The fields of `row` that start with `alias_`, without it; null when the joined row is absent. */
-function unprefixed<T>(row: Record<string, unknown>, alias: string, schema: z.ZodType<T>): T | null {
-  if (row[`${alias}_id`] === null || row[`${alias}_id`] === undefined) return null;
-  const start = `${alias}_`;
-  const fields: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(row))
-    if (key.startsWith(start)) fields[key.slice(start.length)] = value;
-  return schema.parse(fields);
+/**
+ * Reads back what `prefixed(alias, schema)` selected: the `alias_`-prefixed fields of a row,
+ * without the prefix and checked by `schema`; null when the joined row is absent. The column
+ * names are worked out once, not per row (the dashboard is polled).
+ */
+function unprefixed<S extends z.ZodObject>(alias: string, schema: S) {
+  const columns = Object.keys(schema.shape).map((column) => [`${alias}_${column}`, column] as const);
+  const idColumn = `${alias}_id`;
+  return (row: Record<string, unknown>): z.infer<S> | null => {
+    if (row[idColumn] === null || row[idColumn] === undefined) return null;
+    const fields: Record<string, unknown> = {};
+    for (const [prefixedName, column] of columns) fields[column] = row[prefixedName];
+    return schema.parse(fields);
+  };
 }
+const subscriptionOf = unprefixed('s', DashboardSubscription);
+const vmOf = unprefixed('v', DashboardVm);
+const keptDiskOf = unprefixed('k', DashboardKeptDisk);
 
 const DashboardRow = z.looseObject({ email: z.string(), name: z.string() });
 // Built once: everything but the user's id, which the statement names once (the subscription,
@@ -110,8 +119,8 @@ export async function findDashboardState(db: Db, userId: string): Promise<Dashbo
   if (!row) return null;
   return {
     user: { email: row.email, name: row.name },
-    subscription: unprefixed(row, 's', DashboardSubscription),
-    vm: unprefixed(row, 'v', DashboardVm),
-    keptDisk: unprefixed(row, 'k', DashboardKeptDisk),
+    subscription: subscriptionOf(row),
+    vm: vmOf(row),
+    keptDisk: keptDiskOf(row),
   };
 }
