@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { hashToken, randomToken } from '../../core/crypto/crypto.ts';
@@ -8,6 +8,7 @@ import { insertSession } from '../../core/db/sessions.ts';
 import { insertUser } from '../../core/db/users.ts';
 import { insertVm } from '../../core/db/vms.ts';
 import { startScratchDatabase } from '../lib/scratch.ts';
+import type { Window } from './pollLoad.ts';
 import { fmtMs, fmtRatio, heading, median, paidLegendPlan, record } from './lib.ts';
 
 /**
@@ -24,13 +25,15 @@ import { fmtMs, fmtRatio, heading, median, paidLegendPlan, record } from './lib.
 
 const CONNECTIONS = Number(process.env.BENCH_POLL_CONNECTIONS ?? 50);
 const SECONDS = Number(process.env.BENCH_POLL_SECONDS ?? 4);
-const ROUNDS = Number(process.env.BENCH_POLL_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_POLL_ROUNDS ?? 5);
 
 type Ports = {
   bare: number;
   oneQuery: number;
   app: number;
   control: number;
+  /** The outside world's stand-ins (PayU's checkout and control). */
+  sandbox: number;
   workerEnv: Record<string, string>;
 };
 const BURST = Number(process.env.BENCH_BURST ?? 100);
@@ -172,7 +175,7 @@ export async function benchPoll(): Promise<void> {
         env: { ...process.env, ...ports.workerEnv },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
-      await burst(database.url, base(ports.app), pollUrl, cookie);
+      await burst(database.url, base(ports.app), base(ports.sandbox), pollUrl, cookie);
     }
   } finally {
     for (const running of [worker, child]) {
@@ -194,11 +197,17 @@ export async function benchPoll(): Promise<void> {
  * plan active, against one purchase alone in the same run, and the dashboard poll's latency
  * at BURST_POLL_RATE during the burst, against the same poll load at rest just before it.
  */
-async function burst(databaseUrl: string, base: string, pollUrl: string, pollCookie: string) {
+async function burst(
+  databaseUrl: string,
+  base: string,
+  sandboxBase: string,
+  pollUrl: string,
+  pollCookie: string,
+) {
   const db = await createDbPool(databaseUrl, { maximumPoolSize: 2 });
   try {
     const buyers: Array<{ userId: string; txnid: string }> = [];
-    for (let i = 0; i <= BURST; i++) buyers.push(await readyToPay(db, base, i));
+    for (let i = 0; i <= BURST; i++) buyers.push(await readyToPay(db, base, sandboxBase, i));
     const activeCount = async (userIds: string[]) =>
       db.oneFirst(sql.type(z.object({ count: z.number() }))`
         SELECT count(*)::int AS count FROM subscriptions
@@ -207,7 +216,7 @@ async function burst(databaseUrl: string, base: string, pollUrl: string, pollCoo
       const started = performance.now();
       const replies = await Promise.all(
         group.map((buyer) =>
-          fetch(`${base}/sandbox/payu/_control`, {
+          fetch(`${sandboxBase}/sandbox/payu/_control`, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({ action: 'complete', txnid: buyer.txnid, outcome: 'success' }),
@@ -240,16 +249,20 @@ async function burst(databaseUrl: string, base: string, pollUrl: string, pollCoo
       overallRate: BURST_POLL_RATE,
       headers: { cookie: pollCookie },
     };
-    const rest = await autocannon({ ...pollAt, duration: 8 });
-    let done: (result: autocannon.Result) => void = () => undefined;
-    const pollResult = new Promise<autocannon.Result>((resolve) => (done = resolve));
-    const polling = autocannon({ ...pollAt, duration: 600 }, (error, result) => {
-      if (error) throw error;
-      done(result);
-    });
-    const burstSeconds = await payAll(buyers.slice(1));
-    polling.stop();
-    const during = await pollResult;
+    // One paced load, warm, timed over two windows: at rest, then while the burst runs.
+    const polling = pollLoad({ ...pollAt, duration: 900 });
+    let rest: Window, during: Window, burstSeconds: number;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      polling.start();
+      await new Promise((resolve) => setTimeout(resolve, 8_000));
+      rest = await polling.end();
+      polling.start();
+      burstSeconds = await payAll(buyers.slice(1));
+      during = await polling.end();
+    } finally {
+      polling.stop();
+    }
 
     const activated = record('burst', {
       name: `${BURST} payments at once: last plan active after`,
@@ -259,15 +272,16 @@ async function burst(databaseUrl: string, base: string, pollUrl: string, pollCoo
     });
     const p99 = record('burst', {
       name: 'dashboard poll p99 during the burst',
-      value: during.latency.p99,
+      value: during.p99,
       unit: 'ms',
-      baseline: { name: `dashboard poll p99 at rest, same load`, value: rest.latency.p99, unit: 'ms' },
+      baseline: { name: `dashboard poll p99 at rest, same load`, value: rest.p99, unit: 'ms' },
       detail: {
-        rps: during.requests.average,
-        p50Ms: during.latency.p50,
+        rps: during.requests / during.seconds,
+        p50Ms: during.p50,
+        maxMs: during.max,
         non2xx: during.non2xx,
-        restRps: rest.requests.average,
-        restP50Ms: rest.latency.p50,
+        restRps: rest.requests / rest.seconds,
+        restP50Ms: rest.p50,
         ratePerSecond: BURST_POLL_RATE,
         connections: BURST_POLL_CONNECTIONS,
       },
@@ -277,8 +291,8 @@ async function burst(databaseUrl: string, base: string, pollUrl: string, pollCoo
         `(one alone: ${aloneSeconds.toFixed(1)} s, ${fmtRatio(activated.ratio)})`,
     );
     console.log(
-      `burst: dashboard poll at ${BURST_POLL_RATE} req/s (c=${BURST_POLL_CONNECTIONS}) meanwhile: p50 ${fmtMs(during.latency.p50)}, ` +
-        `p99 ${fmtMs(during.latency.p99)}; at rest just before: p50 ${fmtMs(rest.latency.p50)}, p99 ${fmtMs(rest.latency.p99)} (${fmtRatio(p99.ratio)})` +
+      `burst: dashboard poll at ${BURST_POLL_RATE} req/s (c=${BURST_POLL_CONNECTIONS}) meanwhile: p50 ${fmtMs(during.p50)}, ` +
+        `p99 ${fmtMs(during.p99)}; at rest just before: p50 ${fmtMs(rest.p50)}, p99 ${fmtMs(rest.p99)} (${fmtRatio(p99.ratio)})` +
         (during.non2xx ? `  UNEXPECTED ${during.non2xx} non-2xx` : ''),
     );
   } finally {
@@ -286,8 +300,32 @@ async function burst(databaseUrl: string, base: string, pollUrl: string, pollCoo
   }
 }
 
-/** A signed-in customer who chose a plan and is on PayU's checkout page, through the real API. */
-async function readyToPay(db: DatabasePool, base: string, i: number) {
+/** autocannon in a process of its own (scripts/bench/pollLoad.ts), timed over the windows marked here. */
+function pollLoad(options: autocannon.Options) {
+  const child = fork('scripts/bench/pollLoad.ts', { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  child.send(options);
+  return {
+    start: () => child.send('start'),
+    end: () =>
+      new Promise<Window>((resolve, reject) => {
+        const exited = (code: number | null) => reject(new Error(`the poll load exited with ${code}`));
+        child.once('exit', exited);
+        child.once('message', (window) => {
+          child.off('exit', exited);
+          resolve(window as Window);
+        });
+        child.send('end');
+      }),
+    stop: () => child.send('stop'),
+  };
+}
+
+/**
+ * A signed-in customer who chose a plan and is on PayU's checkout page, through the real API.
+ * The browser posts the checkout form to PayU: here the sandbox's process, wherever the
+ * configured checkout address says it is.
+ */
+async function readyToPay(db: DatabasePool, base: string, sandboxBase: string, i: number) {
   const email = `bench.buyer${i}@example.com`;
   const user = await insertUser(db, {
     email,
@@ -309,7 +347,8 @@ async function readyToPay(db: DatabasePool, base: string, i: number) {
   };
   await call('/vm/select-vm', { email, plan: 'LEGEND', duration: 45, storage: '115 GB', price: 1 });
   const { action, ...fields } = await call('/vm/create-payment', { customerEmail: email, amount: 1 });
-  const page = await fetch(action!, {
+  const checkout = new URL(action!);
+  const page = await fetch(`${sandboxBase}${checkout.pathname}${checkout.search}`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
     body: new URLSearchParams(fields),

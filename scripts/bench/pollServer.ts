@@ -6,8 +6,9 @@ import { loadConfig } from '../../core/config/config.ts';
 import { createLogger } from '../../core/observability/log.ts';
 import { createApp } from '../../api/app.ts';
 import { openServices } from '../../api/services.ts';
-import { createSandbox } from '../../sandbox/index.ts';
-import { createSandboxEc2 } from '../../sandbox/ec2/index.ts';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { SANDBOX_PAYU_KEY, SANDBOX_PAYU_SALT } from '../../sandbox/index.ts';
 
 /**
  * The servers the poll benchmark loads, in a process of their own so the load generator does
@@ -16,10 +17,11 @@ import { createSandboxEc2 } from '../../sandbox/ec2/index.ts';
  * the bench can say how many round trips and writes one request costs (only while asked to), and reports its own CPU
  * time, so the bench can say what one request costs this process whatever else the machine runs.
  *
- * The app is booted as `npm start` boots it: the sandbox (PayU, EC2, … stand-ins) is mounted at
- * /sandbox in the same process, so the burst benchmark can pay through the real checkout and
- * webhook. The worker runs in a process of its own (scripts/bench/poll.ts starts it with
- * `workerEnv`).
+ * The app is booted as production boots it, without the sandbox: PayU, EC2 and the other
+ * stand-ins run in a process of their own (scripts/bench/sandboxServer.ts), as the real services
+ * would be elsewhere, so the burst benchmark pays through the real checkout and webhook without
+ * charging PayU's work to the web process. The worker runs in a process of its own too
+ * (scripts/bench/poll.ts starts it with `workerEnv`).
  *
  * Started by scripts/bench/poll.ts with DATABASE_URL; prints one JSON line with the ports and
  * the worker's environment.
@@ -72,36 +74,36 @@ oneQuery.use(oneQueryRouter.routes());
 
 // The app's port must be known before its config (PayU return URLs, the sandbox's webhook).
 const appServer = await listen(() => undefined);
-const sandboxEc2 = createSandboxEc2({ profile: 'fast' });
+// PayU, EC2 and the rest of the outside world run in a process of their own (see there why).
+const sandboxProcess = spawn(process.execPath, ['scripts/bench/sandboxServer.ts'], {
+  env: {
+    ...process.env,
+    WEBHOOK_URL: `http://127.0.0.1:${appServer.port}/api/payu/webhook`,
+    PAYU_KEY: SANDBOX_PAYU_KEY,
+    PAYU_SALT: SANDBOX_PAYU_SALT,
+  },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const sandbox = await new Promise<{ port: number; ec2PrivateKeyPem: string }>((resolve, reject) => {
+  createInterface({ input: sandboxProcess.stdout! }).once('line', (line) => resolve(JSON.parse(line)));
+  sandboxProcess.once('exit', (code) => reject(new Error(`the bench sandbox exited with ${code}`)));
+});
+const sandboxUrl = `http://127.0.0.1:${sandbox.port}`;
 const workerEnv = {
   NODE_ENV: 'test',
   PORT: String(appServer.port),
   DATABASE_URL: databaseUrl,
+  SANDBOX_URL: sandboxUrl,
   LOG_LEVEL: 'silent',
   APP_SECRET: 'bench-secret-bench-secret-bench-secret-0000',
-  EC2_PRIVATE_KEY_PEM: sandboxEc2.defaultPrivateKeyPem(),
+  EC2_PRIVATE_KEY_PEM: sandbox.ec2PrivateKeyPem,
   WARM_POOL_SIZE: '0',
   // A burst of a hundred purchases of one plan must not be refused for capacity.
   CAPACITY_LIMITS: 'g4dn.xlarge=1000,g4dn.2xlarge=1000,g5.xlarge=1000,g5.2xlarge=1000,g5.4xlarge=1000',
 };
 const config = loadConfig(workerEnv);
 const services = await openServices(config, databaseUrl, createLogger({ level: 'silent', name: 'bench' }));
-const app = createApp(services, {
-  mounts: [
-    {
-      prefix: '/sandbox',
-      middleware: createSandbox({
-        profile: 'fast',
-        ec2: sandboxEc2,
-        payu: {
-          key: config.payu.key,
-          salt: config.payu.salt,
-          webhookUrl: `${config.sandbox.url}/api/payu/webhook`,
-        },
-      }),
-    },
-  ],
-});
+const app = createApp(services);
 appServer.removeAllListeners('request');
 appServer.on('request', app.callback());
 
@@ -135,6 +137,7 @@ console.log(
     oneQuery: oneQueryServer.port,
     app: appServer.port,
     control: controlServer.port,
+    sandbox: sandbox.port,
     workerEnv,
   }),
 );
@@ -144,6 +147,7 @@ process.on('SIGTERM', () => {
     server.closeAllConnections();
     server.close();
   }
+  sandboxProcess.kill('SIGTERM');
   void Promise.all([baselinePool.end(), services.close()]).then(
     () => process.exit(0),
     (error: unknown) => {
