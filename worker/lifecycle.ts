@@ -16,7 +16,9 @@ import {
   findSnapshot,
   markSnapshotCompleted,
   markSnapshotFailed,
+  markSnapshotRestored,
   recordSnapshotError,
+  snapshotOfVmRestored,
   recordSnapshotId,
 } from '../core/db/snapshots.ts';
 import { findSubscription, type Subscription } from '../core/db/subscriptions.ts';
@@ -26,6 +28,7 @@ import {
   beginLaunch,
   countStartAttempt,
   findVm,
+  findVmRestoringFromVm,
   markVmError,
   markVmRunning,
   markVmStopped,
@@ -35,6 +38,7 @@ import {
   recordResized,
   recordResizeReverted,
   recordVmError,
+  setRestoreSnapshot,
   storeVmPassword,
   type Vm,
 } from '../core/db/vms.ts';
@@ -190,6 +194,8 @@ export async function advanceMachine(
   let cloud: CloudView | undefined = options.instance === undefined ? undefined : cloudView(options.instance);
   let remoteDesktop: 'open' | 'closed' | undefined;
   let snapshot: SnapshotProgress | undefined;
+  const restore =
+    vm.state === 'requested' && vm.restore_snapshot_id ? await restoreProgress(deps, vm) : undefined;
   const steps: Step[] = [];
   const decide = (): Decision =>
     decideMachine({
@@ -198,6 +204,7 @@ export async function advanceMachine(
       cloud,
       remoteDesktop,
       snapshot,
+      restore,
       now: new Date(),
       limits: limitsOf(),
     });
@@ -433,10 +440,29 @@ async function act(
   }
 }
 
+/**
+ * Where the copy a new machine is to be made from stands. A copy that failed is followed to the
+ * one the old machine takes again (the machine is pointed at it); until one is complete the
+ * machine waits, and the old machine's instance (with the files) is not deleted meanwhile.
+ */
+async function restoreProgress(deps: WorkerDeps, vm: Vm): Promise<'pending' | 'ready'> {
+  const row = vm.restore_snapshot_id ? await findSnapshot(deps.db, vm.restore_snapshot_id) : null;
+  if (!row) return 'ready';
+  if (row.state === 'creating') return 'pending';
+  if (row.state !== 'failed') return 'ready';
+  const again = await findLiveSnapshotOfVm(deps.db, row.vm_id);
+  if (!again) return 'pending';
+  await setRestoreSnapshot(deps.db, vm.id, again.id);
+  return again.state === 'creating' ? 'pending' : 'ready';
+}
+
 /** A ready warm-pool instance when one fits, else RunInstances with ClientToken = the machine's id. */
 async function launchMachine(deps: WorkerDeps, vm: Vm, log: WorkerDeps['log']): Promise<ActResult> {
   const { config, db } = deps;
   const restore = vm.restore_snapshot_id ? await findSnapshot(db, vm.restore_snapshot_id) : null;
+  // A copy the renewal waited for is the new machine's from now on (the sweep deletes it once
+  // the machine is ready); usually marked already, when the copy completed.
+  if (restore?.state === 'completed') await markSnapshotRestored(db, restore.id, vm.id);
   // A machine that brings back a kept disk must be launched from it: never a warm-pool spare.
   if (vm.state === 'requested' && !vm.restore_snapshot_id) {
     const claimed = await claimFromPool(deps, vm);
@@ -611,7 +637,8 @@ async function resizeMachine(deps: WorkerDeps, vm: Vm, log: WorkerDeps['log']): 
 /** Where the snapshot of a terminating machine's disk stands, refreshed from EC2 while it is made. */
 async function observeSnapshot(deps: WorkerDeps, vm: Vm, log: WorkerDeps['log']): Promise<SnapshotProgress> {
   const row = await findLiveSnapshotOfVm(deps.db, vm.id);
-  if (!row) return 'none';
+  // Already given to the customer's new machine: the copy is safe, the instance can go.
+  if (!row) return (await snapshotOfVmRestored(deps.db, vm.id)) ? 'completed' : 'none';
   if (row.state === 'completed') return 'completed';
   if (!row.snapshot_id) return 'none';
   const [found] = await deps.vmEc2.ec2.describeSnapshots({ snapshotIds: [row.snapshot_id] });
@@ -631,7 +658,25 @@ async function observeSnapshot(deps: WorkerDeps, vm: Vm, log: WorkerDeps['log'])
   }
   if (found.state !== 'completed') return 'pending';
   const completed = await markSnapshotCompleted(deps.db, row.id, deps.config.vm.snapshotKeepDays, now);
-  if (completed) {
+  if (!completed) return 'completed';
+  // The customer renewed while the copy was being saved: their new machine waits for it.
+  const waiting = await findVmRestoringFromVm(deps.db, vm.id);
+  if (waiting) {
+    await deps.db.transaction(async (trx) => {
+      await setRestoreSnapshot(trx, waiting.id, completed.id);
+      await markSnapshotRestored(trx, completed.id, waiting.id);
+      await sendJob(
+        deps.boss,
+        'vm-provision',
+        { subscriptionId: waiting.subscription_id, userId: waiting.user_id },
+        { db: trx },
+      );
+    });
+    log.info(
+      { snapshotId: row.snapshot_id, newVmId: waiting.id },
+      "lifecycle: disk copy complete; the customer's new machine is made from it",
+    );
+  } else {
     log.info({ snapshotId: row.snapshot_id, keepUntil: completed.keep_until }, 'lifecycle: disk kept');
     await notify(
       deps.db,

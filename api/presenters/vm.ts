@@ -100,7 +100,14 @@ export function dashboardBody(input: {
     // The kept-disk notice says what happened and what a purchase brings back.
     notice: keptDisk
       ? null
-      : noticeFor(vm, state, { planActive, outOfHours, hasPlan: subscription !== null }),
+      : noticeFor(vm, state, {
+          planActive,
+          outOfHours,
+          hasPlan: subscription !== null,
+          // A new machine waiting for the copy of the old one's disk to be saved.
+          restoring:
+            vm?.state === 'requested' && vm.restore_snapshot_id !== null && disk?.state === 'creating',
+        }),
     keptUntil,
     keptDisk,
     streamingClientUrl: vmConfig.streamingClientUrl,
@@ -122,9 +129,10 @@ function usageAtStateChange(vm: DashboardVm): number {
 function noticeFor(
   vm: DashboardVm | null,
   state: VmDisplayState,
-  plan: { planActive: boolean; outOfHours: boolean; hasPlan: boolean },
+  plan: { planActive: boolean; outOfHours: boolean; hasPlan: boolean; restoring: boolean },
 ): string | null {
   if (!plan.hasPlan) return null;
+  if (plan.restoring && plan.planActive) return VM_MESSAGES.restoringFiles;
   if (vm?.state === 'error') return vm.problem ?? VM_MESSAGES.failed;
   if (vm?.state === 'terminated' && !plan.planActive) return VM_MESSAGES.terminated;
   if (state === 'provisioning' && vm?.delayed_at) return VM_MESSAGES.delayed;

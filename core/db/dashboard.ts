@@ -44,6 +44,7 @@ export const DashboardVm = Vm.pick({
   state_reason: true,
   resize_to_type: true,
   resize_to_gb: true,
+  restore_snapshot_id: true,
 });
 export type DashboardVm = z.infer<typeof DashboardVm>;
 

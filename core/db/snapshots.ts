@@ -39,6 +39,11 @@ export async function findLiveSnapshotOfVm(db: Db, vmId: string): Promise<VmSnap
     SELECT ${COLUMNS} FROM vm_snapshots WHERE vm_id = ${vmId} AND state IN ('creating', 'completed')`);
 }
 
+/** Whether a copy of this machine's disk was given to the customer's new machine. */
+export async function snapshotOfVmRestored(db: Db, vmId: string): Promise<boolean> {
+  return db.exists(sql.unsafe`SELECT 1 FROM vm_snapshots WHERE vm_id = ${vmId} AND state = 'restored'`);
+}
+
 export async function findSnapshot(db: Db, id: string): Promise<VmSnapshot | null> {
   return db.maybeOne(sql.type(VmSnapshot)`SELECT ${COLUMNS} FROM vm_snapshots WHERE id = ${id}`);
 }
@@ -93,11 +98,14 @@ export async function markSnapshotFailed(db: Db, id: string, why: string): Promi
     RETURNING ${COLUMNS}`);
 }
 
-/** completed → restored: a renewal launched a machine from it (in the renewal's transaction). */
+/**
+ * completed → restored: a renewal made a machine from it (in the renewal's transaction, or when
+ * a copy the renewal waited for completes). Again for the same machine: the row as it is.
+ */
 export async function markSnapshotRestored(db: Db, id: string, vmId: string): Promise<VmSnapshot | null> {
   return db.maybeOne(sql.type(VmSnapshot)`
     UPDATE vm_snapshots SET state = 'restored', restored_vm_id = ${vmId}, updated_at = now()
-    WHERE id = ${id} AND state = 'completed'
+    WHERE id = ${id} AND (state = 'completed' OR (state = 'restored' AND restored_vm_id = ${vmId}))
     RETURNING ${COLUMNS}`);
 }
 

@@ -161,6 +161,26 @@ export async function listUndeletedVmsOfUser(db: Db, userId: string): Promise<Vm
   ];
 }
 
+/**
+ * The customer's new machine waiting to be made from a copy of this (old) machine's disk, if
+ * any: it points at one of the old machine's snapshots (a failed one's retake included).
+ */
+export async function findVmRestoringFromVm(db: Db, oldVmId: string): Promise<Vm | null> {
+  return db.maybeOne(sql.type(Vm)`
+    SELECT ${COLUMNS} FROM vms
+    WHERE state = 'requested'
+      AND restore_snapshot_id IN (SELECT id FROM vm_snapshots WHERE vm_id = ${oldVmId})
+    ORDER BY created_at DESC LIMIT 1`);
+}
+
+/** Points a machine not launched yet at the copy it is to be made from (a failed copy's retake). */
+export async function setRestoreSnapshot(db: Db, vmId: string, snapshotRowId: string): Promise<Vm | null> {
+  return db.maybeOne(sql.type(Vm)`
+    UPDATE vms SET restore_snapshot_id = ${snapshotRowId}, updated_at = now()
+    WHERE id = ${vmId} AND state = 'requested'
+    RETURNING ${COLUMNS}`);
+}
+
 export type NewVm = {
   userId: string;
   subscriptionId: string;

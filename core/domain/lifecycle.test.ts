@@ -91,6 +91,24 @@ const cases: Case[] = [
     /no machine yet/,
   ],
   [
+    'requested from a kept disk still being saved from the old machine',
+    machine('requested', { instanceId: null, launchAttempts: 0 }),
+    'inForce',
+    'unseen',
+    'wait',
+    /still being saved/,
+    { restore: 'pending' },
+  ],
+  [
+    'requested from a kept disk that is complete',
+    machine('requested', { instanceId: null, launchAttempts: 0 }),
+    'inForce',
+    'unseen',
+    'launch',
+    /no machine yet/,
+    { restore: 'ready' },
+  ],
+  [
     'requested, plan expired',
     machine('requested', { instanceId: null }),
     'expired',
@@ -759,10 +777,15 @@ describe('machineForPlan', () => {
       kind: 'new',
       restoreFrom: 'snap-row',
     });
-    for (const gone of [
-      kept(new Date(NOW.getTime() - 1)),
-      kept(new Date(NOW.getTime() + 1000), 'creating'),
-    ]) {
+    // Still being saved from the machine that just expired: the new one is made from it, later.
+    const saving = kept(new Date(NOW.getTime() + 1000), 'creating');
+    expect(machineForPlan({ plan, planMachine: null, live: null, kept: saving, now: NOW })).toMatchObject({
+      kind: 'new',
+      restoreFrom: 'snap-row',
+      reason: expect.stringMatching(/once it is complete/),
+    });
+    expect(snapshotRestorable(saving, NOW)).toBe(false);
+    for (const gone of [kept(new Date(NOW.getTime() - 1)), kept(new Date(NOW.getTime() + 1000), 'failed')]) {
       expect(machineForPlan({ plan, planMachine: null, live: null, kept: gone, now: NOW })).toMatchObject({
         kind: 'new',
         restoreFrom: null,
@@ -873,5 +896,22 @@ describe('checkoutMachineNote', () => {
       checkoutMachineNote({ plan: legend, live: null, kept: { ...kept, keepUntil: at(-1) }, now: NOW }),
     ).toBeNull();
     expect(checkoutMachineNote({ plan: legend, live: null, kept: null, now: NOW })).toBeNull();
+    // Still being saved (the plan expired minutes ago): the files come back once it is complete.
+    expect(
+      checkoutMachineNote({
+        plan: legend,
+        live: null,
+        kept: { state: 'creating', keepUntil: at(DAY), completedAt: null },
+        now: NOW,
+      }),
+    ).toMatch(/^Your files come back: .* being saved right now.* once it is complete/);
+    expect(
+      checkoutMachineNote({
+        plan: legend,
+        live: null,
+        kept: { state: 'failed', keepUntil: at(DAY), completedAt: null },
+        now: NOW,
+      }),
+    ).toBeNull();
   });
 });

@@ -188,6 +188,11 @@ export type LifecycleInput = {
   remoteDesktop?: 'open' | 'closed' | undefined;
   /** For a terminating machine whose disk is kept; undefined until looked at. */
   snapshot?: SnapshotProgress | undefined;
+  /**
+   * For a new machine that brings back a kept disk: 'pending' while that copy is still being
+   * saved from the customer's old machine (it cannot be launched from before it is complete).
+   */
+  restore?: 'pending' | 'ready' | undefined;
   now: Instant;
   limits: LifecycleLimits;
 };
@@ -289,9 +294,14 @@ export function decideMachine(input: LifecycleInput): Decision {
     case 'error':
       return { kind: 'nothing', reason: 'the machine failed; an operator decides what next' };
     case 'requested':
-      return planInForce(plan, now)
-        ? { kind: 'launch', reason: 'a paid plan has no machine yet (a warm-pool one is claimed first)' }
-        : { kind: 'nothing', reason: 'the plan is no longer in force' };
+      if (!planInForce(plan, now)) return { kind: 'nothing', reason: 'the plan is no longer in force' };
+      return input.restore === 'pending'
+        ? {
+            kind: 'wait',
+            reason:
+              "the copy of the customer's old disk is still being saved: it is launched from it once complete",
+          }
+        : { kind: 'launch', reason: 'a paid plan has no machine yet (a warm-pool one is claimed first)' };
     case 'terminating':
       // Never recorded an instance: terminate whatever was launched under its ClientToken.
       if (!machine.instanceId)
@@ -534,6 +544,18 @@ export function planChange(
   return { planId: plan.planId, instanceType, storageGb };
 }
 
+/**
+ * A kept snapshot a new machine can be made from: complete and within its window, or still
+ * being saved from the customer's old machine (the new one then waits for it: a renewal in the
+ * minutes after expiry must not lose the files a fresh machine would not have).
+ */
+export function snapshotWillRestore(
+  snapshot: { state: string; keepUntil: Instant } | null | undefined,
+  now: Instant,
+): boolean {
+  return snapshotRestorable(snapshot, now) || snapshot?.state === 'creating';
+}
+
 /** A kept snapshot can bring the customer's files back until the end of its window. */
 export function snapshotRestorable(
   snapshot: { state: string; keepUntil: Instant } | null | undefined,
@@ -572,6 +594,8 @@ export function checkoutMachineNote(input: {
   }
   if (kept && kept.completedAt && snapshotRestorable(kept, now))
     return `Your files come back: your new PC starts from the copy of your old PC's disk saved on ${formatLongDate(kept.completedAt)}.`;
+  if (kept && snapshotWillRestore(kept, now))
+    return "Your files come back: a copy of your old PC's disk is being saved right now, and your new PC starts from it once it is complete (this can take up to 20 minutes).";
   return null;
 }
 
@@ -590,10 +614,13 @@ export function machineForPlan(input: {
     return { kind: 'existing', reason: 'the plan already has its machine' };
   if (!planInForce(plan, now)) return { kind: 'skip', reason: `the plan is ${plan.status}` };
   if (!live) {
-    return input.kept && snapshotRestorable(input.kept, now)
+    return input.kept && snapshotWillRestore(input.kept, now)
       ? {
           kind: 'new',
-          reason: 'a new machine from the kept snapshot of the last one',
+          reason:
+            input.kept.state === 'creating'
+              ? 'a new machine from the snapshot of the last one, once it is complete'
+              : 'a new machine from the kept snapshot of the last one',
           restoreFrom: input.kept.id,
         }
       : { kind: 'new', reason: 'no machine yet', restoreFrom: null };

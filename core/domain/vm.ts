@@ -38,6 +38,8 @@ export const VM_MESSAGES = {
   notAvailable: 'Not available',
   planChange:
     'Your PC is being changed to your new plan: it stops, gets the new hardware and starts again with all your files. This takes a few minutes.',
+  restoringFiles:
+    "Your files are coming back: a copy of your old PC's disk is being saved right now, and your new PC starts from it once it is complete. This can take up to 20 minutes; your hours have not started.",
   diskSaving:
     'Your plan ended and was not renewed, so your PC is being deleted. We are saving a copy of its disk first; the dates it is kept until appear here once it is saved.',
   stopping: 'Stopping…',

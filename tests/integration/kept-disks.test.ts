@@ -3,6 +3,7 @@ import { releaseUserResources } from '../../core/commands/accountDeletion.ts';
 import { dashboardBody } from '../../api/presenters/vm.ts';
 import { findDashboardState } from '../../core/db/dashboard.ts';
 import { listAlerts } from '../../core/db/operatorAlerts.ts';
+import { checkoutMachineNote } from '../../core/domain/lifecycle.ts';
 import { VM_MESSAGES } from '../../core/domain/vm.ts';
 import { sql } from '../../core/db/pool.ts';
 import { findKeptSnapshotOfUser, findLiveSnapshotOfVm, findSnapshot } from '../../core/db/snapshots.ts';
@@ -279,6 +280,67 @@ describe('an expired machine keeps its disk as a snapshot', () => {
     expect(await findSnapshot(cloud.db, snapshot.id)).toMatchObject({ state: 'deleted' });
     expect(stack.sandboxEc2.state().snapshots.some((s) => s.snapshotId === snapshot.snapshot_id)).toBe(false);
     expect(await cloud.mailKinds(user.email)).not.toContain('disk-deleted');
+  });
+
+  it('a renewal while the copy is still being saved waits for it, then brings the files back', async () => {
+    const made = await readyMachine();
+    await expireAndPassGrace(made.vm.id, made.plan.id);
+    await terminateVm(deps, { vmId: made.vm.id });
+    const saving = await findLiveSnapshotOfVm(cloud.db, made.vm.id);
+    expect(saving).toMatchObject({ state: 'creating' });
+    expect(
+      checkoutMachineNote({
+        plan: { planId: 'legend', name: 'LEGEND', instanceType: 'g4dn.xlarge', storageGb: 115 },
+        live: null,
+        kept: { state: saving!.state, keepUntil: saving!.keep_until, completedAt: saving!.completed_at },
+        now: new Date(),
+      }),
+    ).toMatch(/being saved right now/);
+
+    // Paid minutes after the expiry: no fresh machine, and no warm-pool spare either.
+    const renewal = await cloud.activePlan(made.user.id, { planId: 'legend' });
+    await expect(provisionVm(deps, { subscriptionId: renewal.id, userId: made.user.id })).resolves.toBe(
+      'in-progress',
+    );
+    const waiting = await findVmBySubscription(cloud.db, renewal.id);
+    expect(waiting).toMatchObject({
+      state: 'requested',
+      restore_snapshot_id: saving!.id,
+      launch_attempts: 0,
+    });
+    expect(cloud.instancesOf(waiting!.id)).toHaveLength(0);
+    const shown = await findDashboardState(cloud.db, made.user.id);
+    const body = dashboardBody({ ...shown!, vmConfig: stack.config.vm, now: new Date() });
+    expect(body).toMatchObject({ vmLastState: 'provisioning', notice: VM_MESSAGES.restoringFiles });
+    // The reaper's re-drive (or a replayed job) keeps it waiting, launching nothing.
+    await expect(provisionVm(deps, { subscriptionId: renewal.id, userId: made.user.id })).resolves.toBe(
+      'in-progress',
+    );
+    expect(cloud.instancesOf(waiting!.id)).toHaveLength(0);
+
+    // The copy completes: it is the new machine's, which is sent to be made from it; the old
+    // instance goes; no "your files are kept" mail, since they are already on their way back.
+    cloud.advance(5 * MINUTE);
+    await syncVms(deps, { vmId: made.vm.id });
+    expect((await cloud.vm(made.vm.id)).state).toBe('terminated');
+    expect(await findSnapshot(cloud.db, saving!.id)).toMatchObject({
+      state: 'restored',
+      restored_vm_id: waiting!.id,
+    });
+    expect(await cloud.jobs('vm-provision', { subscriptionId: renewal.id })).not.toHaveLength(0);
+    expect(await cloud.mailKinds(made.user.email)).not.toContain('disk-kept');
+
+    await expect(provisionVm(deps, { subscriptionId: renewal.id, userId: made.user.id })).resolves.toBe(
+      'launched',
+    );
+    const [instance] = cloud.instancesOf(waiting!.id);
+    expect(instance).toMatchObject({ restoredFromSnapshot: saving!.snapshot_id, volumeSizeGb: 115 });
+    // The old machine, checked again, takes no second copy.
+    await syncVms(deps, { vmId: made.vm.id });
+    expect(await findLiveSnapshotOfVm(cloud.db, made.vm.id)).toBeNull();
+    cloud.advance(10 * MINUTE);
+    await syncVms(deps, { vmId: waiting!.id });
+    expect((await cloud.vm(waiting!.id)).state).toBe('running');
   });
 
   it('past the window the snapshot is deleted and the customer told; a later purchase starts fresh', async () => {
