@@ -386,9 +386,7 @@ function firstLine<T>(child: ChildProcess): Promise<T> {
 }
 
 /** A user as a real purchase leaves them: active plan, a running machine, a live session. */
-export async function seedSignedInUser(
-  url: string,
-): Promise<{ userId: string; email: string; token: string }> {
+async function seedSignedInUser(url: string): Promise<{ userId: string; email: string; token: string }> {
   const db = await createDbPool(url, { maximumPoolSize: 2 });
   try {
     const email = 'bench.poll@example.com';
