@@ -1,7 +1,7 @@
-import { createServer, type Server } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
 import pg from 'pg';
+import { listenOnLoopback } from './listen.ts';
 import { loadConfig } from '../../core/config/config.ts';
 import { createLogger } from '../../core/observability/log.ts';
 import { createApp } from '../../api/app.ts';
@@ -46,15 +46,6 @@ pg.Client.prototype.query = function countedQuery(this: pg.Client, ...args: unkn
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) throw new Error('pollServer needs DATABASE_URL');
 
-async function listen(handler: Parameters<typeof createServer>[1]): Promise<Server & { port: number }> {
-  const server = createServer(handler);
-  // Many keep-alive connections from the load generator: do not let Node cap them.
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return Object.assign(server, { port: address && typeof address === 'object' ? address.port : 0 });
-}
-
 const bare = new Koa();
 const bareRouter = new Router();
 bareRouter.get('/hello', (ctx) => {
@@ -73,7 +64,7 @@ oneQueryRouter.get('/user/:id', async (ctx) => {
 oneQuery.use(oneQueryRouter.routes());
 
 // The app's port must be known before its config (PayU return URLs, the sandbox's webhook).
-const appServer = await listen(() => undefined);
+const appServer = await listenOnLoopback(() => undefined);
 // PayU, EC2 and the rest of the outside world run in a process of their own (see there why).
 const sandboxProcess = spawn(process.execPath, ['scripts/bench/sandboxServer.ts'], {
   env: {
@@ -126,9 +117,9 @@ control.use((ctx) => {
 });
 
 const [bareServer, oneQueryServer, controlServer] = await Promise.all([
-  listen(bare.callback()),
-  listen(oneQuery.callback()),
-  listen(control.callback()),
+  listenOnLoopback(bare.callback()),
+  listenOnLoopback(oneQuery.callback()),
+  listenOnLoopback(control.callback()),
 ]);
 const servers = [bareServer, oneQueryServer, appServer, controlServer];
 console.log(

@@ -1,7 +1,7 @@
-import { createServer } from 'node:http';
 import Koa from 'koa';
 import { createSandbox } from '../../sandbox/index.ts';
 import { createSandboxEc2 } from '../../sandbox/ec2/index.ts';
+import { listenOnLoopback } from './listen.ts';
 
 /**
  * The outside world for the poll and burst benchmark, in a process of its own: PayU (checkout,
@@ -24,18 +24,22 @@ const ec2 = createSandboxEc2({ profile: 'fast' });
 const sandbox = createSandbox({ profile: 'fast', ec2, payu: { key, salt, webhookUrl } });
 const app = new Koa();
 app.use(sandbox);
-const server = createServer(app.callback());
-server.keepAliveTimeout = 60_000;
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const address = server.address();
+const server = await listenOnLoopback(app.callback());
 console.log(
   JSON.stringify({
-    port: address && typeof address === 'object' ? address.port : 0,
+    port: server.port,
     ec2PrivateKeyPem: ec2.defaultPrivateKeyPem(),
   }),
 );
 
 process.on('SIGTERM', () => {
   server.closeAllConnections();
-  server.close(() => process.exit(0));
+  server.close();
+  void ec2.close().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error('sandboxServer: shutting down failed', error);
+      process.exit(1);
+    },
+  );
 });

@@ -1,7 +1,7 @@
-import { createServer } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { createSandboxEc2 } from '../../sandbox/ec2/index.ts';
+import { listenOnLoopback } from './listen.ts';
 
 /**
  * The sandbox EC2 for the sweep benchmark, in a process of its own: EC2 answers from elsewhere
@@ -18,13 +18,10 @@ const app = new Koa();
 const router = new Router();
 router.use('/sandbox/ec2', sandboxEc2.router.routes(), sandboxEc2.router.allowedMethods());
 app.use(router.routes());
-const server = createServer(app.callback());
-server.keepAliveTimeout = 60_000;
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const address = server.address();
+const server = await listenOnLoopback(app.callback());
 console.log(
   JSON.stringify({
-    port: address && typeof address === 'object' ? address.port : 0,
+    port: server.port,
     privateKeyPem: sandboxEc2.defaultPrivateKeyPem(),
   }),
 );
