@@ -18,8 +18,8 @@ import {
   markSnapshotFailed,
   markSnapshotRestored,
   recordSnapshotError,
-  snapshotOfVmRestored,
   recordSnapshotId,
+  snapshotOfVmRestored,
 } from '../core/db/snapshots.ts';
 import { findSubscription, type Subscription } from '../core/db/subscriptions.ts';
 import {

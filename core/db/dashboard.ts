@@ -99,7 +99,7 @@ const DashboardRow = z.looseObject({ email: z.string(), name: z.string() });
 // Built once: everything but the user's id, which the statement names once (the subscription,
 // VM and kept disk are found from `u.id`). Composing the fragments on every poll cost more
 // than the poll's query took to run.
-const DASHBOARD_FROM = sql.fragment`
+const DASHBOARD_SELECT = sql.fragment`
     SELECT u.email, u.name, ${prefixed('s', DashboardSubscription)}, ${prefixed('v', DashboardVm)},
       ${prefixed('k', DashboardKeptDisk)}
     FROM users u
@@ -116,7 +116,7 @@ const DASHBOARD_FROM = sql.fragment`
  */
 export async function findDashboardState(db: Db, userId: string): Promise<DashboardState | null> {
   const row = await db.maybeOne(sql.prepared('dashboard_state', DashboardRow)`
-    ${DASHBOARD_FROM} WHERE u.id = ${userId} AND u.deleted_at IS NULL`);
+    ${DASHBOARD_SELECT} WHERE u.id = ${userId} AND u.deleted_at IS NULL`);
   if (!row) return null;
   return {
     user: { email: row.email, name: row.name },
