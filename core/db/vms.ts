@@ -547,7 +547,11 @@ export async function listStuckVms(db: Db, now: Date, stuckSeconds: number, limi
   ];
 }
 
-/** Provisioning running past the promised time whose customer has not been told yet. */
+/**
+ * Provisioning running past the promised time whose customer has not been told yet:
+ * `provisioningLate` (core/domain/lifecycle.ts) in SQL. A machine waits for the copy of the old
+ * disk it is made from (not late), and its clock starts when the copy completed.
+ */
 export async function listLateProvisioning(
   db: Db,
   now: Date,
@@ -557,9 +561,12 @@ export async function listLateProvisioning(
   const before = ts(new Date(now.getTime() - deadlineMinutes * 60_000));
   return [
     ...(await db.any(sql.type(Vm)`
-      SELECT ${COLUMNS} FROM vms
-      WHERE state IN ('requested', 'provisioning') AND delayed_at IS NULL AND requested_at < ${before}
-      ORDER BY requested_at
+      SELECT ${COLUMNS} FROM vms v
+      WHERE v.state IN ('requested', 'provisioning') AND v.delayed_at IS NULL AND v.requested_at < ${before}
+        AND NOT EXISTS (
+          SELECT 1 FROM vm_snapshots s
+          WHERE s.id = v.restore_snapshot_id AND (s.state = 'creating' OR s.completed_at >= ${before}))
+      ORDER BY v.requested_at
       LIMIT ${limit}`)),
   ];
 }

@@ -13,6 +13,7 @@ import {
   snapshotRestorable,
   planEnded,
   planInForce,
+  provisioningLate,
   type CloudView,
   type DecisionKind,
   type LifecycleInput,
@@ -796,6 +797,23 @@ describe('machineForPlan', () => {
 });
 
 describe('rules', () => {
+  it('provisioning is late past the deadline from when it could begin; never while the disk copy is made', () => {
+    const requested = { state: 'requested', requestedAt: at(-30 * MIN) };
+    expect(provisioningLate(requested, null, NOW, 20)).toBe(true);
+    expect(provisioningLate({ ...requested, requestedAt: at(-10 * MIN) }, null, NOW, 20)).toBe(false);
+    expect(provisioningLate({ ...requested, state: 'running' }, null, NOW, 20)).toBe(false);
+    // Waiting for the copy of the old disk, however long: the wait the checkout promised.
+    expect(provisioningLate(requested, { state: 'creating', completedAt: null }, NOW, 20)).toBe(false);
+    // The clock starts when the copy completed.
+    expect(provisioningLate(requested, { state: 'restored', completedAt: at(-5 * MIN) }, NOW, 20)).toBe(
+      false,
+    );
+    expect(provisioningLate(requested, { state: 'restored', completedAt: at(-25 * MIN) }, NOW, 20)).toBe(
+      true,
+    );
+    // A failed copy waits for nothing that is coming: late as any other.
+    expect(provisioningLate(requested, { state: 'failed', completedAt: null }, NOW, 20)).toBe(true);
+  });
   it('plan in force: active and before its expiry instant', () => {
     expect(planInForce(PLANS.inForce, NOW)).toBe(true);
     expect(planInForce({ ...PLANS.inForce, expiresAt: NOW }, NOW)).toBe(false);

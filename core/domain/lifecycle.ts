@@ -556,6 +556,26 @@ export function snapshotWillRestore(
   return snapshotRestorable(snapshot, now) || snapshot?.state === 'creating';
 }
 
+/**
+ * Whether a machine being made is late, so its customer is told and an operator alerted
+ * (`vm-reaper`): PROVISION_DEADLINE_MINUTES after it could begin. A machine made from a copy of
+ * the old disk begins when the copy is complete; while the copy is still being made it waits as
+ * the checkout promised, so it is never late then, and its clock starts at the copy's completion.
+ * `listLateProvisioning` (core/db/vms.ts) is this rule in SQL; a test proves they agree.
+ */
+export function provisioningLate(
+  machine: { state: string; requestedAt: Instant },
+  /** The snapshot the machine is to be made from, if any. */
+  restore: { state: string; completedAt: Instant | null } | null,
+  now: Instant,
+  deadlineMinutes: number,
+): boolean {
+  if (machine.state !== 'requested' && machine.state !== 'provisioning') return false;
+  if (restore?.state === 'creating') return false;
+  const since = Math.max(toEpochMs(machine.requestedAt), toEpochMsOrNull(restore?.completedAt) ?? 0);
+  return toEpochMs(now) - since > deadlineMinutes * 60_000;
+}
+
 /** A kept snapshot can bring the customer's files back until the end of its window. */
 export function snapshotRestorable(
   snapshot: { state: string; keepUntil: Instant } | null | undefined,

@@ -14,6 +14,7 @@ import { attemptBudget } from '../../core/queue.ts';
 import { runPlanExpiry } from '../../worker/jobs/planExpiry.ts';
 import { sweepSnapshots } from '../../worker/jobs/snapshotSweep.ts';
 import { provisionVm } from '../../worker/jobs/vmProvision.ts';
+import { reapVms } from '../../worker/jobs/vmReaper.ts';
 import { startVm } from '../../worker/jobs/vmStart.ts';
 import { stopVm } from '../../worker/jobs/vmStop.ts';
 import { syncVms } from '../../worker/jobs/vmSync.ts';
@@ -317,6 +318,13 @@ describe('an expired machine keeps its disk as a snapshot', () => {
       'in-progress',
     );
     expect(cloud.instancesOf(waiting!.id)).toHaveLength(0);
+    // Waiting for the copy is what the checkout promised, not a delay: past the provisioning
+    // deadline the customer gets no "taking longer" mail and operators no alert.
+    const pastDeadline = new Date(Date.now() + (stack.config.vm.provisionDeadlineMinutes + 5) * MINUTE);
+    await expect(reapVms(deps, pastDeadline)).resolves.toMatchObject({ late: 0 });
+    expect((await cloud.vm(waiting!.id)).delayed_at).toBeNull();
+    expect(await cloud.mailKinds(made.user.email)).not.toContain('vm-provision-delayed');
+    expect((await listAlerts(cloud.db)).some((a) => a.vm_id === waiting!.id)).toBe(false);
 
     // The copy completes: it is the new machine's, which is sent to be made from it; the old
     // instance goes; no "your files are kept" mail, since they are already on their way back.

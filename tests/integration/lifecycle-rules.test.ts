@@ -1,12 +1,20 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { sql } from '../../core/db/pool.ts';
 import { findSubscription, type Subscription } from '../../core/db/subscriptions.ts';
-import { insertVm, listVmsOutOfPlan, listVmsPastGrace, type VmState } from '../../core/db/vms.ts';
+import {
+  insertVm,
+  listLateProvisioning,
+  listVmsOutOfPlan,
+  listVmsPastGrace,
+  type VmState,
+} from '../../core/db/vms.ts';
 import {
   LIVE_STATES,
   MACHINE_STATES,
   pastGrace,
   planInForce,
+  provisioningLate,
   type PlanFacts,
 } from '../../core/domain/lifecycle.ts';
 import { createUser } from '../support/accounts.ts';
@@ -151,5 +159,91 @@ describe('lifecycle rules in SQL agree with core/domain/lifecycle.ts', () => {
     );
     expect(fromSql).toEqual(fromRule);
     expect(fromRule.size).toBeGreaterThan(3);
+  });
+});
+
+// Machines being made, some from a copy of an old disk: when each is late.
+const DEADLINE_MINUTES = 20;
+const MINUTE = 60_000;
+type RestoreCase = { name: string; state: string; completedAt: Date | null } | null;
+const RESTORE_CASES: RestoreCase[] = [
+  null,
+  { name: 'copy being made', state: 'creating', completedAt: null },
+  { name: 'copy completed long ago', state: 'completed', completedAt: at(-2 * DEADLINE_MINUTES * MINUTE) },
+  { name: 'copy completed just now', state: 'completed', completedAt: at(-MINUTE) },
+  { name: 'copy handed over long ago', state: 'restored', completedAt: at(-2 * DEADLINE_MINUTES * MINUTE) },
+  { name: 'copy handed over just now', state: 'restored', completedAt: at(-MINUTE) },
+  { name: 'copy failed', state: 'failed', completedAt: null },
+];
+const REQUESTED_AGO = [2 * MINUTE, 3 * DEADLINE_MINUTES * MINUTE];
+type MadeRow = {
+  vmId: string;
+  state: VmState;
+  requestedAt: Date;
+  restore: RestoreCase;
+};
+const madeRows: MadeRow[] = [];
+for (const state of VM_STATES) {
+  // Every state once without a copy; the states a machine is made in, with every kind of copy.
+  const restores = state === 'requested' || state === 'provisioning' ? RESTORE_CASES : [null];
+  for (const restore of restores) {
+    for (const ago of REQUESTED_AGO) {
+      const user = await createUser(stack);
+      const active = await cloud.activePlan(user.id);
+      const requestedAt = at(-ago);
+      const vm = await insertVm(
+        cloud.db,
+        {
+          userId: user.id,
+          subscriptionId: active.id,
+          planId: 'legend',
+          instanceType: 'g4dn.xlarge',
+          storageGb: 115,
+        },
+        requestedAt,
+      );
+      await cloud.db.query(sql.unsafe`
+        UPDATE vms SET state = ${state},
+          instance_id = ${state === 'requested' ? null : `i-${vm.id.slice(0, 8)}`}, usage_counted_at = now()
+        WHERE id = ${vm.id}`);
+      if (restore) {
+        const snapshotId = await cloud.db.oneFirst(sql.type(z.object({ id: z.uuid() }))`
+          INSERT INTO vm_snapshots (user_id, vm_id, state, volume_gb, instance_type, created_at,
+            completed_at, keep_until)
+          VALUES (${user.id}, ${vm.id}, ${restore.state}, 115, 'g4dn.xlarge', ${at(-3 * DEADLINE_MINUTES * MINUTE).toISOString()},
+            ${restore.completedAt?.toISOString() ?? null}, ${at(30 * DAY).toISOString()})
+          RETURNING id`);
+        await cloud.db.query(
+          sql.unsafe`UPDATE vms SET restore_snapshot_id = ${snapshotId} WHERE id = ${vm.id}`,
+        );
+      }
+      madeRows.push({ vmId: vm.id, state, requestedAt, restore });
+    }
+  }
+}
+
+describe('late provisioning in SQL agrees with provisioningLate', () => {
+  it('lists the machines the rule calls late (none told yet), and no other', async () => {
+    const fromSql = new Set(
+      (await listLateProvisioning(cloud.db, NOW, DEADLINE_MINUTES, 10_000))
+        .map((v) => v.id)
+        .filter((id) => madeRows.some((r) => r.vmId === id)),
+    );
+    const fromRule = new Set(
+      madeRows
+        .filter((r) =>
+          provisioningLate({ state: r.state, requestedAt: r.requestedAt }, r.restore, NOW, DEADLINE_MINUTES),
+        )
+        .map((r) => r.vmId),
+    );
+    expect(fromSql).toEqual(fromRule);
+    // Both sides of the rule are exercised: late machines, and machines waiting for their copy.
+    const late = (state: string, copy: string | undefined) =>
+      madeRows.filter((r) => r.state === state && r.restore?.name === copy && fromRule.has(r.vmId)).length;
+    expect(late('requested', 'copy being made')).toBe(0);
+    expect(late('requested', 'copy completed just now')).toBe(0);
+    expect(late('requested', 'copy completed long ago')).toBe(1);
+    expect(late('provisioning', 'copy failed')).toBe(1);
+    expect(fromRule.size).toBeGreaterThan(5);
   });
 });
