@@ -90,6 +90,35 @@ const body = (row: Vm | null, sub: Subscription | null = subscription) =>
   });
 
 describe('dashboardBody', () => {
+  it('says a renewal waits for the copy of the old disk only while the copy is being saved', () => {
+    const waiting = vm({
+      state: 'requested',
+      instance_id: null,
+      public_ip: null,
+      password_encrypted: null,
+      restore_snapshot_id: '00000000-0000-4000-8000-000000000009',
+    });
+    const withDisk = (state: 'creating' | 'completed') =>
+      dashboardBody({
+        user: { email: 'a@example.com', name: 'Asha' },
+        subscription,
+        vm: waiting,
+        keptDisk: {
+          id: '00000000-0000-4000-8000-000000000009',
+          state,
+          created_at: at(300),
+          completed_at: state === 'completed' ? at(10) : null,
+          keep_until: new Date(NOW.getTime() + 30 * 86_400_000),
+        },
+        vmConfig: config.vm,
+        now: NOW,
+      });
+    expect(withDisk('creating')).toMatchObject({ waitingForDiskCopy: true, vmLastState: 'provisioning' });
+    expect(withDisk('completed').waitingForDiskCopy).toBe(false);
+    expect(body(waiting).waitingForDiskCopy).toBe(false);
+    expect(body(vm({})).waitingForDiskCopy).toBe(false);
+  });
+
   it('sends usage up to the last state change, so the ticking timer never counts twice after a sync accrued', () => {
     // Running 600 s with 1000 s before; the sync counted the first 540 s of this run already.
     const synced = vm({ usage_seconds: 1540, usage_counted_at: at(60) });

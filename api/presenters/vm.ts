@@ -76,6 +76,10 @@ export function dashboardBody(input: {
         }
       : null;
 
+  // A new machine waiting for the copy of the old one's disk to be saved.
+  const waitingForDiskCopy =
+    planActive && vm?.state === 'requested' && vm.restore_snapshot_id !== null && disk?.state === 'creating';
+
   return {
     email: user.email,
     name: user.name,
@@ -104,12 +108,11 @@ export function dashboardBody(input: {
           planActive,
           outOfHours,
           hasPlan: subscription !== null,
-          // A new machine waiting for the copy of the old one's disk to be saved.
-          restoring:
-            vm?.state === 'requested' && vm.restore_snapshot_id !== null && disk?.state === 'creating',
+          restoring: waitingForDiskCopy,
         }),
     keptUntil,
     keptDisk,
+    waitingForDiskCopy,
     streamingClientUrl: vmConfig.streamingClientUrl,
     setupVideoUrl: vmConfig.setupVideoUrl,
   };
@@ -132,7 +135,7 @@ function noticeFor(
   plan: { planActive: boolean; outOfHours: boolean; hasPlan: boolean; restoring: boolean },
 ): string | null {
   if (!plan.hasPlan) return null;
-  if (plan.restoring && plan.planActive) return VM_MESSAGES.restoringFiles;
+  if (plan.restoring) return VM_MESSAGES.restoringFiles;
   if (vm?.state === 'error') return vm.problem ?? VM_MESSAGES.failed;
   if (vm?.state === 'terminated' && !plan.planActive) return VM_MESSAGES.terminated;
   if (state === 'provisioning' && vm?.delayed_at) return VM_MESSAGES.delayed;

@@ -17,7 +17,7 @@ describe('dashboardPollMs', () => {
   it.each(VM_DISPLAY_STATES.map((state) => [state, expected[state]] as const))(
     'polls a %s machine every %i ms (0: never)',
     (state, ms) => {
-      expect(dashboardPollMs({ vmLastState: state })).toBe(ms);
+      expect(dashboardPollMs({ vmLastState: state, waitingForDiskCopy: false })).toBe(ms);
     },
   );
 
@@ -25,5 +25,13 @@ describe('dashboardPollMs', () => {
     expect(DASHBOARD_POLL_MS.transition).toBe(2_000);
     expect(DASHBOARD_POLL_MS.running).toBeGreaterThanOrEqual(30_000);
     expect(dashboardPollMs(undefined)).toBe(0);
+  });
+
+  it('waits for a disk copy at a slower pace: minutes of wait, nothing to show on the way', () => {
+    expect(dashboardPollMs({ vmLastState: 'provisioning', waitingForDiskCopy: true })).toBe(
+      DASHBOARD_POLL_MS.diskCopy,
+    );
+    expect(DASHBOARD_POLL_MS.diskCopy).toBeGreaterThan(DASHBOARD_POLL_MS.transition);
+    expect(DASHBOARD_POLL_MS.diskCopy).toBeLessThan(DASHBOARD_POLL_MS.running);
   });
 });

@@ -7,6 +7,8 @@ import type { DashboardRecord } from './vm.ts';
  *
  * - a machine on its way somewhere (provisioning, starting, stopping): every 2 s, so the IP,
  *   the files and the buttons appear as soon as they are ready;
+ * - a new machine waiting for the copy of the old one's disk (up to 20 minutes, nothing to show
+ *   on the way): every 15 s;
  * - a running machine: once a minute (the worker may stop it at the end of the hours or the
  *   plan, or the customer may stop it from another device); the usage clock ticks locally;
  * - anything at rest (stopped, no machine, failed, terminated): never; focusing the tab or
@@ -14,10 +16,13 @@ import type { DashboardRecord } from './vm.ts';
  *
  * This replaces spec §9's flat 5-second refresh (README, deviations).
  */
-export const DASHBOARD_POLL_MS = { transition: 2_000, running: 60_000 } as const;
+export const DASHBOARD_POLL_MS = { transition: 2_000, diskCopy: 15_000, running: 60_000 } as const;
 
-export function dashboardPollMs(record: Pick<DashboardRecord, 'vmLastState'> | undefined): number {
+export function dashboardPollMs(
+  record: Pick<DashboardRecord, 'vmLastState' | 'waitingForDiskCopy'> | undefined,
+): number {
   if (!record) return 0;
+  if (record.waitingForDiskCopy) return DASHBOARD_POLL_MS.diskCopy;
   if (isTransitional(record.vmLastState)) return DASHBOARD_POLL_MS.transition;
   if (record.vmLastState === 'running') return DASHBOARD_POLL_MS.running;
   return 0;

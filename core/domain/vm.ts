@@ -32,6 +32,7 @@ export const VM_MESSAGES = {
   outOfHours: USAGE_MESSAGES.outOfHours,
   planExpired: 'Your plan has expired. Renew your plan to start your VM again.',
   provisioning: 'Setting up your PC (first boot takes a few minutes)…',
+  waitingForDiskCopy: 'Waiting for your disk copy…',
   waitingForRemoteDesktop:
     'Your PC is up; waiting for Windows to accept Remote Desktop. This usually takes under a minute.',
   starting: 'Starting…',
@@ -166,6 +167,11 @@ export type DashboardRecord = {
    * while a machine of the customer's is live.
    */
   keptDisk: { saving: boolean; savedOn: string | null; keptUntil: string } | null;
+  /**
+   * A new machine waiting for the copy of the old one's disk to be saved (it is made from it,
+   * up to 20 minutes): the dashboard says so, and asks less often than in a transition.
+   */
+  waitingForDiskCopy: boolean;
   streamingClientUrl: string;
   setupVideoUrl: string | null;
 };

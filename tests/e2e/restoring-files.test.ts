@@ -53,6 +53,8 @@ describe.skipIf(!hasBrowser())('renewal while the old disk is being copied', () 
     await logIn(page, user.email);
     await page.goto('/dashboard');
     await page.locator('.dashboard-notice').getByText(VM_MESSAGES.restoringFiles).waitFor();
+    // The card says what it waits for, not "first boot takes a few minutes".
+    await page.locator('[data-field="status"]').getByText(VM_MESSAGES.waitingForDiskCopy).waitFor();
     await screenshotsAtBothWidths(page, 'restoring-files-dashboard');
   });
 });

@@ -312,7 +312,11 @@ describe('an expired machine keeps its disk as a snapshot', () => {
     expect(cloud.instancesOf(waiting!.id)).toHaveLength(0);
     const shown = await findDashboardState(cloud.db, made.user.id);
     const body = dashboardBody({ ...shown!, vmConfig: stack.config.vm, now: new Date() });
-    expect(body).toMatchObject({ vmLastState: 'provisioning', notice: VM_MESSAGES.restoringFiles });
+    expect(body).toMatchObject({
+      vmLastState: 'provisioning',
+      notice: VM_MESSAGES.restoringFiles,
+      waitingForDiskCopy: true,
+    });
     // The reaper's re-drive (or a replayed job) keeps it waiting, launching nothing.
     await expect(provisionVm(deps, { subscriptionId: renewal.id, userId: made.user.id })).resolves.toBe(
       'in-progress',

@@ -207,7 +207,9 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
         <span className="vm-status-dot" aria-hidden="true" />
         <span>
           <span className="visually-hidden">Status: </span>
-          <span data-field="status">{VM_STATUS_LABELS[state]}</span>
+          <span data-field="status">
+            {record.waitingForDiskCopy ? VM_MESSAGES.waitingForDiskCopy : VM_STATUS_LABELS[state]}
+          </span>
         </span>
         {TRANSITIONS.has(state) && <span className="spinner spinner-small" aria-hidden="true" />}
       </p>
