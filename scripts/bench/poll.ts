@@ -9,6 +9,7 @@ import { insertUser } from '../../core/db/users.ts';
 import { insertVm } from '../../core/db/vms.ts';
 import { startScratchDatabase } from '../lib/scratch.ts';
 import type { Window } from './pollLoad.ts';
+import { postgresCpuMicros } from './processCpu.ts';
 import { fmtMs, fmtRatio, heading, median, paidLegendPlan, record } from './lib.ts';
 
 /**
@@ -16,6 +17,10 @@ import { fmtMs, fmtRatio, heading, median, paidLegendPlan, record } from './lib.
  * Postgres, by the same load generator: a bare Koa route and a Koa route doing one simple `pg`
  * query. Each target is loaded in turn, round after round (interleaved), so a neighbour's
  * burst on a shared machine lands on all of them alike; figures are medians over the rounds.
+ *
+ * A third reference is the app's own floor: a signed-in GET of the plan catalogue, which passes
+ * the same middleware and session as the poll and reads nothing, so the poll's own work (its
+ * query, presenter and ETag) is the difference.
  *
  * The poll goes through the whole web app (request id, headers, origin check, session, body
  * parser, router) with a real session cookie for a user with an active plan and a running
@@ -26,6 +31,9 @@ import { fmtMs, fmtRatio, heading, median, paidLegendPlan, record } from './lib.
 const CONNECTIONS = Number(process.env.BENCH_POLL_CONNECTIONS ?? 50);
 const SECONDS = Number(process.env.BENCH_POLL_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_POLL_ROUNDS ?? 5);
+
+/** A signed-in request through the whole app that reads nothing: what the poll costs before its own work. */
+const FLOOR = 'app floor (/api/plans)';
 
 type Ports = {
   bare: number;
@@ -52,6 +60,8 @@ type Load = {
   non2xx: number;
   errors: number;
   cpuMicrosPerRequest: number;
+  /** The database server's CPU per request (null where /proc cannot tell). */
+  dbCpuMicrosPerRequest: number | null;
 };
 
 export async function benchPoll(): Promise<void> {
@@ -98,6 +108,8 @@ export async function benchPoll(): Promise<void> {
     const targets: Array<{ name: string; url: string; headers: Record<string, string> }> = [
       { name: 'bare Koa route', url: `${base(ports.bare)}/hello`, headers: {} },
       { name: 'Koa + one pg query', url: `${base(ports.oneQuery)}/user/${seed.userId}`, headers: {} },
+      // The app's own floor: the same middleware chain and session as the poll, a constant body.
+      { name: FLOOR, url: `${base(ports.app)}/api/plans`, headers: { cookie } },
       { name: 'dashboard poll (200)', url: pollUrl, headers: { cookie } },
       ...(etag
         ? [{ name: 'dashboard poll (304)', url: pollUrl, headers: { cookie, 'if-none-match': etag } }]
@@ -109,9 +121,16 @@ export async function benchPoll(): Promise<void> {
       ((await (await fetch(`${base(ports.control)}/`)).json()) as { cpuMicros: number }).cpuMicros;
     const measured = async (target: (typeof targets)[number], seconds: number): Promise<Load> => {
       const before = await cpuMicros();
+      const dbBefore = await postgresCpuMicros(database.dataDir);
       const result = await load(target.url, target.headers, seconds);
       const spent = (await cpuMicros()) - before;
-      return { ...result.load, cpuMicrosPerRequest: spent / Math.max(1, result.requests) };
+      const dbAfter = await postgresCpuMicros(database.dataDir);
+      const requests = Math.max(1, result.requests);
+      return {
+        ...result.load,
+        cpuMicrosPerRequest: spent / requests,
+        dbCpuMicrosPerRequest: dbBefore === null || dbAfter === null ? null : (dbAfter - dbBefore) / requests,
+      };
     };
     for (const target of targets) await measured(target, 1); // warm-up: JIT, pools, prepared statements
     const runs = new Map<string, Load[]>(targets.map((t) => [t.name, []]));
@@ -126,6 +145,9 @@ export async function benchPoll(): Promise<void> {
         p50: median(all.map((r) => r.p50)),
         p99: median(all.map((r) => r.p99)),
         cpu: median(all.map((r) => r.cpuMicrosPerRequest)),
+        dbCpu: all.some((r) => r.dbCpuMicrosPerRequest === null)
+          ? null
+          : median(all.map((r) => r.dbCpuMicrosPerRequest ?? 0)),
         unexpected: all.reduce((n, r) => n + r.non2xx + r.errors, 0),
         rounds: all.map((r) => Math.round(r.rps)),
       };
@@ -133,7 +155,7 @@ export async function benchPoll(): Promise<void> {
     const bare = summary('bare Koa route');
     const oneQuery = summary('Koa + one pg query');
     console.log(
-      "req/s and latency are what the load generator saw (it shares the machine); CPU/req is the server process's own time per request.",
+      "req/s and latency are what the load generator saw (it shares the machine); CPU/req is the server process's own time per request, DB the database server's.",
     );
     for (const target of targets) {
       const s = summary(target.name);
@@ -156,6 +178,21 @@ export async function benchPoll(): Promise<void> {
         unit: 'req/s',
         baseline: { name: 'Koa + one pg query req/s', value: oneQuery.rps, unit: 'req/s' },
       });
+      if (s.dbCpu !== null)
+        record('poll', {
+          name: `${target.name} database CPU per request`,
+          value: s.dbCpu,
+          unit: 'µs',
+          ...(oneQuery.dbCpu
+            ? {
+                baseline: {
+                  name: 'Koa + one pg query database CPU per request',
+                  value: oneQuery.dbCpu,
+                  unit: 'µs',
+                },
+              }
+            : {}),
+        });
       record('poll', {
         name: `${target.name} p99`,
         value: s.p99,
@@ -166,9 +203,17 @@ export async function benchPoll(): Promise<void> {
         `${target.name.padEnd(22)} ${s.rps.toFixed(0).padStart(6)} req/s  p50 ${fmtMs(s.p50).padStart(8)}  p99 ${fmtMs(s.p99).padStart(8)}` +
           `  ${fmtRatio(vsBare.ratio).padStart(6)} bare  ${fmtRatio(vsQuery.ratio).padStart(6)} one-query` +
           `  CPU/req ${s.cpu.toFixed(0).padStart(4)} µs (${fmtRatio(cpuVsQuery.ratio)})` +
+          `  DB ${s.dbCpu === null ? 'n/a' : `${s.dbCpu.toFixed(0).padStart(4)} µs`}` +
           `  rounds ${s.rounds.join('/')}${s.unexpected ? `  UNEXPECTED ${s.unexpected} non-2xx/errors` : ''}`,
       );
     }
+
+    const floor = summary(FLOOR);
+    const poll = summary('dashboard poll (200)');
+    console.log(
+      `the poll's own work (its CPU/req minus the app's floor): ${(poll.cpu - floor.cpu).toFixed(0)} µs; ` +
+        `the app's chain and session (floor minus bare Koa): ${(floor.cpu - bare.cpu).toFixed(0)} µs`,
+    );
 
     if (BURST > 0) {
       worker = spawn(process.execPath, ['worker/main.ts'], {
@@ -361,7 +406,7 @@ async function load(
   url: string,
   headers: Record<string, string>,
   seconds: number,
-): Promise<{ load: Omit<Load, 'cpuMicrosPerRequest'>; requests: number }> {
+): Promise<{ load: Omit<Load, 'cpuMicrosPerRequest' | 'dbCpuMicrosPerRequest'>; requests: number }> {
   const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
   // A 304 is the expected answer to a revalidation, not a failure.
   const non2xx = result.non2xx - (result['3xx'] ?? 0);

@@ -30,14 +30,15 @@ export async function createDatabase(serverUrl: string, name: string): Promise<s
 
 /**
  * A throwaway embedded Postgres with one migrated database, for benchmarks. `stop()` shuts
- * the server down and deletes its files.
+ * the server down and deletes its files; `dataDir` is its data directory (its postmaster.pid).
  */
 export async function startScratchDatabase(
   prefix: string,
   name: string,
-): Promise<{ url: string; stop: () => Promise<void> }> {
+): Promise<{ url: string; dataDir: string; stop: () => Promise<void> }> {
   const dir = await scratchDir(prefix);
-  const postgres = await startEmbeddedPostgres(path.join(dir, 'pg'), { durable: false });
+  const dataDir = path.join(dir, 'pg');
+  const postgres = await startEmbeddedPostgres(dataDir, { durable: false });
   const stop = async () => {
     await postgres.stop();
     await rm(dir, { recursive: true, force: true });
@@ -45,7 +46,7 @@ export async function startScratchDatabase(
   try {
     const url = await createDatabase(postgres.url, name);
     await migrate(url);
-    return { url, stop };
+    return { url, dataDir, stop };
   } catch (error) {
     await stop();
     throw error;
