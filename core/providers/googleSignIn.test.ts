@@ -7,6 +7,9 @@ const CLIENT_ID = 'test-client.apps.googleusercontent.com';
 let server: Server;
 let verify: GoogleVerifier;
 let key: CryptoKey;
+let jwksUrl = '';
+/** What the key endpoint answers: Google's key set, unless a test plays an outage. */
+let outage: { status: number; body: string } | null = null;
 
 beforeAll(async () => {
   const pair = await generateKeyPair('RS256');
@@ -14,19 +17,25 @@ beforeAll(async () => {
   const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
   server = createServer((_req, res) => {
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ keys: [jwk] }));
+    if (outage) res.statusCode = outage.status;
+    res.end(outage ? outage.body : JSON.stringify({ keys: [jwk] }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = address && typeof address === 'object' ? address.port : 0;
-  verify = createGoogleVerifier({
+  jwksUrl = `http://127.0.0.1:${port}/certs`;
+  verify = newVerifier();
+});
+
+function newVerifier(): GoogleVerifier {
+  return createGoogleVerifier({
     mode: 'google',
     clientId: CLIENT_ID,
     authorizeUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
-    jwksUrl: `http://127.0.0.1:${port}/certs`,
+    jwksUrl,
     issuers: ['accounts.google.com', 'https://accounts.google.com'],
   });
-});
+}
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
@@ -80,5 +89,24 @@ describe('Google ID token verification', () => {
 
   it('refuses garbage', async () => {
     await expect(verify('a.b.c')).rejects.toBeInstanceOf(GoogleTokenError);
+  });
+
+  // Google's keys not arriving is our outage (a 5xx, logged as an error), not the customer's
+  // refused token (a 401 logged at info): every Google sign-in would fail unseen.
+  it.each([
+    ['a 503', { status: 503, body: 'unavailable' }],
+    ['a body that is not JSON', { status: 200, body: '<html>' }],
+    ['JSON that is not a key set', { status: 200, body: '{"hello":1}' }],
+  ])('treats the key endpoint answering %s as an outage, not a refused token', async (_what, failing) => {
+    const idToken = await token();
+    outage = failing;
+    try {
+      // A verifier that has not fetched the keys yet (jose keeps a key set it fetched).
+      const error = await newVerifier()(idToken).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(Error);
+      expect(error).not.toBeInstanceOf(GoogleTokenError);
+    } finally {
+      outage = null;
+    }
   });
 });

@@ -33,8 +33,9 @@ export function createGoogleVerifier(google: Config['google']): GoogleVerifier {
         requiredClaims: ['sub', 'email', 'exp', 'iat'],
       }));
     } catch (error) {
-      // A JWKS that cannot be fetched is our outage, not a bad token: let it become a 5xx.
-      if (error instanceof errors.JOSEError && !(error instanceof errors.JWKSTimeout)) {
+      // Google's keys unreachable (a timeout, an answer other than 200, one that is not a key
+      // set) is an outage, not a bad token: it becomes a 5xx and is logged as an error.
+      if (error instanceof errors.JOSEError && !keysUnavailable(error)) {
         throw new GoogleTokenError(error.code);
       }
       throw error;
@@ -55,4 +56,16 @@ export function createGoogleVerifier(google: Config['google']): GoogleVerifier {
       nonce: typeof payload.nonce === 'string' ? payload.nonce : undefined,
     };
   };
+}
+
+/**
+ * jose reports a failed JWKS fetch as JWKSTimeout, JWKSInvalid, or its base JOSEError (a status
+ * other than 200, a body that is not JSON); every fault of the token itself has its own subclass.
+ */
+function keysUnavailable(error: InstanceType<typeof errors.JOSEError>): boolean {
+  return (
+    error instanceof errors.JWKSTimeout ||
+    error instanceof errors.JWKSInvalid ||
+    error.code === errors.JOSEError.code
+  );
 }
