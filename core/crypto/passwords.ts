@@ -23,21 +23,15 @@ let dummy: Promise<string> | undefined;
 export async function verifyPassword(hash: string | null | undefined, password: string): Promise<boolean> {
   if (!hash) {
     dummy ??= argon2.hash(randomToken(), OPTIONS);
-    await argon2.verify(await dummy, password).catch(() => false);
+    await argon2.verify(await dummy, password);
     return false;
   }
-  try {
-    return await argon2.verify(hash, password);
-  } catch {
-    return false;
-  }
+  // A wrong password is `false`; a throw is a fault (a stored hash that is not one, argon2
+  // out of memory), which must surface as an error, not pass for a wrong password.
+  return argon2.verify(hash, password);
 }
 
 /** True when a stored hash was made with weaker parameters than today's. */
 export function passwordNeedsRehash(hash: string): boolean {
-  try {
-    return argon2.needsRehash(hash, OPTIONS);
-  } catch {
-    return false;
-  }
+  return argon2.needsRehash(hash, OPTIONS);
 }

@@ -9,6 +9,7 @@ import QRCode from 'qrcode';
 
 export const TOTP_ISSUER = 'Legend Cloud';
 const TOLERANCE_SECONDS = 30;
+const PERIOD_SECONDS = 30;
 
 export function newTotpSecret(): string {
   return generateSecret({ length: 20 });
@@ -30,17 +31,19 @@ export async function checkTotp(
   afterStep: number | null,
 ): Promise<number | null> {
   if (!/^\d{6}$/.test(code)) return null;
-  try {
-    const result = await verify({
-      secret,
-      token: code,
-      epochTolerance: TOLERANCE_SECONDS,
-      ...(afterStep !== null ? { afterTimeStep: afterStep } : {}),
-    });
-    // The functional API's result type covers HOTP too; a TOTP match always carries its step.
-    const step = result.valid ? (result as { timeStep?: number }).timeStep : undefined;
-    return typeof step === 'number' ? step : null;
-  } catch {
-    return null;
-  }
+  // Every step a code could match now is at or before the one last used: nothing can match
+  // (and otplib refuses such an afterTimeStep). Anything else it throws is a fault (a stored
+  // secret that is not one), not a wrong code, so it propagates.
+  const latestStep = Math.floor((Date.now() / 1000 + TOLERANCE_SECONDS) / PERIOD_SECONDS);
+  if (afterStep !== null && afterStep >= latestStep) return null;
+  const result = await verify({
+    secret,
+    token: code,
+    period: PERIOD_SECONDS,
+    epochTolerance: TOLERANCE_SECONDS,
+    ...(afterStep !== null ? { afterTimeStep: afterStep } : {}),
+  });
+  // The functional API's result type covers HOTP too; a TOTP match always carries its step.
+  const step = result.valid ? (result as { timeStep?: number }).timeStep : undefined;
+  return typeof step === 'number' ? step : null;
 }
