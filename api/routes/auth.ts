@@ -224,6 +224,7 @@ export function authRoutes(services: Services): Router<AppState> {
         name: body.name,
         phone: body.phone,
         passwordHash,
+        requesterHash: requester,
       });
       await insertCode(trx, body.email, 'register', codeHash('register', body.email, code), requester);
       await sendJob(
@@ -245,7 +246,8 @@ export function authRoutes(services: Services): Router<AppState> {
       : 'none';
     if (result === 'wrong') throw badRequest(WRONG_CODE);
     if (result === 'none') throw badRequest(DEAD_CODE);
-    const pending = await findPendingRegistration(db, email);
+    // The sign-up this browser started: its code cannot finish one started elsewhere.
+    const pending = requester ? await findPendingRegistration(db, email, requester) : null;
     if (!pending) throw badRequest(NO_PENDING);
     const signedIn = await db.transaction(async (trx) => {
       // Someone may have finished this sign-up (or signed in with Google) meanwhile.
@@ -266,7 +268,8 @@ export function authRoutes(services: Services): Router<AppState> {
   router.post('/auth/resend-otp', validate(EmailBody), async (ctx) => {
     const { email } = input<EmailBody>(ctx);
     await spendCodeSend(ctx, 'register', email, { minute: true });
-    const pending = await findPendingRegistration(db, email);
+    const started = existingRequester(ctx, config.production);
+    const pending = started ? await findPendingRegistration(db, email, started) : null;
     if (!pending) throw badRequest(NO_PENDING);
     const requester = requesterFor(ctx, config.production);
     const code = randomDigits(6);

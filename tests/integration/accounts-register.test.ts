@@ -237,6 +237,33 @@ describe('POST /api/auth/verify-otp', () => {
     expect(other.status).toBe(400);
   });
 
+  it('a second sign-up for the same email elsewhere cannot set the password the first one creates', async () => {
+    const person = newClient(stack);
+    const stranger = newClient(stack);
+    const email = uniqueEmail();
+    await person.call('/api/auth/register', { body: form(email) });
+    const code = await mailedCode(stack, email, CODE_SUBJECT);
+    // Someone who knows the address signs it up too, with a password and phone of their own.
+    const strangersPassword = `${GOOD_PASSWORD}-stranger`;
+    const theirs = await stranger.call('/api/auth/register', {
+      body: { ...form(email), name: 'Not Asha', phone: '9123456789', password: strangersPassword },
+    });
+    expect(theirs.status).toBe(200);
+    await waitFor('the second code', async () => {
+      const list = (await stack.mailTo(email)).filter((m) => m.subject.includes(CODE_SUBJECT));
+      return list.length >= 2 ? list : undefined;
+    });
+
+    // The person's own code creates the account they asked for: their name, phone and password.
+    const verified = await person.call('/api/auth/verify-otp', { body: { email, otp: code } });
+    expect(verified.status).toBe(200);
+    expect(verified.body).toMatchObject({ name: 'Asha Rao', phone: '9876543210' });
+    const login = (password: string) =>
+      newClient(stack).call('/api/auth/login', { body: { email, password } });
+    expect((await login(strangersPassword)).status).toBe(401);
+    expect((await login(GOOD_PASSWORD)).status).toBe(200);
+  });
+
   it('accepts a code only from the browser that asked for it', async () => {
     const owner = newClient(stack);
     const email = uniqueEmail();
@@ -318,7 +345,8 @@ describe('POST /api/auth/resend-otp', () => {
     for (let i = 0; i < 6; i++) {
       others.push((await newClient(stack).call('/api/auth/resend-otp', { body: { email } })).status);
     }
-    expect(others).toEqual([200, 200, 200, 200, 200, 429]);
+    // Other browsers have no sign-up of their own to resend (400), and still spend the email's ten.
+    expect(others).toEqual([400, 400, 400, 400, 400, 429]);
   });
 
   it('asks to register again when there is no pending sign-up (same for a verified account)', async () => {

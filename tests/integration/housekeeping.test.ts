@@ -30,9 +30,9 @@ describe('housekeeping', () => {
     const stale = uniqueEmail('stale');
     const fresh = uniqueEmail('fresh');
     await db.query(sql.unsafe`
-      INSERT INTO pending_registrations (email, name, phone, password_hash, created_at, updated_at) VALUES
-        (${stale}, 'Old', '9876543210', 'x', now() - interval '3 days', now() - interval '3 days'),
-        (${fresh}, 'New', '9876543210', 'x', now(), now())`);
+      INSERT INTO pending_registrations (email, requester_hash, name, phone, password_hash, created_at, updated_at) VALUES
+        (${stale}, 'r1', 'Old', '9876543210', 'x', now() - interval '3 days', now() - interval '3 days'),
+        (${fresh}, 'r1', 'New', '9876543210', 'x', now(), now())`);
 
     const handler = housekeeping({ db, log: stack.services.log });
     await handler([]);
