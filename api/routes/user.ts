@@ -12,6 +12,7 @@ import { consumeCodes } from '../../core/db/codes.ts';
 import { deletePendingRegistration } from '../../core/db/pendingRegistrations.ts';
 import { consumeUserResetTokens } from '../../core/db/passwordResets.ts';
 import { revokeUserSessions } from '../../core/db/sessions.ts';
+import { lockUserPlans } from '../../core/db/subscriptions.ts';
 import {
   consumeUserChallenges,
   countUnusedRecoveryCodes,
@@ -137,6 +138,9 @@ export function userRoutes(services: Services): Router<AppState> {
     const { email } = input<DeleteBody>(ctx);
     const me = assertSameUser(ctx, email);
     await db.transaction(async (trx) => {
+      // After any payment settling now (it activates under this lock), so its plan is cancelled
+      // with the rest; a payment settling after finds the account gone and is refunded.
+      await lockUserPlans(trx, me.id);
       const facts = await deletionFacts(trx, me.id, new Date());
       await sendJob(
         boss,

@@ -4,7 +4,14 @@ import { sql } from '../../core/db/pool.ts';
 import { findProblemReport } from '../../core/db/problemReports.ts';
 import { countLiveSessions } from '../../core/db/sessions.ts';
 import { findUserByEmail, findUserById } from '../../core/db/users.ts';
-import { startTestStack } from '../support/stack.ts';
+import {
+  activateSubscription,
+  findSubscription,
+  insertPendingSubscription,
+  lockUserPlans,
+} from '../../core/db/subscriptions.ts';
+import { getPlan, planExpiry } from '../../core/domain/plans.ts';
+import { startTestStack, waitFor } from '../support/stack.ts';
 import { createUser, GOOD_PASSWORD, logIn, mailedCode, newClient } from '../support/accounts.ts';
 
 const stack = await startTestStack({ worker: true });
@@ -109,6 +116,43 @@ describe('PUT /api/user/profile', () => {
 });
 
 describe('DELETE /api/user', () => {
+  it('waits for a payment settling at that moment, so the plan it activates is cancelled too', async () => {
+    const { user, client } = await loggedIn('Paying While Leaving');
+    const plan = getPlan('legend');
+    const pending = await insertPendingSubscription(db, {
+      userId: user.id,
+      planId: plan.id,
+      planName: plan.displayName,
+      isTrial: false,
+      hours: 30,
+      storageGb: plan.storageGb,
+      instanceType: plan.instanceType,
+      pricePaise: plan.pricesPaise[30],
+      trialPhone: null,
+    });
+    // payment-verify activates a plan holding the customer's plan lock (worker/jobs/paymentVerify.ts).
+    let settle!: () => void;
+    const settled = new Promise<void>((resolve) => (settle = resolve));
+    const settling = db.transaction(async (trx) => {
+      await lockUserPlans(trx, user.id);
+      const now = new Date();
+      await activateSubscription(trx, pending.id, now, planExpiry(now));
+      await settled;
+    });
+    const deleting = client.call('/api/user', { method: 'DELETE', body: { email: user.email } });
+    // The deletion waits on that lock (it would otherwise miss the plan being activated).
+    await waitFor('the deletion to wait for the plan lock', () =>
+      db.exists(sql.unsafe`
+        SELECT 1 FROM pg_locks l, (SELECT hashtextextended(${`plans:${user.id}`}, 0) AS key) k
+        WHERE l.locktype = 'advisory' AND NOT l.granted
+          AND l.classid::bigint = (k.key >> 32) & 4294967295 AND l.objid::bigint = k.key & 4294967295`),
+    );
+    settle();
+    await settling;
+    expect((await deleting).status).toBe(200);
+    expect((await findSubscription(db, pending.id))?.status).toBe('cancelled');
+  });
+
   it('signs out everywhere, anonymises the person, keeps the row, and frees the email', async () => {
     const { user, client } = await loggedIn('Gone Soon');
     const second = newClient(stack);
