@@ -33,6 +33,7 @@ export const PAYMENT_MESSAGES = {
   onTheWay: 'Your Virtual Computer is on the way. Please wait…',
   failure: 'Payment failed',
   verifyFailed: 'Could not verify payment with the server.',
+  stillChecking: 'The connection dropped for a moment. Still checking your payment…',
 } as const;
 
 export function saveErrorMessage(detail: string): string {

@@ -16,6 +16,7 @@ import {
   uniqueEmail,
   waitForMail,
 } from '../support/e2eUsers.ts';
+import { PAYMENT_MESSAGES } from '../../core/domain/subscription.ts';
 
 const browser = useBrowser();
 
@@ -192,6 +193,46 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
       await screenshot(page, `plans-payment-history-failed-${size}`);
       await page.close();
     }
+  });
+
+  it('a dropped connection after paying is retried on the success page, not reported as a failed payment', async () => {
+    const user = await registeredUser('Kiran Rao', 'buyer');
+    // The browser logs the failed loads this test causes; nothing else may be logged.
+    const page = await browser.newPage(DESKTOP, {
+      allowConsoleErrors:
+        /^Failed to load resource: (net::ERR_CONNECTION_RESET|the server responded with a status of 503 )/,
+    });
+    await logIn(page, user.email);
+    // Back from PayU the connection drops: the callback never arrives, and the first status
+    // check meets a server restarting (503).
+    let callbackDropped = false;
+    await page.route('**/api/vm/payment-callback', async (route) => {
+      if (callbackDropped) return route.continue();
+      callbackDropped = true;
+      return route.abort('connectionreset');
+    });
+    let unavailable = 1;
+    await page.route('**/api/vm/payment-status?*', async (route) => {
+      if (unavailable === 0) return route.continue();
+      unavailable -= 1;
+      return route.fulfill({
+        status: 503,
+        contentType: 'text/html',
+        body: '<h1>503 Service Unavailable</h1>',
+      });
+    });
+    await page.goto('/select-vm');
+    await choosePlan(page, 'LEGEND', 30);
+    await page.waitForURL('**/payment');
+    await payOnPayU(page, '₹1,450.00', 'success');
+    await page.waitForURL(/\/payment-success\?txnid=/);
+    await page.getByText(PAYMENT_MESSAGES.stillChecking).waitFor();
+    await screenshot(page, 'plans-payment-still-checking-1280');
+    await paymentVerified(page, 40_000);
+    expect(callbackDropped).toBe(true);
+    expect(unavailable).toBe(0);
+    expect(page.url()).not.toContain('/payment-failure');
+    await page.close();
   });
 
   it('a Google sign-up is asked for a phone before paying, adds it, pays and reaches the dashboard', async () => {

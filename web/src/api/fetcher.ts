@@ -37,7 +37,9 @@ export async function api<T>(path: string, options: Options = {}): Promise<T> {
     try {
       data = JSON.parse(text);
     } catch {
-      data = undefined;
+      // Our API answers JSON; a success that is not (a captive portal's or a proxy's page) did not
+      // come from it. An error page keeps its status, and the message falls back below.
+      if (response.ok) throw new ApiError(0, NETWORK_MESSAGE);
     }
   }
   if (!response.ok) {
@@ -47,6 +49,15 @@ export async function api<T>(path: string, options: Options = {}): Promise<T> {
     throw new ApiError(response.status, message);
   }
   return data as T;
+}
+
+/**
+ * A failure that may pass by itself: the server not reached, busy (429), timing out (408) or
+ * failing (5xx, a restart). Any other 4xx is the server's considered answer.
+ */
+export function isTransient(error: unknown): boolean {
+  if (!(error instanceof ApiError)) return false;
+  return error.status === 0 || error.status === 408 || error.status === 429 || error.status >= 500;
 }
 
 /** swr's fetcher: the key is the API path. */

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { mutate } from 'swr';
+import { isTransient } from '../api/fetcher.ts';
 import { paymentCallback, usePaymentStatus, CURRENT_PLAN_KEY } from '../api/plans.ts';
 import { useDashboard } from '../api/vm.ts';
 import { SESSION_KEY, type SessionUser } from '../api/session.ts';
@@ -16,6 +17,10 @@ import { PAYMENT_MESSAGES as M } from '../../../core/domain/subscription.ts';
  * first the payment's own status (honest progress while PayU is asked), then the dashboard
  * until it shows the machine's public IP, and goes to /dashboard with it. Polling stops when
  * the page is left (swr drops its timers on unmount).
+ *
+ * Only the server's answer that the payment cannot be verified goes to the failure page. A
+ * dropped connection or a restarting server is retried (swr) while the page says so: the customer
+ * has paid, and a failure page would tell them otherwise and invite them to pay again.
  */
 export default function PaymentSuccess() {
   usePageTitle('Payment');
@@ -51,7 +56,13 @@ function Progress({ user }: { user: SessionUser }) {
       },
     })
       .then(() => !cancelled && setAsked(true))
-      .catch(() => !cancelled && verificationFailed());
+      .catch((callbackError: unknown) => {
+        if (cancelled) return;
+        // The callback only nudges the check (the server verifies the payment in any case):
+        // after a blip, go on and ask for the payment's status.
+        if (isTransient(callbackError)) setAsked(true);
+        else verificationFailed();
+      });
     return () => {
       cancelled = true;
     };
@@ -66,7 +77,7 @@ function Progress({ user }: { user: SessionUser }) {
   useEffect(() => {
     if (payment?.status === 'failure')
       navigate(`/payment-failure?txnid=${encodeURIComponent(payment.txnid)}`, { replace: true });
-    if (error) verificationFailed();
+    if (error && !isTransient(error)) verificationFailed();
     if (verified) {
       writeStored({ hasPlan: true, purchaseDate: payment.subscription?.purchaseDate ?? null });
       void mutate(SESSION_KEY);
@@ -106,6 +117,10 @@ function Progress({ user }: { user: SessionUser }) {
         </ol>
         {verified ? (
           <p className="payment-message">Payment verified. {M.onTheWay}</p>
+        ) : error ? (
+          <p className="payment-message muted" role="status">
+            {M.stillChecking}
+          </p>
         ) : (
           <p className="payment-message muted">This takes a few seconds. Please keep this page open.</p>
         )}
