@@ -30,6 +30,7 @@ export const ACCOUNT_MESSAGES = {
   serverUnreachable: 'Server not reachable',
   somethingWrong: 'Something went wrong',
   unknownError: 'Unknown Error',
+  logoutFailed: 'Could not log out: the server could not be reached. Please try again.',
   verifyFailed: 'OTP verification failed',
   resendSuccess: 'A new OTP has been sent to your email.',
   resendFailed: 'Could not resend OTP',

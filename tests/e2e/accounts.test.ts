@@ -17,6 +17,7 @@ import {
   uniqueEmail,
   waitForMail,
 } from '../support/e2eUsers.ts';
+import { ACCOUNT_MESSAGES } from '../../core/domain/account.ts';
 
 const browser = useBrowser();
 
@@ -146,6 +147,36 @@ describe.skipIf(!hasBrowser())('accounts in the browser', () => {
     await expect(page.evaluate(() => localStorage.getItem('isLoggedIn'))).resolves.toBeNull();
 
     // The guarded pages ask the server.
+    await page.goto('/dashboard');
+    await page.waitForURL('**/login?next=%2Fdashboard');
+  });
+
+  it('a log-out the server never received says so and stays signed in, then works on a retry', async () => {
+    const user = await registeredUser('Farah Khan');
+    const page = await browser.newPage(DESKTOP, {
+      allowConsoleErrors: /^Failed to load resource: net::ERR_INTERNET_DISCONNECTED/,
+    });
+    await logInWithPassword(page, user.email);
+    await page.waitForURL(`${baseUrl()}/`);
+    await expectLoggedIn(page);
+    // The connection is down: only the server can clear the session cookie, so nothing is
+    // forgotten here, or a shared computer would stay signed in behind a "logged out" screen.
+    await page.route('**/api/auth/logout', (route) => route.abort('internetdisconnected'));
+    for (const where of ['menu', 'dashboard'] as const) {
+      if (where === 'menu') {
+        await (await openProfile(page)).getByRole('button', { name: 'Log Out' }).click();
+      } else {
+        await page.goto('/dashboard');
+        await page.getByRole('button', { name: 'Logout' }).click();
+      }
+      await page.getByRole('alert').getByText(ACCOUNT_MESSAGES.logoutFailed).waitFor();
+      await screenshot(page, `accounts-logout-failed-${where}-1280`);
+      await page.reload();
+      await expectLoggedIn(page);
+    }
+    await page.unroute('**/api/auth/logout');
+    await page.getByRole('button', { name: 'Logout' }).click();
+    await page.waitForURL(`${baseUrl()}/`);
     await page.goto('/dashboard');
     await page.waitForURL('**/login?next=%2Fdashboard');
   });

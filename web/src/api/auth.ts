@@ -35,12 +35,14 @@ export async function forgetLogin(options: { everything?: boolean } = {}): Promi
   await mutate(SESSION_KEY, null, { revalidate: false });
 }
 
-export async function logOut(): Promise<void> {
-  try {
-    await api('/auth/logout', { method: 'POST' });
-  } finally {
-    await forgetLogin();
-  }
+/**
+ * Ends the session on the server, then forgets it here (`everything`: every stored choice too).
+ * When the server was not told, it throws and forgets nothing: the session cookie, which only the
+ * server can clear, would still sign this browser in (a shared computer stays signed in).
+ */
+export async function logOut(options: { everything?: boolean } = {}): Promise<void> {
+  await api('/auth/logout', { method: 'POST' });
+  await forgetLogin(options);
 }
 
 /** The second step of a login with two-factor on. */

@@ -132,12 +132,15 @@ function ProfilePanel({ user }: { user: SessionUser }) {
 
   async function doLogOut() {
     setBusy(true);
+    setMessage(null);
     try {
       await logOut();
+      navigate('/');
     } catch {
-      // logged out here regardless: the cookie may already be gone
+      setMessage({ kind: 'error', text: M.logoutFailed });
+    } finally {
+      setBusy(false);
     }
-    navigate('/');
   }
 
   const [deleting, setDeleting] = useState(false);

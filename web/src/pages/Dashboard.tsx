@@ -1,8 +1,9 @@
 import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { mutate } from 'swr';
-import { forgetLogin } from '../api/auth.ts';
-import { api, ApiError } from '../api/fetcher.ts';
+import { logOut } from '../api/auth.ts';
+import { ACCOUNT_MESSAGES } from '../../../core/domain/account.ts';
+import { ApiError } from '../api/fetcher.ts';
 import type { SessionUser } from '../api/session.ts';
 import { DASHBOARD_KEY, startVm, stopVm, useDashboard, type DashboardRecord } from '../api/vm.ts';
 import { Dialog } from '../components/Dialog.tsx';
@@ -51,14 +52,14 @@ function DashboardView({ user }: { user: SessionUser }) {
   // Spec §8: a failed dashboard fetch is only logged here; the last record (or the loading line) stays.
   if (error) console.warn('dashboard fetch failed', error);
 
+  const [logoutFailed, setLogoutFailed] = useState(false);
   async function logout() {
+    setLogoutFailed(false);
     try {
-      await api('/auth/logout', { method: 'POST' });
-    } catch {
-      // Logged out here whatever the server said: the session may already be gone.
-    } finally {
-      await forgetLogin({ everything: true });
+      await logOut({ everything: true });
       navigate('/');
+    } catch {
+      setLogoutFailed(true);
     }
   }
 
@@ -86,6 +87,11 @@ function DashboardView({ user }: { user: SessionUser }) {
           </button>
         </div>
       </div>
+      {logoutFailed && (
+        <p className="notice error dashboard-notice" role="alert">
+          {ACCOUNT_MESSAGES.logoutFailed}
+        </p>
+      )}
       <PaymentNotices />
       {!data ? (
         <p className="loading" role="status">
