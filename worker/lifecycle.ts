@@ -739,13 +739,20 @@ async function startClaimed(deps: WorkerDeps, vm: Vm, mode: Mode): Promise<ActRe
     await deps.vmEc2.launcher.startInstance(vm.instance_id);
     await recordCapacityAvailable(deps.db, vm.instance_type, new Date());
   } catch (error) {
-    if (classifyEc2Error(error) === 'incorrect-state') return { done: true };
-    const detail = describeEc2Error(error);
-    if (isRetryableCapacity(error))
-      await recordCapacityShortage(deps.db, vm.instance_type, detail, new Date());
-    await recordVmError(deps.db, vm.id, `starting warm-pool instance: ${detail}`, new Date());
-    if (mode === 'sweep') return { done: true };
-    throw new RetryLater(`starting warm-pool instance ${vm.instance_id}: ${detail}`);
+    if (classifyEc2Error(error) !== 'incorrect-state') {
+      const detail = describeEc2Error(error);
+      if (isRetryableCapacity(error))
+        await recordCapacityShortage(deps.db, vm.instance_type, detail, new Date());
+      await recordVmError(deps.db, vm.id, `starting warm-pool instance: ${detail}`, new Date());
+      if (mode === 'sweep') return { done: true };
+      throw new RetryLater(`starting warm-pool instance ${vm.instance_id}: ${detail}`);
+    }
+    // Already on its way (an earlier attempt got through) or still stopping: it is looked at
+    // again shortly, and the next decision starts it if it has stopped by then.
+    deps.log.info(
+      { vmId: vm.id, instanceId: vm.instance_id, error: describeEc2Error(error) },
+      'lifecycle: warm-pool instance not startable yet; checking again shortly',
+    );
   }
   await scheduleVmCheck(deps.boss, deps.config, { vmId: vm.id });
   return { done: true };

@@ -349,6 +349,46 @@ describe('vm-terminate', () => {
 });
 
 describe('warm pool', () => {
+  it('a claimed spare EC2 will not start yet is looked at again shortly, then started', async () => {
+    const pooled = cloud.deps({ vm: { warmPoolSize: { ...stack.config.vm.warmPoolSize, legend: 1 } } });
+    await replenishPool(pooled);
+    cloud.advance(10 * MINUTE);
+    await syncVms(pooled);
+    cloud.advance(2 * MINUTE);
+    await syncVms(pooled);
+    const spare = await cloud.db.one(
+      sql.type(z.object({ instance_id: z.string() }))`
+        SELECT instance_id FROM pool_instances
+        WHERE plan_id = 'legend' AND state = 'ready' ORDER BY created_at DESC LIMIT 1`,
+    );
+    // EC2 refuses the start as it does an instance still in a transition (IncorrectInstanceState).
+    stack.sandboxEc2.control({
+      faults: [
+        {
+          action: 'StartInstances',
+          code: 'IncorrectInstanceState',
+          status: 400,
+          instanceId: spare.instance_id,
+          times: 1,
+        },
+      ],
+    });
+
+    const user = await createUser(stack);
+    const plan = await cloud.activePlan(user.id, { planId: 'legend' });
+    await expect(provisionVm(pooled, { subscriptionId: plan.id, userId: user.id })).resolves.toBe(
+      'claimed-pool',
+    );
+    const vm = (await findVmBySubscription(cloud.db, plan.id))!;
+    expect(vm).toMatchObject({ instance_id: spare.instance_id, state: 'provisioning' });
+    // Not left to the minute sweep: a check of this machine is queued, and it starts it.
+    expect(await cloud.jobs('vm-sync', { vmId: vm.id })).not.toHaveLength(0);
+    await syncVms(pooled, { vmId: vm.id });
+    cloud.advance(2 * MINUTE);
+    await syncVms(pooled, { vmId: vm.id });
+    expect((await cloud.vm(vm.id)).state).toBe('running');
+  });
+
   it('keeps N first-boot-done stopped instances per plan, and a purchase takes one: a start, not a launch', async () => {
     const pooled = cloud.deps({ vm: { warmPoolSize: { ...stack.config.vm.warmPoolSize, 'editor-low': 2 } } });
     await Promise.all([replenishPool(pooled), replenishPool(pooled)]);
