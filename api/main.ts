@@ -60,5 +60,11 @@ async function shutdown(signal: string) {
   log.info('web stopped');
   process.exit(0);
 }
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
+// A stop that fails is logged where the rest of the logs go, and the process still ends.
+const stop = (signal: string) =>
+  shutdown(signal).catch((error: unknown) => {
+    log.error({ err: error, signal }, 'shutdown failed');
+    process.exit(1);
+  });
+process.on('SIGTERM', () => void stop('SIGTERM'));
+process.on('SIGINT', () => void stop('SIGINT'));

@@ -14,15 +14,12 @@ export function healthRoutes(services: Services): Router<AppState> {
   router.get('/readyz', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     const checks = { database: false, queue: false };
+    // A failed check takes this instance out of rotation; the log says why.
+    const failed = (check: keyof typeof checks) => (error: unknown) =>
+      ctx.state.log.error({ err: error, check }, 'readyz: a dependency does not answer');
     await Promise.all([
-      services.db.oneFirst(sql.unsafe`SELECT 1`).then(
-        () => (checks.database = true),
-        () => {},
-      ),
-      services.boss.getQueues().then(
-        () => (checks.queue = true),
-        () => {},
-      ),
+      services.db.oneFirst(sql.unsafe`SELECT 1`).then(() => (checks.database = true), failed('database')),
+      services.boss.getQueues().then(() => (checks.queue = true), failed('queue')),
     ]);
     const ok = checks.database && checks.queue;
     ctx.status = ok ? 200 : 503;

@@ -79,8 +79,17 @@ export async function migrate(
         ]);
         await client.query('COMMIT');
       } catch (error) {
-        await client.query('ROLLBACK');
-        throw new MigrationError(`${m.name} failed: ${(error as Error).message}`);
+        // The migration's own error is the one to report, even when the connection is too broken
+        // for the ROLLBACK (ending the session below rolls back in any case); that is said too.
+        const rollback = await client.query('ROLLBACK').then(
+          () => null,
+          (rollbackError: unknown) => rollbackError as Error,
+        );
+        throw new MigrationError(
+          `${m.name} failed: ${(error as Error).message}` +
+            (rollback ? ` (and its ROLLBACK failed: ${rollback.message})` : ''),
+          { cause: error },
+        );
       }
       applied.push(m.name);
       log(`applied ${m.name}`);

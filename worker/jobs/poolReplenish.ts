@@ -110,7 +110,7 @@ async function launchPoolInstance(deps: WorkerDeps, row: PoolInstance): Promise<
         await markPoolFailed(db, row.id, detail, now);
       else await setPoolProblem(db, row.id, detail);
       deps.log.warn(
-        { poolInstanceId: row.id, attempt: begun.launch_attempts, error: detail },
+        { poolInstanceId: row.id, attempt: begun.launch_attempts, error: detail, err: error },
         'pool-replenish: launch failed',
       );
       return false;

@@ -95,7 +95,10 @@ export async function reconcileInstances(
           message: `Could not terminate unowned instance ${instance.instanceId}: ${detail}`,
           instanceId: instance.instanceId,
         });
-        deps.log.error({ instanceId: instance.instanceId, error: detail }, 'vm-reconcile: terminate failed');
+        deps.log.error(
+          { instanceId: instance.instanceId, error: detail, err: error },
+          'vm-reconcile: terminate failed',
+        );
         continue;
       }
       await markOrphanTerminated(db, instance.instanceId, now);

@@ -234,7 +234,7 @@ async function stepMachine(
   } catch (error) {
     const detail = describeEc2Error(error);
     await recordVmError(deps.db, vm.id, `sync: ${detail}`, new Date());
-    deps.log.error({ vmId: vm.id, error: detail }, 'vm-sync: could not sync a machine');
+    deps.log.error({ vmId: vm.id, error: detail, err: error }, 'vm-sync: could not sync a machine');
   }
 }
 
@@ -254,7 +254,10 @@ async function syncPool(
       // Recorded on the row for operators; the next sweep tries again.
       const detail = describeEc2Error(error);
       await setPoolProblem(deps.db, row.id, `sync: ${detail}`);
-      deps.log.error({ poolInstanceId: row.id, error: detail }, 'vm-sync: could not sync a pool instance');
+      deps.log.error(
+        { poolInstanceId: row.id, error: detail, err: error },
+        'vm-sync: could not sync a pool instance',
+      );
     }
   }
 }
