@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
-import { findInvoiceByPayment } from '../../core/db/invoices.ts';
+import { findInvoiceByPayment, findInvoicesByPayments } from '../../core/db/invoices.ts';
 import {
   countOpenPaymentsSince,
   findPaymentByTxnid,
@@ -10,7 +10,7 @@ import {
   recordCallback,
   type Payment,
 } from '../../core/db/payments.ts';
-import { listRefundsForPayment, listRefundsForUser } from '../../core/db/refunds.ts';
+import { listRefundsForPayment, listRefundsForUser, type Refund } from '../../core/db/refunds.ts';
 import {
   isOpenPayment,
   OPEN_CHECKOUT_LIMIT_MESSAGE,
@@ -26,7 +26,11 @@ import {
   type RefundTarget,
 } from '../../core/commands/refunds.ts';
 import { paymentAttemptBody } from '../presenters/payments.ts';
-import { findLatestPendingSubscription, findSubscription } from '../../core/db/subscriptions.ts';
+import {
+  findLatestPendingSubscription,
+  findSubscription,
+  findSubscriptionsByIds,
+} from '../../core/db/subscriptions.ts';
 import { getPlan } from '../../core/domain/plans.ts';
 import { PAYMENT_MESSAGES } from '../../core/domain/subscription.ts';
 import { TRIAL_LABEL } from '../../core/domain/trial.ts';
@@ -296,7 +300,10 @@ export function paymentRoutes(services: Services): Router<AppState> {
 
   /** The refund the customer may ask for now (amount and why), or the reason they may not. */
   async function refundOffer(target: RefundTarget, now: Date) {
-    const refunds = await listRefundsForPayment(db, target.payment.id);
+    return offerOf(target, await listRefundsForPayment(db, target.payment.id), now);
+  }
+
+  function offerOf(target: RefundTarget, refunds: readonly Refund[], now: Date) {
     const hasRefund = refunds.some((r) => r.status !== 'failed');
     const quote = target.payment.status === 'success' ? quoteFor(target, refunds, config, now) : null;
     const refusal = customerRefundCheck(target, quote, hasRefund, now);
@@ -315,22 +322,28 @@ export function paymentRoutes(services: Services): Router<AppState> {
   router.get('/payments', requireUser(), async (ctx) => {
     const user = currentUser(ctx);
     const now = new Date();
+    // A fixed number of statements however many attempts there are (up to 100).
     const [payments, refunds] = await Promise.all([
       listPaymentsForUser(db, user.id),
       listRefundsForUser(db, user.id),
     ]);
-    ctx.body = {
-      payments: await Promise.all(
-        payments.map(async (payment) => {
-          const target = await targetOf(payment);
-          const offer = await refundOffer(target, now);
-          return paymentAttemptBody(
-            target,
-            refunds.filter((r) => r.payment_id === payment.id),
-            offer,
-          );
-        }),
+    const [subscriptions, invoices] = await Promise.all([
+      findSubscriptionsByIds(db, [...new Set(payments.map((p) => p.subscription_id))]),
+      findInvoicesByPayments(
+        db,
+        payments.map((p) => p.id),
       ),
+    ]);
+    ctx.body = {
+      payments: payments.map((payment) => {
+        const target: RefundTarget = {
+          payment,
+          subscription: subscriptions.get(payment.subscription_id) ?? null,
+          invoice: invoices.get(payment.id) ?? null,
+        };
+        const own = refunds.filter((r) => r.payment_id === payment.id);
+        return paymentAttemptBody(target, own, offerOf(target, own, now));
+      }),
     };
   });
 

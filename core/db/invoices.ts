@@ -96,6 +96,17 @@ export async function findInvoiceByPayment(db: Db, paymentId: string): Promise<I
   return db.maybeOne(sql.type(Invoice)`SELECT ${COLUMNS} FROM invoices WHERE payment_id = ${paymentId}`);
 }
 
+/** The invoices of these payments, by payment id (a payment has at most one). */
+export async function findInvoicesByPayments(
+  db: Db,
+  paymentIds: readonly string[],
+): Promise<Map<string, Invoice>> {
+  if (paymentIds.length === 0) return new Map();
+  const rows = await db.any(sql.type(Invoice)`
+    SELECT ${COLUMNS} FROM invoices WHERE payment_id = ANY(${sql.array([...paymentIds], 'uuid')})`);
+  return new Map(rows.map((row) => [row.payment_id, row]));
+}
+
 /** How many invoices a user has (kept after an account deletion). */
 export async function countInvoicesOfUser(db: Db, userId: string): Promise<number> {
   return db.oneFirst(

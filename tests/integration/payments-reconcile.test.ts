@@ -288,6 +288,9 @@ describe('customer refunds', () => {
     expect(done.refunds[0]).toMatchObject({ source: 'customer', amountPaise: 108100 });
     expect(done.refunds[0].payuRequestId).toMatch(/^\d+$/);
     expect(done.refundOffer.refusal).toMatch(/already been requested/);
+    // The list (a few batched reads for every attempt) and one attempt's own view agree.
+    expect((await client.call(`/api/payments/${start.txnid}`)).body).toEqual(done);
+    expect(done.invoiceId).toMatch(/^LC\//);
     expect(await sandboxRefunds(start.txnid)).toHaveLength(1);
     const again = await client.call(`/api/payments/${start.txnid}/refund`, {
       body: { confirmAmountPaise: 108100 },
