@@ -82,8 +82,9 @@ function ProfilePanel({ user }: { user: SessionUser }) {
         setProfile(p);
         setName((current) => (editing ? current : p.name));
       })
-      .catch(() => {
-        // the session's copy stays on screen
+      .catch((error: unknown) => {
+        // The session's copy stays on screen; the failure is logged, as other reads' are (spec §8).
+        console.warn('profile fetch failed', error);
       });
     return () => {
       live = false;
