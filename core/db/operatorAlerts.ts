@@ -22,6 +22,8 @@ export const ALERT_KINDS = [
   // Kept disks: a snapshot EC2 failed, or one of ours no row knows (deleted by the reconciler).
   'snapshot-failed',
   'orphan-snapshot',
+  // A job exhausted its retries and waits in its dead-letter queue (core/db/deadLetters.ts).
+  'job-dead-lettered',
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 

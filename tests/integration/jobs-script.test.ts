@@ -6,6 +6,9 @@ import { createLogger } from '../../core/observability/log.ts';
 import { sendJob } from '../../core/queue.ts';
 import type { Mailer } from '../../core/providers/mail.ts';
 import { findJob, listDeadLetters, listFailed } from '../../scripts/lib/jobs.ts';
+import { deadLetterAlertKey } from '../../core/db/deadLetters.ts';
+import { listAlerts } from '../../core/db/operatorAlerts.ts';
+import { raiseDeadLetters } from '../../worker/jobs/alertNotify.ts';
 import { startWorker } from '../../worker/worker.ts';
 import { startTestStack, waitFor } from '../support/stack.ts';
 
@@ -133,6 +136,38 @@ describe('npm run jobs', () => {
       await waitFor('the resent mail', async () => state.sent.includes('orphaned'));
       expect(await findJob(stack.services.db, letter!.id)).toBeNull();
       expect(await listDeadLetters(stack.services.db, 'email-send')).toHaveLength(0);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('raises an operator alert when jobs exhaust their retries, again only when more do', async () => {
+    const { mailer } = flakyMailer();
+    const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: stack.databaseUrl });
+    const worker = await startWorker(config, stack.databaseUrl, log, { mailer, pollingIntervalSeconds: 0.5 });
+    const deps = { db: stack.services.db, log };
+    const alertOf = async () =>
+      (await listAlerts(stack.services.db)).find((a) => a.dedupe_key === deadLetterAlertKey('email-send'));
+    const deadLetterOf = (id: string) =>
+      waitFor('its dead letter', async () =>
+        (await listDeadLetters(stack.services.db, 'email-send')).some((letter) => letter.source_id === id),
+      );
+    try {
+      const first = await sendJob(stack.services.boss, 'email-send', mail('lost'), { retryLimit: 0 });
+      await deadLetterOf(first!);
+      // alert-notify raises it (the worker's own minute cron may have got there first).
+      await raiseDeadLetters(deps);
+      const raised = await alertOf();
+      expect(raised).toMatchObject({ kind: 'job-dead-lettered', resolved_at: null });
+      expect(raised!.message).toMatch(/email-send jobs? exhausted .*SMTP 421 service not available/);
+      expect(raised!.message).toContain('npm run jobs -- dead email-send');
+      // Nothing new: nothing raised, so a resolved alert stays resolved.
+      await expect(raiseDeadLetters(deps)).resolves.toBe(0);
+
+      const second = await sendJob(stack.services.boss, 'email-send', mail('lost again'), { retryLimit: 0 });
+      await deadLetterOf(second!);
+      await raiseDeadLetters(deps);
+      expect((await alertOf())!.occurrences).toBeGreaterThan(raised!.occurrences);
     } finally {
       await worker.stop();
     }
