@@ -352,6 +352,8 @@ async function act(
       } catch (error) {
         if (classifyEc2Error(error) === 'not-found')
           return { vm: await lose(deps, vm, `stop: ${describeEc2Error(error)}`, 'use'), done: true };
+        // On the row for operators (the reaper's alert quotes it if the stop stalls); retried.
+        await recordVmError(db, vm.id, `stop: ${describeEc2Error(error)}`, new Date());
         throw new RetryLater(`stopping ${vm.instance_id}: ${describeEc2Error(error)}`);
       }
       await scheduleVmCheck(deps.boss, config, { vmId: vm.id });
@@ -385,8 +387,10 @@ async function act(
         try {
           await ec2.terminateInstance(instanceId);
         } catch (error) {
-          if (classifyEc2Error(error) !== 'not-found')
+          if (classifyEc2Error(error) !== 'not-found') {
+            await recordVmError(db, vm.id, `terminate: ${describeEc2Error(error)}`, new Date());
             throw new RetryLater(`terminating ${instanceId}: ${describeEc2Error(error)}`);
+          }
         }
       }
       const done = await markVmTerminated(db, vm.id, new Date());

@@ -699,6 +699,45 @@ describe('vm-reaper', () => {
     }
   });
 
+  it('a stop EC2 keeps refusing is sent again and reaches an operator, as the machine still bills', async () => {
+    const { vm } = await ready();
+    stack.sandboxEc2.control({
+      faults: [
+        {
+          action: 'StopInstances',
+          code: 'InternalError',
+          status: 500,
+          instanceId: vm.instance_id!,
+          times: 50,
+        },
+      ],
+    });
+    try {
+      await expect(
+        requestStop(cloud.db, stack.services.boss, vm.id, 'user', new Date()),
+      ).resolves.toBeTruthy();
+      await expect(stopVm(deps, { vmId: vm.id })).rejects.toThrow();
+      expect((await cloud.vm(vm.id)).state).toBe('stopping');
+      const stalledAlert = async () =>
+        (await listAlerts(cloud.db)).find((a) => a.vm_id === vm.id && a.kind === 'unexpected-state');
+      // Not yet stalled: nothing sent again, nobody paged.
+      await reapVms(deps, new Date());
+      expect(await stalledAlert()).toBeUndefined();
+
+      const stalled = new Date(Date.now() + (stack.config.vm.stuckSeconds + 60) * 1000);
+      const before = (await cloud.jobs('vm-stop', { vmId: vm.id })).length;
+      await reapVms(deps, stalled);
+      expect(await cloud.jobs('vm-stop', { vmId: vm.id })).toHaveLength(before + 1);
+      const alert = await stalledAlert();
+      expect(alert?.message).toMatch(
+        /has been stopping for \d+ minutes; its job was sent again\. Last error: /,
+      );
+      expect(alert?.instance_id).toBe(vm.instance_id);
+    } finally {
+      stack.sandboxEc2.control({ clearFaults: true });
+    }
+  });
+
   it('sends provisioning again, once, for a paid plan whose job died before creating its machine', async () => {
     const user = await createUser(stack);
     const plan = await cloud.activePlan(user.id);

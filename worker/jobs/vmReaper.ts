@@ -20,7 +20,10 @@ import type { WorkerDeps } from '../deps.ts';
  *   before writing the row): its provisioning is sent again, once per plan at a time.
  * - A VM requested, starting, stopping or terminating (or provisioning with no instance) whose
  *   row has not moved for VM_STUCK_SECONDS: its job died or exhausted its retries; the job is
- *   sent again (each is idempotent) and the row touched, so the next run waits again.
+ *   sent again (each is idempotent) and the row touched, so the next run waits again. A start,
+ *   stop or termination stalled that long is also an operator alert (`unexpected-state`): the
+ *   customer waits on a spinner, and a machine that does not stop bills; provisioning has its
+ *   own (`provision-delayed`, above).
  */
 export function vmReaper(deps: WorkerDeps) {
   return async (jobs: Job<unknown>[]) => {
@@ -107,6 +110,18 @@ export async function reapVms(
       { vmId: vm.id, state: vm.state, since: vm.updated_at },
       'vm-reaper: transition stalled; job sent again',
     );
+    if (vm.state === 'starting' || vm.state === 'stopping' || vm.state === 'terminating') {
+      const minutes = Math.round((now.getTime() - vm.state_changed_at.getTime()) / 60_000);
+      await raiseAlert(db, {
+        kind: 'unexpected-state',
+        dedupeKey: `stalled:${vm.id}:${vm.state}`,
+        message:
+          `Machine ${vm.instance_id ?? vm.id} has been ${vm.state} for ${minutes} minutes; its job was sent again.` +
+          (vm.last_error ? ` Last error: ${vm.last_error}` : ''),
+        vmId: vm.id,
+        instanceId: vm.instance_id,
+      });
+    }
   }
   return { late, retried, resent };
 }
