@@ -55,6 +55,7 @@ describe('PayU configuration', () => {
       'GSTIN',
       'LEGAL_NAME',
       'LEGAL_ADDRESS',
+      'OPS_EMAIL or ALERT_WEBHOOK_URL',
     ]) {
       expect(message).toContain(name);
     }

@@ -320,6 +320,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     const missing: string[] = [
       ...required.filter((name) => env[name] === undefined),
       ...missingInProduction(env),
+      // Operator alerts (a payment that activated nothing, a machine that will not stop, jobs
+      // that ran out of retries) must reach a person, not only `npm run alerts`.
+      ...(env.OPS_EMAIL === undefined && env.ALERT_WEBHOOK_URL === undefined
+        ? ['OPS_EMAIL or ALERT_WEBHOOK_URL']
+        : []),
     ];
     if (missing.length > 0) {
       throw new ConfigError(

@@ -114,6 +114,7 @@ describe('cloud-PC configuration', () => {
       GSTIN: '29ABCDE1234F1Z5',
       LEGAL_NAME: 'Legend Cloud Pvt Ltd',
       LEGAL_ADDRESS: 'Bengaluru, Karnataka, India',
+      OPS_EMAIL: 'ops@legendcloud.in',
       AWS_REGION: 'ap-south-1',
       EC2_KEY_NAME: 'legend',
       EC2_PRIVATE_KEY_PEM: 'pem',

@@ -128,6 +128,7 @@ describe('the Dockerfile and Procfile', () => {
       GSTIN: '29ABCDE1234F1Z5',
       LEGAL_NAME: 'Legend Cloud Private Limited',
       LEGAL_ADDRESS: 'Bengaluru, Karnataka, India',
+      OPS_EMAIL: 'ops@example.com',
       AWS_REGION: 'ap-south-1',
       EC2_KEY_NAME: 'legend',
       EC2_PRIVATE_KEY_PEM: 'not-used-by-the-web-process',
