@@ -45,6 +45,8 @@ import {
 import {
   decideMachine,
   decidePoolInstance,
+  firstBootOverdue,
+  POOL_FIRST_BOOT_DEADLINE_MS,
   DEFAULT_MISSING_GRACE_MS,
   isTransitional,
   type CloudView,
@@ -1025,7 +1027,19 @@ async function actOnPool(
   }
   if (decision.kind !== 'capture-password') return { row };
   const captured = await capturePassword(deps, ec2, row.instance_id);
-  if (captured.status === 'not-ready') return { kind: 'wait', reason: 'first boot not done' };
+  if (captured.status === 'not-ready') {
+    if (!firstBootOverdue(row.launched_at, now)) return { kind: 'wait', reason: 'first boot not done' };
+    // It never will be: no longer ours (terminated now), and an operator hears of the image.
+    const reason = `first boot not done ${POOL_FIRST_BOOT_DEADLINE_MS / 60_000} minutes after launch`;
+    await raiseAlert(deps.db, {
+      kind: 'provision-failed',
+      dedupeKey: `pool-first-boot:${row.plan_id}`,
+      message: `Warm-pool instance ${row.instance_id} (${row.plan_id}): ${reason}; terminated. Check the plan's image (AMI) and its first-boot agent.`,
+      instanceId: row.instance_id,
+    });
+    if (await markPoolFailed(deps.db, row.id, reason, now)) await ec2.terminateInstance(row.instance_id);
+    return { kind: 'fail', reason };
+  }
   if (captured.status === 'undecryptable') {
     await raiseAlert(deps.db, {
       kind: 'password-undecryptable',

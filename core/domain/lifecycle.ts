@@ -460,6 +460,18 @@ function decideProvisioning(input: LifecycleInput): Decision {
   };
 }
 
+/**
+ * A spare whose Windows has not finished its first boot this long after launch never will (a bad
+ * image, a broken first-boot agent): it is failed, so its instance is no longer ours and the
+ * reconciler terminates it (with an alert), instead of billing forever in `launching` and holding
+ * a place in the pool. A first boot takes minutes; this leaves a wide margin.
+ */
+export const POOL_FIRST_BOOT_DEADLINE_MS = 45 * 60_000;
+
+export function firstBootOverdue(launchedAt: Instant | null, now: Instant): boolean {
+  return missingTooLong(launchedAt, now, POOL_FIRST_BOOT_DEADLINE_MS);
+}
+
 /** Warm-pool instances: `launching → stopping → ready → claimed`, or `failed`. */
 export const POOL_STATES = ['launching', 'stopping', 'ready', 'claimed', 'failed'] as const;
 export type PoolState = (typeof POOL_STATES)[number];
@@ -500,8 +512,15 @@ export function decidePoolInstance(input: {
   if (gone(cloud)) return { kind: 'fail', reason: `the instance is ${cloud.state}` };
   switch (pool.state) {
     case 'launching':
-      return cloud.state === 'running'
-        ? { kind: 'capture-password', reason: 'running: is the first boot done?' }
+      // Running: the password says whether the first boot is done (the worker fails it there
+      // when it is not, past the deadline); never running past the deadline: failed here.
+      if (cloud.state === 'running')
+        return { kind: 'capture-password', reason: 'running: is the first boot done?' };
+      return firstBootOverdue(pool.launchedAt, now)
+        ? {
+            kind: 'fail',
+            reason: `still ${cloud.state} ${POOL_FIRST_BOOT_DEADLINE_MS / 60_000} minutes after launch`,
+          }
         : { kind: 'wait', reason: `the instance is ${cloud.state}` };
     case 'stopping':
       if (cloud.state === 'stopped') return { kind: 'mark-ready', reason: 'first boot done and stopped' };

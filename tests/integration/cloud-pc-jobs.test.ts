@@ -389,6 +389,44 @@ describe('warm pool', () => {
     expect((await cloud.vm(vm.id)).state).toBe('running');
   });
 
+  it('a spare whose Windows never finishes its first boot is failed and terminated, with an alert', async () => {
+    const before = stack.sandboxEc2.state();
+    // The plan's image is broken: no password for ten hours.
+    stack.sandboxEc2.control({ timings: { password: [36_000_000, 36_000_000] } });
+    try {
+      const pooled = cloud.deps({
+        vm: { warmPoolSize: { ...stack.config.vm.warmPoolSize, 'pro-legend': 1 } },
+      });
+      await replenishPool(pooled);
+      const row = await cloud.db.one(
+        sql.type(z.object({ id: z.string(), instance_id: z.string() }))`
+          SELECT id, instance_id FROM pool_instances
+          WHERE plan_id = 'pro-legend' AND state = 'launching' ORDER BY created_at DESC LIMIT 1`,
+      );
+      const stateOf = async () =>
+        cloud.db.oneFirst(
+          sql.type(z.object({ state: z.string() }))`SELECT state FROM pool_instances WHERE id = ${row.id}`,
+        );
+      cloud.advance(20 * MINUTE); // running, first boot not done: it waits
+      await syncVms(pooled);
+      expect(await stateOf()).toBe('launching');
+      // Past the first-boot deadline (the app's clock is the real one: its launch is moved back).
+      cloud.advance(30 * MINUTE);
+      await cloud.exec(
+        sql.unsafe`UPDATE pool_instances SET launched_at = now() - interval '50 minutes' WHERE id = ${row.id}`,
+      );
+      await syncVms(pooled);
+      expect(await stateOf()).toBe('failed');
+      expect(stack.sandboxEc2.state().instances.find((i) => i.instanceId === row.instance_id)?.state).toMatch(
+        /shutting-down|terminated/,
+      );
+      const alert = (await listAlerts(cloud.db)).find((a) => a.dedupe_key === 'pool-first-boot:pro-legend');
+      expect(alert?.message).toContain(row.instance_id);
+    } finally {
+      stack.sandboxEc2.control({ timings: { password: before.timings.password } });
+    }
+  });
+
   it('keeps N first-boot-done stopped instances per plan, and a purchase takes one: a start, not a launch', async () => {
     const pooled = cloud.deps({ vm: { warmPoolSize: { ...stack.config.vm.warmPoolSize, 'editor-low': 2 } } });
     await Promise.all([replenishPool(pooled), replenishPool(pooled)]);
