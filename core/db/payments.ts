@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { sql, type Db } from './pool.ts';
-import { firstCheckAt, PAYMENT_STATES } from '../domain/payments.ts';
+import { firstCheckAt, PAYMENT_STATES, RECONCILE_CHECK_MINUTES } from '../domain/payments.ts';
 
 /**
  * Payments: one PayU checkout attempt each, keyed on our `txnid`. `initiated → pending →
@@ -77,7 +77,7 @@ export async function claimDuePayments(
   db: Db,
   cutoff: Date,
   limit: number,
-  nextCheck: (createdAt: Date, checksDone: number) => Date | null,
+  nextCheck: (createdAt: Date, checksDone: number) => Date,
 ): Promise<Payment[]> {
   return db.transaction(async (trx) => {
     const due = await trx.any(sql.type(Payment)`
@@ -93,7 +93,7 @@ export async function claimDuePayments(
       claimed.push(
         await trx.one(sql.type(Payment)`
           UPDATE payments
-          SET check_count = ${checks}, last_checked_at = now(), next_check_at = ${next?.toISOString() ?? null},
+          SET check_count = ${checks}, last_checked_at = now(), next_check_at = ${next.toISOString()},
               updated_at = now()
           WHERE id = ${payment.id}
           RETURNING ${COLUMNS}`),
@@ -119,11 +119,15 @@ export async function checkPaymentBy(db: Db, txnid: string, at: Date): Promise<v
     WHERE txnid = ${txnid} AND status IN ('initiated', 'pending') AND next_check_at IS NOT NULL`);
 }
 
-/** An open attempt whose schedule ran out without a final answer from PayU. */
+/**
+ * An open attempt whose schedule ran out without a final answer from PayU (`reconcileScheduleOver`:
+ * its checks reached the schedule's length).
+ */
 export async function abandonPayment(db: Db, txnid: string): Promise<Payment | null> {
   return db.maybeOne(sql.type(Payment)`
     UPDATE payments SET status = 'abandoned', next_check_at = NULL, updated_at = now()
-    WHERE txnid = ${txnid} AND status IN ('initiated', 'pending') AND next_check_at IS NULL
+    WHERE txnid = ${txnid} AND status IN ('initiated', 'pending')
+      AND check_count >= ${RECONCILE_CHECK_MINUTES.length}
     RETURNING ${COLUMNS}`);
 }
 

@@ -5,7 +5,9 @@ import {
   plainFailureReason,
   RECONCILE_CHECK_MINUTES,
   RECONCILE_HORIZON_MS,
+  RECONCILE_LAST_LOOK_RETRY_MS,
   reconcileCutoff,
+  reconcileScheduleOver,
   tooManyOpenCheckouts,
 } from './payments.ts';
 import { customerRefundRefusal } from './refund.ts';
@@ -16,11 +18,17 @@ const minutesAfter = (d: Date | null) => (d ? (d.getTime() - created.getTime()) 
 describe('the reconciliation schedule', () => {
   it('checks 2, 5, 15 and 60 minutes after checkout, then backs off to 72 hours and stops', () => {
     expect(minutesAfter(firstCheckAt(created))).toBe(2);
-    const offsets = RECONCILE_CHECK_MINUTES.map((_, i) => minutesAfter(nextCheckAt(created, i)));
+    const now = new Date(created.getTime() + 90 * 24 * 3600_000);
+    const offsets = RECONCILE_CHECK_MINUTES.map((_, i) => minutesAfter(nextCheckAt(created, i, now)));
     expect(offsets.slice(0, 4)).toEqual([2, 5, 15, 60]);
     for (let i = 1; i < offsets.length; i++) expect(offsets[i]!).toBeGreaterThan(offsets[i - 1]!);
     expect(offsets.at(-1)! * 60_000).toBe(RECONCILE_HORIZON_MS);
-    expect(nextCheckAt(created, RECONCILE_CHECK_MINUTES.length)).toBeNull();
+    // Over: the last check's answer abandons it; until one arrives it is asked again hourly.
+    expect(reconcileScheduleOver(RECONCILE_CHECK_MINUTES.length - 1)).toBe(false);
+    expect(reconcileScheduleOver(RECONCILE_CHECK_MINUTES.length)).toBe(true);
+    expect(nextCheckAt(created, RECONCILE_CHECK_MINUTES.length, now).getTime() - now.getTime()).toBe(
+      RECONCILE_LAST_LOOK_RETRY_MS,
+    );
   });
 
   it('a sweep takes what falls due before its next run, not more than a minute ahead', () => {

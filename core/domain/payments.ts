@@ -45,12 +45,27 @@ export function firstCheckAt(createdAt: Date): Date {
 }
 
 /**
- * When to ask again after the `checksDone`-th check (1 after the first), or null when the
- * schedule is over and an attempt still not final is abandoned.
+ * Once the schedule is over, an attempt still open is asked about again this often until an
+ * answer settles or abandons it: a last check lost on the way (the sweep died after claiming it,
+ * PayU's batch answer left it out) must not leave it open for ever.
  */
-export function nextCheckAt(createdAt: Date, checksDone: number): Date | null {
+export const RECONCILE_LAST_LOOK_RETRY_MS = 60 * MINUTE_MS;
+
+/** Whether the schedule is over after `checksDone` checks: an answer that is not final abandons. */
+export function reconcileScheduleOver(checksDone: number): boolean {
+  return checksDone >= RECONCILE_CHECK_MINUTES.length;
+}
+
+/**
+ * When to ask again after the `checksDone`-th check (1 after the first): the schedule's next
+ * step, or once it is over `now` + RECONCILE_LAST_LOOK_RETRY_MS (the answer to that check abandons
+ * the attempt; until one arrives it stays due).
+ */
+export function nextCheckAt(createdAt: Date, checksDone: number, now: Date): Date {
   const minutes = RECONCILE_CHECK_MINUTES[checksDone];
-  return minutes === undefined ? null : new Date(createdAt.getTime() + minutes * MINUTE_MS);
+  return minutes === undefined
+    ? new Date(now.getTime() + RECONCILE_LAST_LOOK_RETRY_MS)
+    : new Date(createdAt.getTime() + minutes * MINUTE_MS);
 }
 
 /** The due cutoff of a sweep run at `now`: everything whose next check is at or before it. */

@@ -4,7 +4,13 @@ import { SANDBOX_GOOGLE_CLIENT_ID } from '../../core/config/config.ts';
 import { resolveAlert } from '../../core/db/operatorAlerts.ts';
 import { sql } from '../../core/db/pool.ts';
 import { claimDuePayments, countOpenPaymentsSince, findPaymentByTxnid } from '../../core/db/payments.ts';
-import { isOpenPayment, PAYMENT_STATES, RECONCILE_CHECK_MINUTES } from '../../core/domain/payments.ts';
+import {
+  isOpenPayment,
+  nextCheckAt,
+  PAYMENT_STATES,
+  RECONCILE_CHECK_MINUTES,
+  reconcileCutoff,
+} from '../../core/domain/payments.ts';
 import { PHONE_MESSAGE } from '../../core/domain/phone.ts';
 import { createPayUClient } from '../../core/providers/payu.ts';
 import { reconcilePayments } from '../../worker/jobs/paymentReconcile.ts';
@@ -163,6 +169,29 @@ describe('reconciliation sweep', () => {
     // Nothing more is asked.
     await sweepAt(start.txnid, 80 * 60);
     expect((await sandboxTxn(start.txnid)).verifyCalls).toBe(RECONCILE_CHECK_MINUTES.length);
+  });
+});
+
+describe('the last check', () => {
+  it('lost after its claim (the sweep died), is made again within the hour: never open for ever', async () => {
+    const { user, client } = await buyer();
+    const start = await checkout(client, user.email);
+    const last = RECONCILE_CHECK_MINUTES.at(-1)!;
+    for (const minutes of RECONCILE_CHECK_MINUTES.slice(0, -1)) await sweepAt(start.txnid, minutes);
+    // The sweep making the last check claims it and dies before PayU's answer is applied.
+    const created = (await findPaymentByTxnid(db, start.txnid))!.created_at;
+    const at = new Date(created.getTime() + last * MINUTE);
+    const claimed = await claimDuePayments(db, reconcileCutoff(at), 1000, (c, n) => nextCheckAt(c, n, at));
+    expect(claimed.map((p) => p.txnid)).toContain(start.txnid);
+    expect(isOpenPayment((await findPaymentByTxnid(db, start.txnid))!.status)).toBe(true);
+    // Within the hour it is due again; the answer, still not final, abandons it.
+    await sweepAt(start.txnid, last + 30);
+    expect((await findPaymentByTxnid(db, start.txnid))?.status).not.toBe('abandoned');
+    await sweepAt(start.txnid, last + 61);
+    expect(await findPaymentByTxnid(db, start.txnid)).toMatchObject({
+      status: 'abandoned',
+      next_check_at: null,
+    });
   });
 });
 

@@ -50,7 +50,7 @@ export async function reconcilePayments(
     deps.db,
     reconcileCutoff(now),
     RECONCILE_MAX_PER_RUN,
-    (created, checks) => nextCheckAt(created, checks),
+    (created, checks) => nextCheckAt(created, checks, now),
   );
   const result: ReconcileResult = { checked: 0, calls: 0, outcomes: {}, refundsStarted: 0 };
   const failures: Error[] = [];

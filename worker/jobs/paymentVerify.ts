@@ -19,7 +19,7 @@ import {
   lockUserPlans,
   supersedeTrial,
 } from '../../core/db/subscriptions.ts';
-import { notActivatedExplanation } from '../../core/domain/payments.ts';
+import { notActivatedExplanation, reconcileScheduleOver } from '../../core/domain/payments.ts';
 import { planExpiry } from '../../core/domain/plans.ts';
 import { trialExpiry } from '../../core/domain/trial.ts';
 import { paymentNotActivatedMail, paymentReceiptMail } from '../../core/emails/payments.ts';
@@ -129,7 +129,7 @@ export async function applyVerification(
       const current = await findPaymentByTxnid(deps.db, txnid);
       if (
         current &&
-        current.next_check_at === null &&
+        reconcileScheduleOver(current.check_count) &&
         (current.status === 'initiated' || current.status === 'pending')
       ) {
         if (await abandonPayment(deps.db, txnid)) {
