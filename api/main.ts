@@ -1,6 +1,6 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { loadConfig, requireDatabaseUrl } from '../core/config/config.ts';
-import { createLogger } from '../core/observability/log.ts';
+import { createLogger, onStopSignals } from '../core/observability/log.ts';
 import { createApp } from './app.ts';
 import { openServices } from './services.ts';
 
@@ -60,11 +60,4 @@ async function shutdown(signal: string) {
   log.info('web stopped');
   process.exit(0);
 }
-// A stop that fails is logged where the rest of the logs go, and the process still ends.
-const stop = (signal: string) =>
-  shutdown(signal).catch((error: unknown) => {
-    log.error({ err: error, signal }, 'shutdown failed');
-    process.exit(1);
-  });
-process.on('SIGTERM', () => void stop('SIGTERM'));
-process.on('SIGINT', () => void stop('SIGINT'));
+onStopSignals(log, shutdown);

@@ -1,5 +1,5 @@
 import { loadConfig, requireDatabaseUrl } from '../core/config/config.ts';
-import { createLogger } from '../core/observability/log.ts';
+import { createLogger, onStopSignals } from '../core/observability/log.ts';
 import { startWorker } from './worker.ts';
 
 /** The worker process (Procfile `worker`): performs every side effect on the outside world. */
@@ -19,11 +19,4 @@ async function shutdown(signal: string) {
   await worker.stop();
   process.exit(0);
 }
-// A stop that fails is logged where the rest of the logs go, and the process still ends.
-const stop = (signal: string) =>
-  shutdown(signal).catch((error: unknown) => {
-    log.error({ err: error, signal }, 'shutdown failed');
-    process.exit(1);
-  });
-process.on('SIGTERM', () => void stop('SIGTERM'));
-process.on('SIGINT', () => void stop('SIGINT'));
+onStopSignals(log, shutdown);

@@ -57,3 +57,17 @@ export function createLogger(options: { level: string; name: string }): Logger {
     redact: { paths: REDACT, censor: '[redacted]' },
   });
 }
+
+/**
+ * Runs `shutdown` on SIGTERM and SIGINT. A shutdown that fails is logged where the rest of the
+ * logs go, and the process still ends (exit 1), rather than crashing on an unhandled rejection.
+ */
+export function onStopSignals(log: Logger, shutdown: (signal: string) => Promise<void>): void {
+  const stop = (signal: string) =>
+    shutdown(signal).catch((error: unknown) => {
+      log.error({ err: error, signal }, 'shutdown failed');
+      process.exit(1);
+    });
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}

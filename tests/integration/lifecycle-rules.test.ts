@@ -98,6 +98,21 @@ function facts(s: Subscription): PlanFacts {
   return { status: s.status, expiresAt: s.expires_at, hours: s.hours, cancelledAt: s.cancelled_at };
 }
 
+/** A LEGEND machine of the customer's plan, requested at `requestedAt`, put in `state`. */
+async function machineIn(state: VmState, userId: string, subscriptionId: string, requestedAt: Date) {
+  const vm = await insertVm(
+    cloud.db,
+    { userId, subscriptionId, planId: 'legend', instanceType: 'g4dn.xlarge', storageGb: 115 },
+    requestedAt,
+  );
+  // Past `requested` a machine has an instance (the table's check says so).
+  await cloud.db.query(sql.unsafe`
+    UPDATE vms SET state = ${state},
+      instance_id = ${state === 'requested' ? null : `i-${vm.id.slice(0, 8)}`}, usage_counted_at = now()
+    WHERE id = ${vm.id}`);
+  return vm;
+}
+
 // One customer per case, so "another plan of the same customer" never interferes.
 for (const plan of PLAN_CASES) {
   for (const state of VM_STATES) {
@@ -107,21 +122,7 @@ for (const plan of PLAN_CASES) {
       UPDATE subscriptions SET status = ${plan.status}, expires_at = ${plan.expiresAt.toISOString()},
         cancelled_at = ${plan.cancelledAt?.toISOString() ?? null}
       WHERE id = ${active.id}`);
-    const vm = await insertVm(
-      cloud.db,
-      {
-        userId: user.id,
-        subscriptionId: active.id,
-        planId: 'legend',
-        instanceType: 'g4dn.xlarge',
-        storageGb: 115,
-      },
-      at(-40 * DAY),
-    );
-    await cloud.db.query(
-      sql.unsafe`UPDATE vms SET state = ${state}, instance_id = ${`i-${vm.id.slice(0, 8)}`}, usage_counted_at = now()
-      WHERE id = ${vm.id}`,
-    );
+    const vm = await machineIn(state, user.id, active.id, at(-40 * DAY));
     const subscription = await findSubscription(cloud.db, active.id);
     rows.push({ vmId: vm.id, state, subscription: subscription! });
   }
@@ -191,21 +192,7 @@ for (const state of VM_STATES) {
       const user = await createUser(stack);
       const active = await cloud.activePlan(user.id);
       const requestedAt = at(-ago);
-      const vm = await insertVm(
-        cloud.db,
-        {
-          userId: user.id,
-          subscriptionId: active.id,
-          planId: 'legend',
-          instanceType: 'g4dn.xlarge',
-          storageGb: 115,
-        },
-        requestedAt,
-      );
-      await cloud.db.query(sql.unsafe`
-        UPDATE vms SET state = ${state},
-          instance_id = ${state === 'requested' ? null : `i-${vm.id.slice(0, 8)}`}, usage_counted_at = now()
-        WHERE id = ${vm.id}`);
+      const vm = await machineIn(state, user.id, active.id, requestedAt);
       if (restore) {
         const snapshotId = await cloud.db.oneFirst(sql.type(z.object({ id: z.uuid() }))`
           INSERT INTO vm_snapshots (user_id, vm_id, state, volume_gb, instance_type, created_at,
