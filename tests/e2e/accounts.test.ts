@@ -6,6 +6,7 @@ import {
   hasBrowser,
   MOBILE,
   screenshot,
+  screenshotsAtBothWidths,
   useBrowser,
   type Page,
 } from '../support/browser.ts';
@@ -170,7 +171,9 @@ describe.skipIf(!hasBrowser())('accounts in the browser', () => {
         await page.getByRole('button', { name: 'Logout' }).click();
       }
       await page.getByRole('alert').getByText(ACCOUNT_MESSAGES.logoutFailed).waitFor();
-      await screenshot(page, `accounts-logout-failed-${where}-1280`);
+      // The menu folds into the header's button on a phone, so the dashboard is the one shown at both widths.
+      if (where === 'dashboard') await screenshotsAtBothWidths(page, 'accounts-logout-failed-dashboard');
+      else await screenshot(page, 'accounts-logout-failed-menu-1280');
       await page.reload();
       await expectLoggedIn(page);
     }

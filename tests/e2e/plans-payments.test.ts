@@ -5,6 +5,7 @@ import {
   hasBrowser,
   MOBILE,
   screenshot,
+  screenshotsAtBothWidths,
   useBrowser,
   type Page,
 } from '../support/browser.ts';
@@ -227,7 +228,7 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
     await payOnPayU(page, '₹1,450.00', 'success');
     await page.waitForURL(/\/payment-success\?txnid=/);
     await page.getByText(PAYMENT_MESSAGES.stillChecking).waitFor();
-    await screenshot(page, 'plans-payment-still-checking-1280');
+    await screenshotsAtBothWidths(page, 'plans-payment-still-checking');
     await paymentVerified(page, 40_000);
     expect(callbackDropped).toBe(true);
     expect(unavailable).toBe(0);
