@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { REFUND_STALLED_MS } from '../domain/refund.ts';
 import { sql, type Db } from './pool.ts';
 
 /**
@@ -154,4 +155,21 @@ export async function settleRefund(
         message = ${outcome.message.slice(0, 500)}, updated_at = now()
     WHERE id = ${id} AND status = 'requested'
     RETURNING ${COLUMNS}`);
+}
+
+/** Open refunds nothing moved for REFUND_STALLED_MS (the database's clock), oldest first. */
+export async function listStalledRefunds(db: Db, limit = 50): Promise<Refund[]> {
+  return [
+    ...(await db.any(sql.type(Refund)`
+      SELECT ${COLUMNS} FROM refunds
+      WHERE status IN ('requested', 'accepted')
+        AND updated_at < now() - make_interval(secs => ${REFUND_STALLED_MS / 1000})
+      ORDER BY updated_at
+      LIMIT ${limit}`)),
+  ];
+}
+
+/** Marks a refund as just looked at, so the stalled sweep waits another REFUND_STALLED_MS. */
+export async function touchRefund(db: Db, id: string): Promise<void> {
+  await db.query(sql.unsafe`UPDATE refunds SET updated_at = now() WHERE id = ${id}`);
 }

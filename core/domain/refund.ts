@@ -97,3 +97,10 @@ export type RefundPolicyBody = {
   rows: Array<{ days: string; percent: number }>;
   cancellationChargePaise: number;
 };
+
+/**
+ * A refund still open (`requested` or `accepted`) that nothing has moved for this long has lost
+ * its job: a follow-up is never more than six hours away (payment-refund), so seven hours without
+ * a change means the job died or ran out of retries. `payment-reconcile` sends it again.
+ */
+export const REFUND_STALLED_MS = 7 * 3600_000;

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { SANDBOX_GOOGLE_CLIENT_ID } from '../../core/config/config.ts';
-import { resolveAlert } from '../../core/db/operatorAlerts.ts';
+import { listAlerts, resolveAlert } from '../../core/db/operatorAlerts.ts';
 import { sql } from '../../core/db/pool.ts';
 import { claimDuePayments, countOpenPaymentsSince, findPaymentByTxnid } from '../../core/db/payments.ts';
+import { insertRefund } from '../../core/db/refunds.ts';
 import {
   isOpenPayment,
   nextCheckAt,
@@ -326,6 +327,33 @@ describe('customer refunds', () => {
     });
     expect(again.status).toBe(409);
     expect(await sandboxRefunds(start.txnid)).toHaveLength(1);
+  });
+
+  it('a refund whose job was lost is sent again after seven quiet hours, and an operator hears of it', async () => {
+    const { user, client } = await buyer();
+    const start = await checkout(client, user.email, { plan: 'LEGEND', duration: 30 });
+    await pay(start.txnid);
+    await paymentStatus(start.txnid, 'success');
+    await settled(start.txnid);
+    const payment = (await findPaymentByTxnid(db, start.txnid))!;
+    // Requested eight hours ago; its job died with a worker, so PayU never heard of it.
+    const refund = await insertRefund(db, { paymentId: payment.id, amountPaise: 100_000, quote: {} });
+    await db.query(
+      sql.unsafe`UPDATE refunds SET updated_at = now() - interval '8 hours' WHERE id = ${refund.id}`,
+    );
+
+    await reconcilePayments(deps, payu, new Date());
+    const alert = (await listAlerts(db)).find((a) => a.dedupe_key === `refund-stalled:${refund.id}`);
+    expect(alert).toMatchObject({ kind: 'refund-failed' });
+    expect(alert!.message).toContain('sent again');
+    // The job sent again does what the lost one should have: PayU refunds it, once.
+    await waitFor('the refund to complete', async () => {
+      const [row] = await history(client);
+      return row?.refunds[0]?.status === 'refunded' ? row : null;
+    });
+    expect(await sandboxRefunds(start.txnid)).toHaveLength(1);
+    // Moving again, it is not stalled: the next sweep leaves it alone.
+    expect((await reconcilePayments(deps, payu, new Date())).refundsRedriven).toBe(0);
   });
 
   it("answers another customer's payment as not found", async () => {

@@ -4,7 +4,9 @@ import {
   listAutoRefundsDue,
   type Payment,
 } from '../../core/db/payments.ts';
-import { isAlertResolved } from '../../core/db/operatorAlerts.ts';
+import { isAlertResolved, raiseAlert } from '../../core/db/operatorAlerts.ts';
+import { listStalledRefunds, touchRefund } from '../../core/db/refunds.ts';
+import { REFUND_STALLED_MS } from '../../core/domain/refund.ts';
 import { sql } from '../../core/db/pool.ts';
 import {
   nextCheckAt,
@@ -14,7 +16,7 @@ import {
 } from '../../core/domain/payments.ts';
 import { requestRefund } from '../../core/commands/refunds.ts';
 import { createPayUClient, type PayUClient } from '../../core/providers/payu.ts';
-import type { Job } from '../../core/queue.ts';
+import { sendJob, type Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { applyVerification, paidNotActivatedAlertKey } from './paymentVerify.ts';
 
@@ -37,6 +39,8 @@ export type ReconcileResult = {
   calls: number;
   outcomes: Record<string, number>;
   refundsStarted: number;
+  /** Open refunds whose job was lost, sent again (with an alert). */
+  refundsRedriven: number;
 };
 
 /** One sweep at `now` (the bench and tests pass a moved clock; the cron passes the real one). */
@@ -52,7 +56,13 @@ export async function reconcilePayments(
     RECONCILE_MAX_PER_RUN,
     (created, checks) => nextCheckAt(created, checks, now),
   );
-  const result: ReconcileResult = { checked: 0, calls: 0, outcomes: {}, refundsStarted: 0 };
+  const result: ReconcileResult = {
+    checked: 0,
+    calls: 0,
+    outcomes: {},
+    refundsStarted: 0,
+    refundsRedriven: 0,
+  };
   const failures: Error[] = [];
   for (let i = 0; i < claimed.length; i += RECONCILE_BATCH_SIZE) {
     const batch = claimed.slice(i, i + RECONCILE_BATCH_SIZE);
@@ -80,7 +90,8 @@ export async function reconcilePayments(
     }
   }
   result.refundsStarted = await startDueAutoRefunds(deps, now, log);
-  if (result.checked > 0 || result.refundsStarted > 0) {
+  result.refundsRedriven = await redriveStalledRefunds(deps, log);
+  if (result.checked > 0 || result.refundsStarted > 0 || result.refundsRedriven > 0) {
     log.info(result, 'payment-reconcile: sweep done');
   }
   // Failing the job records the outage (retried once, then the dead letter) after the rest was done.
@@ -97,6 +108,34 @@ async function checkAgainSoon(deps: WorkerDeps, batch: Payment[], now: Date): Pr
       batch.map((p) => p.id),
       'uuid',
     )}) AND status IN ('initiated', 'pending')`);
+}
+
+/**
+ * Refunds still open that nothing moved for REFUND_STALLED_MS: their payment-refund job died or ran
+ * out of retries (PayU unreachable for hours). Each is sent again (the refund's token makes a
+ * repeat harmless at PayU) and an operator hears of it; the row is touched so the next look waits.
+ */
+async function redriveStalledRefunds(deps: WorkerDeps, log: WorkerDeps['log']): Promise<number> {
+  const stalled = await listStalledRefunds(deps.db);
+  for (const refund of stalled) {
+    await deps.db.transaction(async (trx) => {
+      await sendJob(
+        deps.boss,
+        'payment-refund',
+        { refundId: refund.id },
+        { db: trx, singletonKey: `refund-redrive-${refund.id}`, singletonSeconds: 3600 },
+      );
+      await touchRefund(trx, refund.id);
+      await raiseAlert(trx, {
+        kind: 'refund-failed',
+        dedupeKey: `refund-stalled:${refund.id}`,
+        message: `Refund ${refund.token} (${refund.status}) had not moved for ${REFUND_STALLED_MS / 3_600_000} hours: its job was lost, so it was sent again. Check it with npm run refund if it stays open.`,
+        details: { refundId: refund.id, paymentId: refund.payment_id, status: refund.status },
+      });
+    });
+    log.warn({ refundId: refund.id, status: refund.status }, 'payment-reconcile: stalled refund sent again');
+  }
+  return stalled.length;
 }
 
 /** Full refunds of paid-but-not-activated payments whose delay is over; an operator's resolution wins. */
