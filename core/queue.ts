@@ -286,6 +286,12 @@ export type Payload<Q extends QueueName> = z.infer<(typeof QUEUES)[Q]['schema']>
 export const QUEUE_NAMES = Object.keys(QUEUES) as QueueName[];
 export const deadLetterQueue = (name: QueueName): string => `${name}-dlq`;
 
+/** The first line of the error a failed job recorded (pg-boss keeps it as `{ message, … }`). */
+export function recordedErrorLine(output: unknown): string {
+  const message = (output as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message.split('\n')[0]! : JSON.stringify(output ?? null);
+}
+
 /** The pg-boss schema; kept apart from ours so `scripts/jobs` and migrations never collide. */
 export const BOSS_SCHEMA = 'pgboss';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BOSS_SCHEMA, deadLetterQueue, QUEUE_NAMES, type QueueName } from '../queue.ts';
+import { BOSS_SCHEMA, deadLetterQueue, QUEUE_NAMES, recordedErrorLine, type QueueName } from '../queue.ts';
 import { sql, type Db } from './pool.ts';
 
 /**
@@ -37,11 +37,8 @@ export async function deadLettersSinceRaised(
     GROUP BY d.name`);
   return rows.flatMap((row) => {
     const queue = byName.get(row.dlq);
-    return queue ? [{ queue, count: row.count, latestError: errorLine(row.latest_output) }] : [];
+    return queue
+      ? [{ queue, count: row.count, latestError: recordedErrorLine(row.latest_output).slice(0, 300) }]
+      : [];
   });
-}
-
-function errorLine(output: unknown): string {
-  const message = (output as { message?: unknown } | null)?.message;
-  return typeof message === 'string' ? message.split('\n')[0]!.slice(0, 300) : 'no error recorded';
 }

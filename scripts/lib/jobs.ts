@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import type { PgBoss } from 'pg-boss';
 import { sql, type Db } from '../../core/db/pool.ts';
-import { BOSS_SCHEMA, QUEUES, QUEUE_NAMES, deadLetterQueue, type QueueName } from '../../core/queue.ts';
+import {
+  BOSS_SCHEMA,
+  QUEUES,
+  QUEUE_NAMES,
+  deadLetterQueue,
+  recordedErrorLine,
+  type QueueName,
+} from '../../core/queue.ts';
 
 /**
  * What the operator's `npm run jobs` does, as functions the tests call too. Listing reads
@@ -62,11 +69,7 @@ export async function findJob(db: Db, id: string): Promise<JobRow | null> {
 /** The error a failed job recorded, in one line. */
 export function failureMessage(job: JobRow): string {
   // A dead letter carries its original's last error as source_output.
-  const recorded = job.name.endsWith('-dlq') ? job.source_output : job.output;
-  const output = recorded as { message?: unknown } | null;
-  return typeof output?.message === 'string'
-    ? output.message.split('\n')[0]!
-    : JSON.stringify(recorded ?? null);
+  return recordedErrorLine(job.name.endsWith('-dlq') ? job.source_output : job.output);
 }
 
 /** Whether a job's payload still satisfies its queue's schema (a replay of an invalid one fails again). */

@@ -6,16 +6,18 @@ import { countLiveSessions } from '../../core/db/sessions.ts';
 import { findUserByEmail, findUserById } from '../../core/db/users.ts';
 import {
   activateSubscription,
+  findLatestPendingSubscription,
   findSubscription,
-  insertPendingSubscription,
   lockUserPlans,
 } from '../../core/db/subscriptions.ts';
-import { getPlan, planExpiry } from '../../core/domain/plans.ts';
+import { planExpiry } from '../../core/domain/plans.ts';
+import { paymentHelpers } from '../support/payments.ts';
 import { startTestStack, waitFor } from '../support/stack.ts';
 import { createUser, GOOD_PASSWORD, logIn, mailedCode, newClient } from '../support/accounts.ts';
 
 const stack = await startTestStack({ worker: true });
 const db = stack.services.db;
+const { choose } = paymentHelpers(stack);
 const OTHER = 'You can only see and change your own account.';
 
 async function loggedIn(name = 'Asha Rao') {
@@ -118,18 +120,9 @@ describe('PUT /api/user/profile', () => {
 describe('DELETE /api/user', () => {
   it('waits for a payment settling at that moment, so the plan it activates is cancelled too', async () => {
     const { user, client } = await loggedIn('Paying While Leaving');
-    const plan = getPlan('legend');
-    const pending = await insertPendingSubscription(db, {
-      userId: user.id,
-      planId: plan.id,
-      planName: plan.displayName,
-      isTrial: false,
-      hours: 30,
-      storageGb: plan.storageGb,
-      instanceType: plan.instanceType,
-      pricePaise: plan.pricesPaise[30],
-      trialPhone: null,
-    });
+    // The plan chosen as the SPA chooses it, waiting for its payment.
+    expect((await choose(client, user.email, { plan: 'LEGEND', duration: 30 })).status).toBe(200);
+    const pending = (await findLatestPendingSubscription(db, user.id))!;
     // payment-verify activates a plan holding the customer's plan lock (worker/jobs/paymentVerify.ts).
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => (settle = resolve));

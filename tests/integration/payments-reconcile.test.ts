@@ -75,6 +75,14 @@ async function history(client: Client) {
   return reply.body.payments as Array<Record<string, any>>;
 }
 
+/** Waits until the attempt's refund is done at PayU; answers the attempt as the history shows it. */
+function refundedAttempt(client: Client, txnid: string) {
+  return waitFor(`the refund of ${txnid} to complete`, async () => {
+    const row = (await history(client)).find((p) => p.txnid === txnid);
+    return row?.refunds[0]?.status === 'refunded' ? row : null;
+  });
+}
+
 describe('reconciliation sweep', () => {
   it('browser closed and webhook missed: the sweep finds the success at 2 minutes and activates once', async () => {
     const { user, client } = await buyer();
@@ -265,11 +273,7 @@ describe('paid but not activated', () => {
     expect(await sandboxRefunds(txnid)).toHaveLength(0);
     await sweepAt(txnid, 24 * 60 + 1);
     await sweepAt(txnid, 24 * 60 + 2);
-    await waitFor('the automatic refund to complete', async () => {
-      const [row] = (await history(client)).filter((p) => p.txnid === txnid);
-      return row?.refunds[0]?.status === 'refunded' ? row : null;
-    });
-    const [refunded] = (await history(client)).filter((p) => p.txnid === txnid);
+    const refunded = await refundedAttempt(client, txnid);
     expect(refunded!.refunds).toEqual([
       expect.objectContaining({ source: 'auto', amountPaise: payment.amount_paise, payuStatus: 'SUCCESS' }),
     ]);
@@ -310,10 +314,7 @@ describe('customer refunds', () => {
       client.call(`/api/payments/${start.txnid}/refund`, { body: { confirmAmountPaise: 108100 } }),
     ]);
     expect([a.status, b.status].sort()).toEqual(expect.arrayContaining([202]));
-    const done = await waitFor('the refund to complete', async () => {
-      const [row] = await history(client);
-      return row?.refunds[0]?.status === 'refunded' ? row : null;
-    });
+    const done = await refundedAttempt(client, start.txnid);
     expect(done.refunds).toHaveLength(1);
     expect(done.refunds[0]).toMatchObject({ source: 'customer', amountPaise: 108100 });
     expect(done.refunds[0].payuRequestId).toMatch(/^\d+$/);
@@ -347,10 +348,7 @@ describe('customer refunds', () => {
     expect(alert).toMatchObject({ kind: 'refund-failed' });
     expect(alert!.message).toContain('sent again');
     // The job sent again does what the lost one should have: PayU refunds it, once.
-    await waitFor('the refund to complete', async () => {
-      const [row] = await history(client);
-      return row?.refunds[0]?.status === 'refunded' ? row : null;
-    });
+    await refundedAttempt(client, start.txnid);
     expect(await sandboxRefunds(start.txnid)).toHaveLength(1);
     // Moving again, it is not stalled: the next sweep leaves it alone.
     expect((await reconcilePayments(deps, payu, new Date())).refundsRedriven).toBe(0);
