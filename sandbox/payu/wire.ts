@@ -26,8 +26,8 @@ export type CheckoutFields = {
   udf5: string;
 };
 
-/** key|txnid|amount|productinfo|firstname|email|udf1..udf5||||||SALT */
-export function requestHash(f: CheckoutFields, salt: string): string {
+/** key|txnid|amount|productinfo|firstname|email|udf1..udf5||||||SALT, with si_details before the salt on an SI registration. */
+export function requestHash(f: CheckoutFields, salt: string, siDetails?: string): string {
   return sha512(
     [
       f.key,
@@ -46,6 +46,7 @@ export function requestHash(f: CheckoutFields, salt: string): string {
       '',
       '',
       '',
+      ...(siDetails === undefined ? [] : [siDetails]),
       salt,
     ].join('|'),
   );
