@@ -198,22 +198,17 @@ export async function setMandateSchedule(
     UPDATE autopay_mandates
     SET current_subscription_id = coalesce(${s.currentSubscriptionId ?? null}::uuid, current_subscription_id),
         next_debit_at = ${s.nextDebitAt ? ts(s.nextDebitAt) : null}, updated_at = now()
-    WHERE id = ${id}`);
+    WHERE id = ${id} AND status IN ('active', 'paused')`);
 }
 
 /** Other live mandates of the customer (a newer one replaces them): cancelled, revoke asked for. */
-export async function cancelOtherMandates(
-  db: Db,
-  userId: string,
-  keepId: string,
-  now: Date,
-): Promise<number> {
-  const result = await db.query(sql.unsafe`
+export async function cancelOtherMandates(db: Db, userId: string, keepId: string, now: Date) {
+  return db.anyFirst(sql.type(z.object({ id: z.uuid() }))`
     UPDATE autopay_mandates
     SET status = 'cancelled', cancelled_at = ${ts(now)}, revoke_requested_at = ${ts(now)}, next_debit_at = NULL,
         updated_at = now()
-    WHERE user_id = ${userId} AND id <> ${keepId} AND status IN ('active', 'paused')`);
-  return result.rowCount;
+    WHERE user_id = ${userId} AND id <> ${keepId} AND status IN ('active', 'paused')
+    RETURNING id`);
 }
 
 /** PayU acknowledged the revoke (or had nothing left to revoke). */

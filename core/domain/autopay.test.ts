@@ -46,7 +46,8 @@ describe('when the debit goes', () => {
 
   it('the notice goes the lead before; a late notice pushes the debit, never the lead', () => {
     const debit = ist('2026-08-15T18:40:00');
-    expect(noticeDueAt(debit, 2880)).toEqual(new Date(debit.getTime() - 2 * DAY));
+    // A little early, so a sweep running late still leaves the whole lead.
+    expect(noticeDueAt(debit, 2880)).toEqual(new Date(debit.getTime() - 2 * DAY - 10 * 60_000));
     expect(noticedDebitAt(debit, ist('2026-08-13T08:00:00'), 2880)).toEqual(debit);
     expect(noticedDebitAt(debit, ist('2026-08-14T08:00:00'), 2880)).toEqual(ist('2026-08-16T08:00:00'));
     // PayU accepted the notice late: the debit waits the whole lead after it.

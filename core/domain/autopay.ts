@@ -29,6 +29,12 @@ export const AUTOPAY_RETRIES = 3;
 /** At least this long between two attempts (one retry a day). */
 export const AUTOPAY_RETRY_GAP_MS = DAY_MS;
 
+/**
+ * The notice falls due this much before the lead: a sweep that runs a minute or two late still
+ * leaves the whole lead, and the debit keeps its date.
+ */
+export const AUTOPAY_NOTICE_EARLY_MS = 10 * MINUTE_MS;
+
 /** A notice PayU did not accept (or did not answer) is asked again after this long. */
 export const AUTOPAY_NOTICE_RETRY_MS = 15 * MINUTE_MS;
 /** How long a sweep holds a renewal while it talks to PayU; a crashed sweep's hold runs out. */
@@ -78,6 +84,7 @@ export const AUTOPAY_MESSAGES = {
   cannotPause: 'Automatic renewal can be paused only while it is on.',
   debitInFlight: 'Your renewal payment is with your bank right now. Please wait a minute and try again.',
   nothingToPay: 'There is no renewal waiting for payment.',
+  alreadyOn: 'Automatic renewal is already on for this plan.',
   revokedOutside: 'Automatic renewal was cancelled from your UPI app or bank.',
   registrationFailed: 'Automatic renewal could not be set up with this payment method. Your plan is paid.',
   changedPlan: 'Automatic renewal stopped because you bought a different plan.',
@@ -145,9 +152,9 @@ export function scheduledDebitAt(renewalAt: Instant, method: MandateMethod | nul
   return new Date(beforePeak(due, method));
 }
 
-/** When the notice for a debit due at `debitAt` falls due. */
+/** When the notice for a debit due at `debitAt` falls due (a little before the lead: AUTOPAY_NOTICE_EARLY_MS). */
 export function noticeDueAt(debitAt: Instant, noticeMinutes: number): Date {
-  return new Date(toEpochMs(debitAt) - noticeMinutes * MINUTE_MS);
+  return new Date(toEpochMs(debitAt) - noticeMinutes * MINUTE_MS - AUTOPAY_NOTICE_EARLY_MS);
 }
 
 /**
