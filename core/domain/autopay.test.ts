@@ -257,6 +257,8 @@ describe('customer actions and the dashboard', () => {
         retryAt: ist('2026-08-16T09:55:00').toISOString(),
       },
       payNow: true,
+      // The notice named the first debit, not the retry.
+      noticeSentAt: null,
     });
     expect(autoRenewRecord({ ...mandate, status: 'cancelled', nextDebitAt: null }, renewal)).toMatchObject({
       status: 'cancelled',

@@ -463,8 +463,13 @@ export function autoRenewRecord(
     nextDebitAt: live && status === 'active' ? (mandate.nextDebitAt?.toISOString() ?? null) : null,
     amount: mandate.amountPaise / 100,
     method: mandate.method,
+    // The notice announces one debit: shown until that debit is made (a retry is not what it named).
     noticeSentAt:
-      open && status === 'active' && renewal.noticeSentAt ? renewal.noticeSentAt.toISOString() : null,
+      status === 'active' &&
+      (renewal?.state === 'noticed' || renewal?.state === 'debiting') &&
+      renewal.noticeSentAt
+        ? renewal.noticeSentAt.toISOString()
+        : null,
     debiting: open && renewal.state === 'debiting',
     lastFailure:
       live && failed
