@@ -90,6 +90,9 @@ CREATE INDEX autopay_renewals_open ON autopay_renewals (updated_at)
   WHERE state IN ('noticing', 'noticed', 'debiting', 'retrying');
 CREATE INDEX autopay_renewals_mandate ON autopay_renewals (mandate_id, created_at DESC);
 
+-- The mandate's latest renewal: the dashboard's one statement joins it by key (no sort per poll).
+ALTER TABLE autopay_mandates ADD COLUMN latest_renewal_id uuid REFERENCES autopay_renewals (id);
+
 -- Pending subscriptions that renew another one (an AutoPay debit's, or a "Pay now" checkout's):
 -- activating one continues the renewed plan's period on the same machine.
 CREATE TABLE subscription_renewals (

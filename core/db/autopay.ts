@@ -276,15 +276,22 @@ export type NewRenewal = {
   requestId: string;
 };
 
-/** The period's row; null when another sweep made it first (one per subscription renewed). */
+/**
+ * The period's row, made the mandate's latest in the same statement; null when another sweep
+ * made it first (one per subscription renewed).
+ */
 export async function insertRenewal(db: Db, r: NewRenewal): Promise<Renewal | null> {
   return db.maybeOne(sql.type(Renewal)`
-    INSERT INTO autopay_renewals (mandate_id, user_id, renews_subscription_id, period_key, renewal_at, debit_at,
-                                  amount_paise, state, request_id)
-    VALUES (${r.mandateId}, ${r.userId}, ${r.renewsSubscriptionId}, ${r.periodKey}, ${ts(r.renewalAt)},
-            ${ts(r.debitAt)}, ${r.amountPaise}, ${r.state}, ${r.requestId})
-    ON CONFLICT (renews_subscription_id) DO NOTHING
-    RETURNING ${RENEWAL_COLUMNS}`);
+    WITH made AS (
+      INSERT INTO autopay_renewals (mandate_id, user_id, renews_subscription_id, period_key, renewal_at, debit_at,
+                                    amount_paise, state, request_id)
+      VALUES (${r.mandateId}, ${r.userId}, ${r.renewsSubscriptionId}, ${r.periodKey}, ${ts(r.renewalAt)},
+              ${ts(r.debitAt)}, ${r.amountPaise}, ${r.state}, ${r.requestId})
+      ON CONFLICT (renews_subscription_id) DO NOTHING
+      RETURNING ${RENEWAL_COLUMNS}),
+    latest AS (
+      UPDATE autopay_mandates m SET latest_renewal_id = made.id, updated_at = now() FROM made WHERE m.id = made.mandate_id)
+    SELECT * FROM made`);
 }
 
 export async function findRenewal(db: Db, id: string): Promise<Renewal | null> {

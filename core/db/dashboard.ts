@@ -132,10 +132,7 @@ const DASHBOARD_SELECT = sql.fragment`
     LEFT JOIN LATERAL (
       SELECT m.id, m.status, m.amount_paise, m.method, m.next_debit_at, m.problem, r.state AS renewal_state,
         r.notice_sent_at, r.debit_at, r.next_attempt_at, r.failure_reason, r.renewal_at
-      FROM autopay_mandates m
-      LEFT JOIN LATERAL (
-        SELECT state, notice_sent_at, debit_at, next_attempt_at, failure_reason, renewal_at FROM autopay_renewals
-        WHERE mandate_id = m.id ORDER BY created_at DESC LIMIT 1) r ON true
+      FROM autopay_mandates m LEFT JOIN autopay_renewals r ON r.id = m.latest_renewal_id
       WHERE m.user_id = u.id AND m.status <> 'pending'
       ORDER BY m.created_at DESC LIMIT 1) a ON true`;
 
