@@ -25,6 +25,7 @@ import {
   resumeMandate,
   setMandateSchedule,
   type Mandate,
+  type Renewal,
   type RenewalLink,
 } from '../db/autopay.ts';
 import {
@@ -281,6 +282,30 @@ export async function resumeAutoRenew(db: Db, userId: string, now: Date): Promis
 }
 
 /**
+ * A pending subscription of the mandate's plan that renews the renewal's plan (what an AutoPay
+ * debit buys, or a "Pay now" checkout): its activation continues that plan on the same machine.
+ */
+export async function pendingRenewal(trx: Db, mandate: Mandate, renewal: Renewal): Promise<Subscription> {
+  const pending = await insertPendingSubscription(trx, {
+    userId: mandate.user_id,
+    planId: mandate.plan_id,
+    planName: mandate.plan_name,
+    isTrial: false,
+    hours: mandate.hours,
+    storageGb: mandate.storage_gb,
+    instanceType: mandate.instance_type,
+    pricePaise: mandate.amount_paise,
+    trialPhone: null,
+  });
+  await linkRenewalSubscription(trx, {
+    subscriptionId: pending.id,
+    renewsSubscriptionId: renewal.renews_subscription_id,
+    renewalId: renewal.id,
+  });
+  return pending;
+}
+
+/**
  * "Pay now": a failed renewal paid by hand, through the ordinary checkout. A pending subscription
  * of the same plan is made and linked to the renewal, so its payment continues the renewed plan
  * on the same machine; the renewal's automatic retries stop. Answers the pending subscription,
@@ -293,22 +318,7 @@ export async function payRenewalNow(db: Db, userId: string): Promise<Subscriptio
     if (!mandate || !renewal) throw new AutopayRefusal(404, AUTOPAY_MESSAGES.nothingToPay);
     if (renewal.state === 'debiting') throw new AutopayRefusal(409, AUTOPAY_MESSAGES.debitInFlight);
     if (!payNowOpen(renewal)) throw new AutopayRefusal(409, AUTOPAY_MESSAGES.nothingToPay);
-    const pending = await insertPendingSubscription(trx, {
-      userId,
-      planId: mandate.plan_id,
-      planName: mandate.plan_name,
-      isTrial: false,
-      hours: mandate.hours,
-      storageGb: mandate.storage_gb,
-      instanceType: mandate.instance_type,
-      pricePaise: mandate.amount_paise,
-      trialPhone: null,
-    });
-    await linkRenewalSubscription(trx, {
-      subscriptionId: pending.id,
-      renewsSubscriptionId: renewal.renews_subscription_id,
-      renewalId: renewal.id,
-    });
+    const pending = await pendingRenewal(trx, mandate, renewal);
     await moveRenewal(trx, renewal.id, ['retrying', 'failed'], 'manual');
     return pending;
   });

@@ -6,11 +6,9 @@ import {
   insertDebit,
   insertRenewal,
   leaseRenewal,
-  linkRenewalSubscription,
   listDebitsSettled,
   listDebitsUnanswered,
-  listMandatesDueNotice,
-  listPausedMandatesDue,
+  listMandatesDue,
   listRenewalsDueDebit,
   listRenewalsNoticing,
   listRevokesOpen,
@@ -29,7 +27,7 @@ import {
 import { raiseAlert } from '../db/operatorAlerts.ts';
 import { findPaymentById, findPaymentByTxnid, insertPayment, settlePayment } from '../db/payments.ts';
 import type { DatabasePool, Db } from '../db/pool.ts';
-import { findSubscription, insertPendingSubscription } from '../db/subscriptions.ts';
+import { findSubscription } from '../db/subscriptions.ts';
 import { findUserById } from '../db/users.ts';
 import {
   AUTOPAY_BATCH,
@@ -39,6 +37,7 @@ import {
   AUTOPAY_NOTICE_RETRY_MS,
   AUTOPAY_REDRIVE_AFTER_MS,
   debitAllowedAt,
+  type RenewalState,
   indiaDateString,
   noticedDebitAt,
   noticeDueAt,
@@ -57,6 +56,7 @@ import type { Logger } from '../observability/log.ts';
 import { formatAmount, newTxnId, PayUError } from '../providers/payu.ts';
 import type { PayUSiClient } from '../providers/payuSi.ts';
 import { sendJob, type Boss } from '../queue.ts';
+import { pendingRenewal } from './autopay.ts';
 import { verifySiDebit } from './autopayVerify.ts';
 
 /**
@@ -135,6 +135,11 @@ export async function runAutopayRenewal(
   return report;
 }
 
+/** Holds a renewal in one of `states` for this sweep while it talks to PayU (AUTOPAY_LEASE_MS). */
+function hold(db: Db, id: string, states: readonly RenewalState[], now: Date) {
+  return leaseRenewal(db, id, states, now, new Date(now.getTime() + AUTOPAY_LEASE_MS));
+}
+
 /** Records something PayU answered that we cannot read (never success), for a person to look at. */
 async function alertUnreadable(db: Db, key: string, message: string, details: Record<string, unknown>) {
   await raiseAlert(db, { kind: 'autopay-problem', dedupeKey: key, message, details });
@@ -175,9 +180,9 @@ async function openRenewals(deps: RenewalDeps, now: Date, report: RenewalReport)
     if (made && state === 'noticing') report.renewalsOpened++;
     if (made && state === 'skipped') report.skipped++;
   };
-  for (const mandate of await listMandatesDueNotice(db, cutoff, AUTOPAY_BATCH))
+  for (const mandate of await listMandatesDue(db, 'active', cutoff, AUTOPAY_BATCH))
     await open(mandate, 'noticing');
-  for (const mandate of await listPausedMandatesDue(db, cutoff, AUTOPAY_BATCH))
+  for (const mandate of await listMandatesDue(db, 'paused', cutoff, AUTOPAY_BATCH))
     await open(mandate, 'skipped');
 }
 
@@ -249,13 +254,7 @@ async function sendNotices(
 ): Promise<void> {
   const { db, config } = deps;
   for (const candidate of await listRenewalsNoticing(db, now, AUTOPAY_BATCH)) {
-    const renewal = await leaseRenewal(
-      db,
-      candidate.id,
-      ['noticing'],
-      now,
-      new Date(now.getTime() + AUTOPAY_LEASE_MS),
-    );
+    const renewal = await hold(db, candidate.id, ['noticing'], now);
     if (!renewal) continue;
     const mandate = await findMandate(db, renewal.mandate_id);
     if (!mandate || mandate.status !== 'active' || !mandate.authpayuid) {
@@ -366,13 +365,7 @@ async function sendDebits(
       )
         continue;
     }
-    const renewal = await leaseRenewal(
-      db,
-      due.id,
-      ['noticed', 'retrying'],
-      now,
-      new Date(now.getTime() + AUTOPAY_LEASE_MS),
-    );
+    const renewal = await hold(db, due.id, ['noticed', 'retrying'], now);
     if (!renewal) continue;
     const renewed = await findSubscription(db, renewal.renews_subscription_id);
     if (!renewed || renewed.status === 'cancelled') {
@@ -387,26 +380,7 @@ async function sendDebits(
     const attempt = await db.transaction(async (trx) => {
       const claimed = await claimDebit(trx, renewal.id);
       if (!claimed) return null;
-      let subscriptionId = claimed.subscription_id;
-      if (!subscriptionId) {
-        const pending = await insertPendingSubscription(trx, {
-          userId: mandate.user_id,
-          planId: mandate.plan_id,
-          planName: mandate.plan_name,
-          isTrial: false,
-          hours: mandate.hours,
-          storageGb: mandate.storage_gb,
-          instanceType: mandate.instance_type,
-          pricePaise: mandate.amount_paise,
-          trialPhone: null,
-        });
-        await linkRenewalSubscription(trx, {
-          subscriptionId: pending.id,
-          renewsSubscriptionId: claimed.renews_subscription_id,
-          renewalId: claimed.id,
-        });
-        subscriptionId = pending.id;
-      }
+      const subscriptionId = claimed.subscription_id ?? (await pendingRenewal(trx, mandate, claimed)).id;
       // The attempt's txnid is written before PayU hears of it: the idempotency key of this debit.
       const payment = await insertPayment(
         trx,
@@ -512,13 +486,7 @@ async function redriveDebits(
   const { db } = deps;
   const before = new Date(now.getTime() - AUTOPAY_REDRIVE_AFTER_MS);
   for (const stuck of await listDebitsUnanswered(db, before, now, AUTOPAY_BATCH)) {
-    const renewal = await leaseRenewal(
-      db,
-      stuck.id,
-      ['debiting'],
-      now,
-      new Date(now.getTime() + AUTOPAY_LEASE_MS),
-    );
+    const renewal = await hold(db, stuck.id, ['debiting'], now);
     if (!renewal?.payment_id) continue;
     const payment = await findPaymentById(db, renewal.payment_id);
     const mandate = await findMandate(db, renewal.mandate_id);
@@ -531,6 +499,31 @@ async function redriveDebits(
 // ---------------------------------------------------------------------------------------
 // 5. Outcomes
 
+/**
+ * After a renewal's debit failed (or can no longer go): the next debit (a retry, or none) on the
+ * mandate, and the customer told at once, in the caller's transaction.
+ */
+async function tellFailure(
+  trx: Db,
+  deps: RenewalDeps,
+  mandate: Mandate,
+  failure: { amountPaise: number; reason: string | null; retryAt: Date | null; planEndsAt: Date; now: Date },
+) {
+  await setMandateSchedule(trx, mandate.id, { nextDebitAt: failure.retryAt });
+  const customer = await findUserById(trx, mandate.user_id);
+  if (!customer) return;
+  await sendJob(
+    deps.boss,
+    'email-send',
+    autopayFailedMail(
+      customer,
+      { ...failure, planName: mandate.plan_name, reason: plainFailureReason(failure.reason) },
+      deps.config.publicUrl,
+    ),
+    { db: trx },
+  );
+}
+
 /** A renewal that cannot be debited any more: the customer hears at once; the plan ends as usual. */
 async function failWithoutDebit(
   deps: RenewalDeps,
@@ -540,29 +533,14 @@ async function failWithoutDebit(
   now: Date,
 ) {
   await deps.db.transaction(async (trx) => {
-    const moved = await moveRenewal(trx, renewal.id, ['noticing'], 'failed');
-    if (!moved) return;
-    await setMandateSchedule(trx, mandate.id, { nextDebitAt: null });
-    const customer = await findUserById(trx, mandate.user_id);
-    if (customer) {
-      await sendJob(
-        deps.boss,
-        'email-send',
-        autopayFailedMail(
-          customer,
-          {
-            planName: mandate.plan_name,
-            amountPaise: renewal.amount_paise,
-            reason: plainFailureReason(reason),
-            retryAt: null,
-            planEndsAt: renewal.renewal_at,
-            now,
-          },
-          deps.config.publicUrl,
-        ),
-        { db: trx },
-      );
-    }
+    if (!(await moveRenewal(trx, renewal.id, ['noticing'], 'failed'))) return;
+    await tellFailure(trx, deps, mandate, {
+      amountPaise: renewal.amount_paise,
+      reason,
+      retryAt: null,
+      planEndsAt: renewal.renewal_at,
+      now,
+    });
   });
 }
 
@@ -603,27 +581,13 @@ async function settleDebits(deps: RenewalDeps, now: Date, report: RenewalReport)
         failureReason: reason ?? 'the bank declined the debit',
       });
       if (!moved) return;
-      await setMandateSchedule(trx, mandate.id, { nextDebitAt: next });
-      const customer = await findUserById(trx, mandate.user_id);
-      if (customer) {
-        await sendJob(
-          deps.boss,
-          'email-send',
-          autopayFailedMail(
-            customer,
-            {
-              planName: mandate.plan_name,
-              amountPaise: settled.amount_paise,
-              reason: plainFailureReason(reason),
-              retryAt: next,
-              planEndsAt: renewed.expires_at ?? settled.renewal_at,
-              now,
-            },
-            config.publicUrl,
-          ),
-          { db: trx },
-        );
-      }
+      await tellFailure(trx, deps, mandate, {
+        amountPaise: settled.amount_paise,
+        reason,
+        retryAt: next,
+        planEndsAt: renewed.expires_at ?? settled.renewal_at,
+        now,
+      });
       if (next) report.retrying++;
       else report.failed++;
     });

@@ -233,30 +233,19 @@ export async function touchMandate(db: Db, id: string): Promise<void> {
 }
 
 /**
- * Active mandates whose next debit is due by `noticeCutoff` (now + the notice lead) and whose
- * current plan has no renewal yet: their notice falls due.
+ * Mandates (active, or paused) whose next debit is due by `noticeCutoff` (now + the notice lead)
+ * and whose current plan has no renewal yet: an active one's notice falls due, a paused one's
+ * renewal is recorded as skipped.
  */
-export async function listMandatesDueNotice(
+export async function listMandatesDue(
   db: Db,
+  status: 'active' | 'paused',
   noticeCutoff: Date,
   limit: number,
 ): Promise<readonly Mandate[]> {
   return db.any(sql.type(Mandate)`
     SELECT ${MANDATE_COLUMNS} FROM autopay_mandates m
-    WHERE m.status = 'active' AND m.next_debit_at <= ${ts(noticeCutoff)} AND m.current_subscription_id IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM autopay_renewals r WHERE r.renews_subscription_id = m.current_subscription_id)
-    ORDER BY m.next_debit_at LIMIT ${limit}`);
-}
-
-/** Paused mandates whose renewal time came: their renewal is recorded as skipped. */
-export async function listPausedMandatesDue(
-  db: Db,
-  noticeCutoff: Date,
-  limit: number,
-): Promise<readonly Mandate[]> {
-  return db.any(sql.type(Mandate)`
-    SELECT ${MANDATE_COLUMNS} FROM autopay_mandates m
-    WHERE m.status = 'paused' AND m.next_debit_at <= ${ts(noticeCutoff)} AND m.current_subscription_id IS NOT NULL
+    WHERE m.status = ${status} AND m.next_debit_at <= ${ts(noticeCutoff)} AND m.current_subscription_id IS NOT NULL
       AND NOT EXISTS (SELECT 1 FROM autopay_renewals r WHERE r.renews_subscription_id = m.current_subscription_id)
     ORDER BY m.next_debit_at LIMIT ${limit}`);
 }

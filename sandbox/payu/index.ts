@@ -14,6 +14,7 @@ import {
   paiseToAmount,
   requestHash,
   reverseHash,
+  verifyAnswer,
   type CheckoutFields,
 } from './wire.ts';
 
@@ -544,24 +545,12 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
   }
 
   function verifyPayment(var1: string): Record<string, unknown> {
-    const txnids = var1.split('|').filter((t) => t !== '');
-    const details: Record<string, unknown> = {};
-    let found = 0;
-    for (const txnid of txnids) {
+    return verifyAnswer(var1, (txnid) => {
       const txn = transactions.get(txnid);
-      if (txn) {
-        found++;
-        advanceScript(txn);
-        details[txnid] = verifyEntry(txn);
-      } else {
-        details[txnid] = { mihpayid: 'Not Found', status: 'Not Found' };
-      }
-    }
-    return {
-      status: found > 0 ? 1 : 0,
-      msg: `${found} out of ${txnids.length} Transactions Fetched Successfully`,
-      transaction_details: details,
-    };
+      if (!txn) return undefined;
+      advanceScript(txn);
+      return verifyEntry(txn);
+    });
   }
 
   function refund(mihpayid: string, token: string, amount: string): Record<string, unknown> {

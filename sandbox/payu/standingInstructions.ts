@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { addedOn, amountToPaise, digits, paiseToAmount } from './wire.ts';
+import { addedOn, amountToPaise, digits, paiseToAmount, verifyAnswer } from './wire.ts';
 
 /**
  * PayU's standing instructions (recurring payments), played: mandates registered by checkouts
@@ -234,24 +234,12 @@ export function createStandingInstructions(options: { newMihpayid: () => string 
   }
 
   function verifySiPayment(var1: string): Record<string, unknown> {
-    const txnids = var1.split('|').filter((t) => t !== '');
-    const details: Record<string, unknown> = {};
-    let found = 0;
-    for (const txnid of txnids) {
+    return verifyAnswer(var1, (txnid) => {
       const debit = debits.get(txnid);
-      if (debit) {
-        found++;
-        debit.verifyCalls++;
-        details[txnid] = verifyEntry(debit);
-      } else {
-        details[txnid] = { mihpayid: 'Not Found', status: 'Not Found' };
-      }
-    }
-    return {
-      status: found > 0 ? 1 : 0,
-      msg: `${found} out of ${txnids.length} Transactions Fetched Successfully`,
-      transaction_details: details,
-    };
+      if (!debit) return undefined;
+      debit.verifyCalls++;
+      return verifyEntry(debit);
+    });
   }
 
   function mandateOf(var1: string, method: 'upi' | 'card'): SandboxMandate | null {

@@ -1,7 +1,4 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import pg from 'pg';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   baseUrl,
   DESKTOP,
@@ -13,6 +10,7 @@ import {
   type Page,
 } from '../support/browser.ts';
 import { logIn, paymentVerified, registeredUser, waitForMail } from '../support/e2eUsers.ts';
+import { stackDatabase } from '../support/stackDb.ts';
 
 /**
  * AutoPay in the browser, on the real stack (`npm start`: worker, sandbox PayU playing standing
@@ -24,31 +22,11 @@ import { logIn, paymentVerified, registeredUser, waitForMail } from '../support/
  */
 
 const browser = useBrowser();
-const run = promisify(execFile);
-const databaseUrl = inject('stackDatabaseUrl');
-const db = hasBrowser() ? new pg.Pool({ connectionString: databaseUrl, max: 2 }) : null;
-afterAll(async () => {
-  await db?.end();
-});
-
-async function one<T>(text: string, values: unknown[]): Promise<T | undefined> {
-  const result = await db!.query(text, values);
-  return result.rows[0] as T | undefined;
-}
-
-/** Until `check` answers something, running the renewal sweep now and then (as its cron would). */
-async function untilSwept<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const found = await check();
-    if (found !== undefined) return found;
-    await run(process.execPath, ['scripts/jobs.ts', 'run', 'autopay-renewal'], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'test' },
-    });
-    await new Promise((resolve) => setTimeout(resolve, 700));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+const db = stackDatabase();
+/** Until `check` answers something, running the renewal sweep now and then. */
+const untilSwept = <T>(what: string, check: () => Promise<T | undefined>) =>
+  db.untilSwept('autopay-renewal', what, check);
+const one = db.one;
 
 const panel = (page: Page) => page.getByRole('region', { name: 'Automatic renewal' });
 
@@ -145,12 +123,12 @@ describe.skipIf(!hasBrowser())('AutoPay in the browser', () => {
     await buyWithAutoPay(page);
 
     // The plan ends in a day: its notice is due now.
-    await db!.query(
+    await db.query(
       `UPDATE subscriptions SET expires_at = now() + interval '24 hours'
        WHERE user_id = (SELECT id FROM users WHERE email = $1) AND status = 'active'`,
       [user.email],
     );
-    await db!.query(
+    await db.query(
       `UPDATE autopay_mandates SET next_debit_at = now() WHERE user_id = (SELECT id FROM users WHERE email = $1)`,
       [user.email],
     );
@@ -170,7 +148,7 @@ describe.skipIf(!hasBrowser())('AutoPay in the browser', () => {
     await cardAt360(page, 'autopay-notice');
 
     // 48 hours on, the bank refuses the debit: the customer is told, a retry is set.
-    await db!.query(
+    await db.query(
       `UPDATE autopay_renewals SET notice_sent_at = now() - interval '49 hours', debit_at = now() - interval '1 minute'
        WHERE id = $1`,
       [noticed.id],
