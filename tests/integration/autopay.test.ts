@@ -442,6 +442,21 @@ describe('AutoPay: pause and cancel', () => {
     expect((await findActiveSubscription(db, user.id, later(debitAt, 1)))?.id).toBe(plan.id);
   });
 
+  it('deleting the account cancels the mandate and revokes it at PayU: a deleted account is never debited', async () => {
+    const { user, client, mandate, plan } = await autoRenewBuyer('UPI');
+    const deleted = await client.call('/api/user', { method: 'DELETE', body: { email: user.email } });
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    expect((await mandateOf(user.id)).status).toBe('cancelled');
+    await waitFor('PayU to revoke the mandate', async () =>
+      (await sandbox(mandate.authpayuid!)).mandates[0]!.status === 'revoked' ? true : null,
+    );
+    const { debitAt, noticeAt } = schedule(plan, mandate);
+    await sweep(later(noticeAt, 1));
+    await sweep(later(debitAt, 1));
+    expect((await sandbox(mandate.authpayuid!)).mandates[0]!.notices).toHaveLength(0);
+    expect((await sandbox(mandate.authpayuid!)).siDebits).toHaveLength(0);
+  });
+
   it('a mandate revoked from the UPI app stops renewal at the notice, and the customer is told', async () => {
     const { user, client, mandate, plan } = await autoRenewBuyer('UPI');
     await control({ action: 'si-set-mandate', authpayuid: mandate.authpayuid, status: 'revoked' });
