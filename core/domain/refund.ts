@@ -96,6 +96,10 @@ export function customerRefundRefusal(input: {
 export type RefundPolicyBody = {
   rows: Array<{ days: string; percent: number }>;
   cancellationChargePaise: number;
+  /** Days within which a bank returns a debit for a payment that did not complete (configuration). */
+  failedDebitReturnDays: number;
+  /** Hours before a payment that started no plan is refunded in full (configuration). */
+  autoRefundHours: number;
 };
 
 /**
