@@ -86,6 +86,8 @@ export type PaymentAttemptRecord = {
 
 /** Spec §3 "Invoice" (invoiceId, planName, purchaseDate, expiryDate, total) plus what a GST invoice prints. */
 export type InvoiceRecord = {
+  /** Beside credit notes in the same list (`GET /invoices/user/{email}`): which document this is. */
+  kind: 'invoice';
   invoiceId: string;
   planName: string;
   purchaseDate: string;
@@ -110,3 +112,36 @@ export type InvoiceRecord = {
   /** The SAC code printed on the invoice (null on invoices issued before it was recorded). */
   sacCode: string | null;
 };
+
+/**
+ * A GST credit note (CGST Act s.34) for a refund of an invoiced plan, listed beside its invoice in
+ * `GET /invoices/user/{email}`: its own number (`creditNoteId`), the invoice it reduces
+ * (`invoiceId`, `invoiceIssuedAt`), the refunded amount (`total`, rupees, as the spec's invoices
+ * say it) and the tax in it, split as the invoice's was.
+ */
+export type CreditNoteRecord = {
+  kind: 'credit-note';
+  creditNoteId: string;
+  invoiceId: string;
+  invoiceIssuedAt: string;
+  issuedAt: string;
+  reason: string;
+  planName: string;
+  description: string;
+  total: number;
+  totalPaise: number;
+  taxablePaise: number;
+  cgstPaise: number;
+  sgstPaise: number;
+  igstPaise: number;
+  gstRatePercent: number;
+  supply: 'intra-state' | 'inter-state';
+  placeOfSupply: string;
+  supplier: { legalName: string; gstin: string; address: string; state: string };
+  customer: { name: string; email: string; phone: string | null };
+  txnid: string;
+  sacCode: string | null;
+};
+
+/** An entry of the invoice list: an invoice, or a credit note beside the invoice it reduces. */
+export type InvoiceListEntry = InvoiceRecord | CreditNoteRecord;
