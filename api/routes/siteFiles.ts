@@ -33,6 +33,7 @@ export function robotsTxt(publicUrl: string): string {
     'Disallow: /dashboard',
     'Disallow: /history',
     'Disallow: /invoice',
+    'Disallow: /credit-note',
     'Disallow: /payment',
     'Disallow: /progress',
     'Disallow: /account/',

@@ -44,6 +44,7 @@ export const SITE_ROUTES = [
   { path: '/report-problem' },
   { path: '/history' },
   { path: '/invoice' },
+  { path: '/credit-note' },
   { path: '/privacy-policy', inSitemap: true },
   { path: '/terms-of-service', inSitemap: true },
   { path: '/refund-policy', inSitemap: true },

@@ -41,6 +41,7 @@ export const ROUTES: RouteDef[] = [
   { path: '/report-problem', component: lazy(() => import('./pages/ReportProblem.tsx')) },
   { path: '/history', component: lazy(() => import('./pages/History.tsx')) },
   { path: '/invoice', component: lazy(() => import('./pages/Invoice.tsx')) },
+  { path: '/credit-note', component: lazy(() => import('./pages/CreditNote.tsx')) },
   { path: '/privacy-policy', component: lazy(() => import('./pages/PrivacyPolicy.tsx')) },
   { path: '/terms-of-service', component: lazy(() => import('./pages/TermsOfService.tsx')) },
   { path: '/refund-policy', component: lazy(() => import('./pages/RefundPolicy.tsx')) },

@@ -6,7 +6,7 @@ import { useSession } from '../api/session.ts';
 import { Page } from '../components/Layout.tsx';
 import { formatInvoiceDate, formatInvoiceTotal } from '../components/invoiceFormat.ts';
 import { usePageTitle } from '../components/pageTitle.ts';
-import { formatRupees } from '../../../core/domain/money.ts';
+import { TaxDocument } from '../components/TaxDocument.tsx';
 
 /**
  * Spec §2 /invoice: one invoice, laid out as the GST tax invoice it is and printable (the
@@ -26,7 +26,10 @@ export default function Invoice() {
 
   if (session.status === 'loading' || isLoading)
     return <p className="container page loading">Loading your invoice…</p>;
-  const invoice = data?.find((candidate) => candidate.invoiceId === invoiceId);
+  const invoice = data?.find(
+    (candidate): candidate is InvoiceData =>
+      candidate.kind !== 'credit-note' && candidate.invoiceId === invoiceId,
+  );
   if (error || !invoice) {
     return (
       <Page title="Invoice">
@@ -43,107 +46,30 @@ export default function Invoice() {
 }
 
 function InvoiceDocument({ invoice }: { invoice: InvoiceData }) {
-  const half = invoice.gstRatePercent / 2;
   return (
-    <div className="container page invoice-page">
-      <div className="invoice-toolbar no-print">
-        <Link href={`/history?invoiceId=${encodeURIComponent(invoice.invoiceId)}`} className="button ghost">
-          ‹ Plan history
-        </Link>
-        <button type="button" className="button primary" onClick={() => window.print()}>
-          Print / Save as PDF
-        </button>
-      </div>
-      <article className="invoice-doc" aria-label={`Tax invoice ${invoice.invoiceId}`}>
-        <header className="invoice-doc-head">
-          <div>
-            <p className="invoice-supplier">{invoice.supplier.legalName}</p>
-            <p>{invoice.supplier.address}</p>
-            <p>GSTIN: {invoice.supplier.gstin}</p>
-            <p>State: {invoice.supplier.state}</p>
-          </div>
-          <div className="invoice-doc-title">
-            <h1>Tax Invoice</h1>
-            <dl>
-              <div>
-                <dt>Invoice no.</dt>
-                <dd>{invoice.invoiceId}</dd>
-              </div>
-              <div>
-                <dt>Date</dt>
-                <dd>{formatInvoiceDate(invoice.issuedAt)}</dd>
-              </div>
-              <div>
-                <dt>Place of supply</dt>
-                <dd>{invoice.placeOfSupply}</dd>
-              </div>
-            </dl>
-          </div>
-        </header>
-
-        <section className="invoice-doc-party" aria-label="Billed to">
-          <h2>Billed to</h2>
-          <p>{invoice.customer.name}</p>
-          <p>{invoice.customer.email}</p>
-          {invoice.customer.phone && <p>{invoice.customer.phone}</p>}
-        </section>
-
-        <table className="invoice-lines">
-          <thead>
-            <tr>
-              <th scope="col">Description</th>
-              <th scope="col" className="num">
-                Amount
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            <tr>
-              <td>
-                <strong>{invoice.planName}</strong>
-                <span className="invoice-line-detail">{invoice.description}</span>
-                <span className="invoice-line-detail">
-                  {formatInvoiceDate(invoice.purchaseDate)} to {formatInvoiceDate(invoice.expiryDate)}
-                </span>
-                {invoice.sacCode && <span className="invoice-line-detail">SAC {invoice.sacCode}</span>}
-              </td>
-              <td className="num">{formatRupees(invoice.taxablePaise)}</td>
-            </tr>
-          </tbody>
-          <tfoot>
-            <tr>
-              <th scope="row">Taxable value</th>
-              <td className="num">{formatRupees(invoice.taxablePaise)}</td>
-            </tr>
-            {invoice.supply === 'intra-state' ? (
-              <>
-                <tr>
-                  <th scope="row">CGST @ {half}%</th>
-                  <td className="num">{formatRupees(invoice.cgstPaise)}</td>
-                </tr>
-                <tr>
-                  <th scope="row">SGST @ {half}%</th>
-                  <td className="num">{formatRupees(invoice.sgstPaise)}</td>
-                </tr>
-              </>
-            ) : (
-              <tr>
-                <th scope="row">IGST @ {invoice.gstRatePercent}%</th>
-                <td className="num">{formatRupees(invoice.igstPaise)}</td>
-              </tr>
-            )}
-            <tr className="invoice-total">
-              <th scope="row">Total (GST inclusive)</th>
-              <td className="num">{formatInvoiceTotal(invoice.total)}</td>
-            </tr>
-          </tfoot>
-        </table>
-
-        <footer className="invoice-doc-foot">
+    <TaxDocument
+      doc={invoice}
+      title="Tax Invoice"
+      label={`Tax invoice ${invoice.invoiceId}`}
+      number={{ label: 'Invoice no.', value: invoice.invoiceId }}
+      facts={[
+        { label: 'Date', value: formatInvoiceDate(invoice.issuedAt) },
+        { label: 'Place of supply', value: invoice.placeOfSupply },
+      ]}
+      lineDetail={
+        <span className="invoice-line-detail">
+          {formatInvoiceDate(invoice.purchaseDate)} to {formatInvoiceDate(invoice.expiryDate)}
+        </span>
+      }
+      totalLabel="Total (GST inclusive)"
+      totalText={formatInvoiceTotal(invoice.total)}
+      footer={
+        <>
           <p>Paid through PayU, transaction {invoice.txnid}.</p>
           <p>This is a computer-generated invoice and needs no signature.</p>
-        </footer>
-      </article>
-    </div>
+        </>
+      }
+      back={{ href: `/history?invoiceId=${encodeURIComponent(invoice.invoiceId)}`, label: 'Plan history' }}
+    />
   );
 }
