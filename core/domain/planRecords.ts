@@ -62,6 +62,13 @@ export type PaymentAttemptRecord = {
   txnid: string;
   status: PaymentStatusName;
   statusLabel: string;
+  /**
+   * Under the label: for a checkout PayU has not answered, when we ask again; past the configured
+   * wait (or abandoned), that no money was taken and when a bank returns a debit. Null otherwise.
+   */
+  statusDetail: string | null;
+  /** When the reconcile sweep next asks PayU about a checkout still waiting; null otherwise. */
+  nextCheckAt: string | null;
   planName: string;
   hours: number;
   isTrial: boolean;

@@ -155,6 +155,11 @@ function AttemptCard({ attempt }: { attempt: PaymentAttempt }) {
           </div>
         )}
       </dl>
+      {attempt.statusDetail && (
+        <p className={attempt.nextCheckAt ? 'attempt-detail muted' : 'attempt-detail notice info'}>
+          {attempt.statusDetail}
+        </p>
+      )}
       {attempt.failureReason && <p className="muted">{attempt.failureReason}</p>}
       {attempt.notActivated && <p className="notice warning">{attempt.notActivated.explanation}</p>}
       {attempt.refunds.map((refund) => (
