@@ -11,6 +11,7 @@ import type { Db } from '../db/pool.ts';
 import type { Refund } from '../db/refunds.ts';
 import { financialYear, formatCreditNoteNumber, splitCreditNote } from '../domain/gst.ts';
 import { creditNoteReason } from '../domain/creditNote.ts';
+import { gstColumns } from './invoicing.ts';
 
 /**
  * Issues the GST credit note of a completed refund (CGST Act s.34): the refunded amount against
@@ -57,13 +58,7 @@ export async function issueCreditNote(
     reason: creditNoteReason(refund.source, refund.quote),
     plan_name: invoice.plan_name,
     description: invoice.description,
-    total_paise: gst.totalPaise,
-    taxable_paise: gst.taxablePaise,
-    cgst_paise: gst.cgstPaise,
-    sgst_paise: gst.sgstPaise,
-    igst_paise: gst.igstPaise,
-    gst_rate_percent: gst.ratePercent,
-    supply: gst.supply,
+    ...gstColumns(gst),
     place_of_supply: invoice.place_of_supply,
     supplier_legal_name: invoice.supplier_legal_name,
     supplier_gstin: invoice.supplier_gstin,

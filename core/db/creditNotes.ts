@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { GstDocumentColumns } from './invoices.ts';
 import { sql, type Db } from './pool.ts';
 
 /**
@@ -8,7 +9,7 @@ import { sql, type Db } from './pool.ts';
  * no gaps, and `refund_id` is unique, so a refund never has two.
  */
 
-export const CreditNote = z.object({
+export const CreditNote = GstDocumentColumns.extend({
   id: z.uuid(),
   credit_note_number: z.string(),
   financial_year: z.string(),
@@ -20,25 +21,6 @@ export const CreditNote = z.object({
   invoice_number: z.string(),
   invoice_issued_at: z.date(),
   reason: z.string(),
-  plan_name: z.string(),
-  description: z.string(),
-  total_paise: z.number().int(),
-  taxable_paise: z.number().int(),
-  cgst_paise: z.number().int(),
-  sgst_paise: z.number().int(),
-  igst_paise: z.number().int(),
-  gst_rate_percent: z.coerce.number(),
-  supply: z.enum(['intra-state', 'inter-state']),
-  place_of_supply: z.string(),
-  supplier_legal_name: z.string(),
-  supplier_gstin: z.string(),
-  supplier_address: z.string(),
-  supplier_state: z.string(),
-  sac_code: z.string().nullable(),
-  customer_name: z.string(),
-  customer_email: z.string(),
-  customer_phone: z.string().nullable(),
-  txnid: z.string(),
 });
 export type CreditNote = z.infer<typeof CreditNote>;
 

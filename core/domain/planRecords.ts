@@ -91,21 +91,14 @@ export type PaymentAttemptRecord = {
   };
 };
 
-/** Spec §3 "Invoice" (invoiceId, planName, purchaseDate, expiryDate, total) plus what a GST invoice prints. */
-export type InvoiceRecord = {
-  /** Beside credit notes in the same list (`GET /invoices/user/{email}`): which document this is. */
-  kind: 'invoice';
-  invoiceId: string;
+/** What every GST document we issue prints (invoice or credit note): the line, the tax split, the parties. */
+export type GstDocumentRecord = {
   planName: string;
-  purchaseDate: string;
-  expiryDate: string;
-  /** Rupees, as the spec's total. */
+  description: string;
+  /** Rupees, as the spec's invoice total. */
   total: number;
   totalPaise: number;
   issuedAt: string;
-  description: string;
-  hours: number;
-  storageGb: number;
   taxablePaise: number;
   cgstPaise: number;
   sgstPaise: number;
@@ -116,8 +109,19 @@ export type InvoiceRecord = {
   supplier: { legalName: string; gstin: string; address: string; state: string };
   customer: { name: string; email: string; phone: string | null };
   txnid: string;
-  /** The SAC code printed on the invoice (null on invoices issued before it was recorded). */
+  /** The SAC code printed on it (null on invoices issued before it was recorded). */
   sacCode: string | null;
+};
+
+/** Spec §3 "Invoice" (invoiceId, planName, purchaseDate, expiryDate, total) plus what a GST invoice prints. */
+export type InvoiceRecord = GstDocumentRecord & {
+  /** Beside credit notes in the same list (`GET /invoices/user/{email}`): which document this is. */
+  kind: 'invoice';
+  invoiceId: string;
+  purchaseDate: string;
+  expiryDate: string;
+  hours: number;
+  storageGb: number;
 };
 
 /**
@@ -126,28 +130,12 @@ export type InvoiceRecord = {
  * (`invoiceId`, `invoiceIssuedAt`), the refunded amount (`total`, rupees, as the spec's invoices
  * say it) and the tax in it, split as the invoice's was.
  */
-export type CreditNoteRecord = {
+export type CreditNoteRecord = GstDocumentRecord & {
   kind: 'credit-note';
   creditNoteId: string;
   invoiceId: string;
   invoiceIssuedAt: string;
-  issuedAt: string;
   reason: string;
-  planName: string;
-  description: string;
-  total: number;
-  totalPaise: number;
-  taxablePaise: number;
-  cgstPaise: number;
-  sgstPaise: number;
-  igstPaise: number;
-  gstRatePercent: number;
-  supply: 'intra-state' | 'inter-state';
-  placeOfSupply: string;
-  supplier: { legalName: string; gstin: string; address: string; state: string };
-  customer: { name: string; email: string; phone: string | null };
-  txnid: string;
-  sacCode: string | null;
 };
 
 /** An entry of the invoice list: an invoice, or a credit note beside the invoice it reduces. */

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { DESKTOP, hasBrowser, MOBILE, screenshot, useBrowser, type Page } from '../support/browser.ts';
 import { buy, logIn, paymentVerified, registeredUser } from '../support/e2eUsers.ts';
+import { formatLongDate } from '../../core/domain/time.ts';
 
 /**
  * Refunds that read as refunds (history, dashboard, the GST credit note beside the invoice) and
@@ -56,12 +57,7 @@ describe.skipIf(!hasBrowser())('a refunded plan', () => {
     await attempt.getByRole('button', { name: 'Cancel plan and request refund' }).click();
     await attempt.getByRole('button', { name: 'Confirm refund of ₹815.00' }).click();
     await waitForText(first, /^Refund of ₹815\.00 on its way|^Refunded ₹815\.00 on /);
-    const today = new Intl.DateTimeFormat('en-IN', {
-      timeZone: 'Asia/Kolkata',
-      day: 'numeric',
-      month: 'long',
-      year: 'numeric',
-    }).format(new Date());
+    const today = formatLongDate(new Date());
     const refunded = attempt.getByText(`Refunded ₹815.00 on ${today}`);
     await refundChecksNow(user.email, () => refunded.isVisible());
     await first.close();

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   baseUrl,
   DESKTOP,
+  expectNoHorizontalScroll,
   hasBrowser,
   MOBILE,
   screenshot,
   useBrowser,
-  type Page,
 } from '../support/browser.ts';
 import { BLOG_POSTS } from '../../core/domain/content/blog.ts';
 
@@ -16,11 +16,6 @@ import { BLOG_POSTS } from '../../core/domain/content/blog.ts';
  * policy has a page of its own, linked in the footer.
  */
 const browser = useBrowser();
-
-async function expectNoHorizontalScroll(page: Page, width: number) {
-  const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-  expect(scrollWidth).toBeLessThanOrEqual(width);
-}
 
 describe.skipIf(!hasBrowser())('site files', () => {
   it('robots.txt is plain text naming the sitemap; the sitemap lists the public pages by absolute address', async () => {

@@ -1,22 +1,15 @@
-import type { ReactNode } from 'react';
-import { Link } from 'wouter';
+import { useEffect, type ReactNode } from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
+import { ApiError } from '../api/fetcher.ts';
+import { useHistoryEmail, useInvoices, type InvoiceEntry } from '../api/plans.ts';
+import { useSession } from '../api/session.ts';
+import { Page } from './Layout.tsx';
+import { usePageTitle } from './pageTitle.ts';
 import { formatRupees } from '../../../core/domain/money.ts';
+import type { GstDocumentRecord } from '../../../core/domain/planRecords.ts';
 
 /** What a GST document (tax invoice or credit note) prints, from either record. */
-export type TaxDocumentData = {
-  taxablePaise: number;
-  cgstPaise: number;
-  sgstPaise: number;
-  igstPaise: number;
-  gstRatePercent: number;
-  supply: 'intra-state' | 'inter-state';
-  placeOfSupply: string;
-  supplier: { legalName: string; gstin: string; address: string; state: string };
-  customer: { name: string; email: string; phone: string | null };
-  planName: string;
-  description: string;
-  sacCode: string | null;
-};
+export type TaxDocumentData = GstDocumentRecord;
 
 /**
  * One GST document laid out for the screen and for print (the print stylesheet drops the site's
@@ -140,5 +133,44 @@ export function TaxDocument({
         <footer className="invoice-doc-foot">{footer}</footer>
       </article>
     </div>
+  );
+}
+
+/**
+ * The signed-in customer's invoice list (invoices and credit notes) and the document the URL's
+ * `param` names in it, for the printable pages: signed out, to /login. `render` shows the
+ * loading line, the document, or why there is none.
+ */
+export function useOwnTaxDocument<T extends InvoiceEntry>(
+  param: string,
+  title: string,
+  pick: (entry: InvoiceEntry, id: string | null) => entry is T,
+): { state: 'loading' } | { state: 'missing'; failed: boolean } | { state: 'found'; doc: T } {
+  const session = useSession();
+  const [, navigate] = useLocation();
+  const id = new URLSearchParams(useSearch()).get(param);
+  usePageTitle(id ? `${title} ${id}` : title);
+  const email = useHistoryEmail(session.user?.email ?? null);
+  const { data, error, isLoading } = useInvoices(session.status === 'loading' ? null : email);
+  useEffect(() => {
+    if (error instanceof ApiError && error.status === 401) navigate('/login', { replace: true });
+  }, [error, navigate]);
+  if (session.status === 'loading' || isLoading) return { state: 'loading' };
+  const doc = data?.find((entry): entry is T => pick(entry, id));
+  return doc && !error ? { state: 'found', doc } : { state: 'missing', failed: Boolean(error) };
+}
+
+/** No such document among the customer's (or the list failed to load), with the way back. */
+export function MissingTaxDocument({ title, failed }: { title: string; failed: boolean }) {
+  const what = title.toLowerCase();
+  return (
+    <Page title={title}>
+      <div className="card history-state" role={failed ? 'alert' : undefined}>
+        <p>{failed ? `Failed to load the ${what}.` : `We could not find that ${what} among yours.`}</p>
+        <Link href="/history" className="button primary">
+          Plan history
+        </Link>
+      </div>
+    </Page>
   );
 }

@@ -1,12 +1,6 @@
-import { useEffect } from 'react';
-import { Link, useLocation, useSearch } from 'wouter';
-import { ApiError } from '../api/fetcher.ts';
-import { useHistoryEmail, useInvoices, type CreditNote as CreditNoteData } from '../api/plans.ts';
-import { useSession } from '../api/session.ts';
-import { Page } from '../components/Layout.tsx';
+import { type CreditNote as CreditNoteData } from '../api/plans.ts';
 import { formatInvoiceDate } from '../components/invoiceFormat.ts';
-import { usePageTitle } from '../components/pageTitle.ts';
-import { TaxDocument } from '../components/TaxDocument.tsx';
+import { MissingTaxDocument, TaxDocument, useOwnTaxDocument } from '../components/TaxDocument.tsx';
 import { formatRupees } from '../../../core/domain/money.ts';
 
 /**
@@ -14,36 +8,14 @@ import { formatRupees } from '../../../core/domain/money.ts';
  * printable like the invoice it reduces, which it names with its date (CGST Rules 53(1A)).
  */
 export default function CreditNote() {
-  const session = useSession();
-  const [, navigate] = useLocation();
-  const creditNoteId = new URLSearchParams(useSearch()).get('creditNoteId');
-  usePageTitle(creditNoteId ? `Credit note ${creditNoteId}` : 'Credit note');
-  const email = useHistoryEmail(session.user?.email ?? null);
-  const { data, error, isLoading } = useInvoices(session.status === 'loading' ? null : email);
-
-  useEffect(() => {
-    if (error instanceof ApiError && error.status === 401) navigate('/login', { replace: true });
-  }, [error, navigate]);
-
-  if (session.status === 'loading' || isLoading)
-    return <p className="container page loading">Loading your credit note…</p>;
-  const note = data?.find(
-    (entry): entry is CreditNoteData => entry.kind === 'credit-note' && entry.creditNoteId === creditNoteId,
+  const found = useOwnTaxDocument(
+    'creditNoteId',
+    'Credit note',
+    (entry, id): entry is CreditNoteData => entry.kind === 'credit-note' && entry.creditNoteId === id,
   );
-  if (error || !note) {
-    return (
-      <Page title="Credit note">
-        <div className="card history-state" role={error ? 'alert' : undefined}>
-          <p>
-            {error ? 'Failed to load the credit note.' : 'We could not find that credit note among yours.'}
-          </p>
-          <Link href="/history" className="button primary">
-            Plan history
-          </Link>
-        </div>
-      </Page>
-    );
-  }
+  if (found.state === 'loading') return <p className="container page loading">Loading your credit note…</p>;
+  if (found.state === 'missing') return <MissingTaxDocument title="Credit note" failed={found.failed} />;
+  const note = found.doc;
   return (
     <TaxDocument
       doc={note}
