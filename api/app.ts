@@ -25,6 +25,7 @@ import { idleRoutes } from './routes/idle.ts';
 import { autopayRoutes } from './routes/autopay.ts';
 import { notFound } from './errors.ts';
 import { spa } from './static.ts';
+import { siteFileRoutes } from './routes/siteFiles.ts';
 
 export type AppOptions = {
   /** Extra apps mounted under a path prefix before the SPA, e.g. the dev sandbox at /sandbox. */
@@ -120,6 +121,7 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
   for (const mount of options.mounts ?? []) {
     app.use(mountAt(mount.prefix, mount.middleware));
   }
+  app.use(siteFileRoutes(services.config.publicUrl).routes());
   app.use(spa(options.spaDir, { sourceMaps: services.config.serveSourceMaps }));
   return app;
 }
