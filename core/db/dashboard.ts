@@ -84,6 +84,14 @@ export type DashboardState = {
   autopay: DashboardAutopay | null;
 };
 
+/** `col, …` for every field of a row schema: what a lateral subquery reads (not `*`, which its sort would carry whole). */
+function columnsOf(schema: z.ZodObject) {
+  return sql.join(
+    Object.keys(schema.shape).map((column) => sql.identifier([column])),
+    sql.fragment`, `,
+  );
+}
+
 /** `s.col AS s_col, …` for every field of a row schema. */
 function prefixed(alias: string, schema: z.ZodObject) {
   return sql.join(
@@ -128,8 +136,9 @@ const DASHBOARD_SELECT = sql.fragment`
     SELECT u.email, u.name, ${prefixed('s', DashboardSubscription)}, ${prefixed('v', DashboardVm)},
       ${prefixed('k', DashboardKeptDisk)}, ${prefixed('a', DashboardAutopay)}
     FROM users u
-    LEFT JOIN LATERAL (SELECT * ${currentSubscriptionOf(sql.fragment`u.id`)}) s ON true
-    LEFT JOIN LATERAL (SELECT * ${dashboardVmOf(sql.fragment`u.id`)}) v ON true
+    LEFT JOIN LATERAL (
+      SELECT ${columnsOf(DashboardSubscription)} ${currentSubscriptionOf(sql.fragment`u.id`)}) s ON true
+    LEFT JOIN LATERAL (SELECT ${columnsOf(DashboardVm)} ${dashboardVmOf(sql.fragment`u.id`)}) v ON true
     LEFT JOIN LATERAL (
       SELECT id, state, created_at, completed_at, keep_until FROM vm_snapshots
       WHERE user_id = u.id AND state IN ('creating', 'completed')
