@@ -4,6 +4,8 @@ import {
   compareSparesForClaim,
   decidePoolTopUp,
   hotSparesWanted,
+  poissonQuantile,
+  warmSparesWanted,
   type PoolTopUpInput,
   type SpareFacts,
 } from './pool.ts';
@@ -22,64 +24,94 @@ describe('decidePoolTopUp', () => {
     { name: 'an empty warm pool is filled to its size', input: { warmSize: 2 }, warm: 2, hot: 0 },
     { name: 'a full warm pool launches nothing', input: { warmSize: 2, warmFilling: 2 }, warm: 0, hot: 0 },
     {
-      name: 'more warm spares than the size (the size was lowered) launches none, removes none',
+      name: 'more warm spares than wanted (the size was lowered) launches none, removes none',
       input: { warmSize: 1, warmFilling: 3 },
       warm: 0,
       hot: 0,
     },
     {
-      name: 'the warm pool is refilled even with no capacity room',
+      name: 'the warm pool is refilled to its size even with no capacity room',
       input: { warmSize: 1, capacityRoom: 0 },
       warm: 1,
       hot: 0,
     },
     {
-      name: 'POOL_HOT 0: never a hot spare, whatever the demand',
-      input: { claimsLastHour: 5 },
+      name: 'a claim in the last hour: a second warm spare (one more may come while one boots)',
+      input: { warmSize: 1, warmFilling: 1, claimsLastHour: 1 },
       warm: 1,
       hot: 0,
     },
-    { name: 'no demand: one hot spare', input: { hotMax: 3, warmFilling: 1 }, warm: 0, hot: 1 },
     {
-      name: 'one plus one per claim in the last hour',
-      input: { hotMax: 3, warmFilling: 1, claimsLastHour: 1 },
+      name: 'twelve claims in the last hour: five warm spares',
+      input: { warmSize: 1, warmFilling: 1, claimsLastHour: 12 },
+      warm: 4,
+      hot: 0,
+    },
+    {
+      name: 'warm spares for demand stay within the capacity room (the size itself does not)',
+      input: { warmSize: 2, claimsLastHour: 12, capacityRoom: 1 },
+      warm: 2,
+      hot: 0,
+    },
+    {
+      name: 'WARM_POOL_SIZE 0: never a warm spare, whatever the demand',
+      input: { warmSize: 0, claimsLastHour: 30 },
+      warm: 0,
+      hot: 0,
+    },
+    {
+      name: 'POOL_HOT 0: never a hot spare, whatever the demand',
+      input: { warmFilling: 1, claimsLastHour: 5 },
+      warm: 2,
+      hot: 0,
+    },
+    { name: 'no demand: one hot spare', input: { hotMax: 8, warmFilling: 1 }, warm: 0, hot: 1 },
+    {
+      name: 'one to three claims in the last hour: two hot spares',
+      input: { hotMax: 8, warmFilling: 2, claimsLastHour: 3 },
       warm: 0,
       hot: 2,
     },
     {
+      name: 'thirty claims in the last hour: seven hot spares (not thirty-one)',
+      input: { hotMax: 16, warmFilling: 8, claimsLastHour: 30 },
+      warm: 0,
+      hot: 7,
+    },
+    {
       name: 'demand is capped at POOL_HOT',
-      input: { hotMax: 3, warmFilling: 1, claimsLastHour: 9 },
+      input: { hotMax: 3, warmFilling: 8, claimsLastHour: 30 },
       warm: 0,
       hot: 3,
     },
     {
       name: 'spares already filling count against the wanted number',
-      input: { hotMax: 3, warmFilling: 1, claimsLastHour: 2, hotFilling: 2 },
+      input: { hotMax: 8, warmFilling: 4, claimsLastHour: 9, hotFilling: 2 },
       warm: 0,
-      hot: 1,
+      hot: 2,
     },
     {
-      name: 'more hot spares than wanted launches none',
-      input: { hotMax: 3, warmFilling: 1, hotFilling: 3 },
+      name: 'more hot spares than wanted launches none (they wait for the next purchases)',
+      input: { hotMax: 8, warmFilling: 1, hotFilling: 5 },
       warm: 0,
       hot: 0,
     },
     {
       name: 'hot spares never pass the capacity room',
-      input: { hotMax: 3, warmFilling: 1, claimsLastHour: 5, capacityRoom: 2 },
+      input: { hotMax: 8, warmFilling: 4, claimsLastHour: 9, capacityRoom: 2 },
       warm: 0,
       hot: 2,
     },
     {
       name: 'warm spares made in the same top-up use the room first',
-      input: { warmSize: 2, hotMax: 3, claimsLastHour: 5, capacityRoom: 3 },
-      warm: 2,
+      input: { warmSize: 2, hotMax: 8, claimsLastHour: 9, capacityRoom: 5 },
+      warm: 4,
       hot: 1,
     },
     {
-      name: 'no room at all (more in use than the limit): no hot spare',
-      input: { hotMax: 3, warmFilling: 1, capacityRoom: -4 },
-      warm: 0,
+      name: 'no room at all (more in use than the limit): no hot spare, the warm size still kept',
+      input: { hotMax: 3, claimsLastHour: 5, capacityRoom: -4 },
+      warm: 1,
       hot: 0,
     },
   ];
@@ -93,15 +125,32 @@ describe('decidePoolTopUp', () => {
     expect(
       decidePoolTopUp({ ...base, hotMax: 3, claimsLastHour: 1, capacityRoom: 1 }).reason,
     ).toMatchInlineSnapshot(
-      `"warm 0 of 1: 1 to launch; hot 0 of 2 wanted (1 + 1 claimed in the last hour, POOL_HOT 3): no capacity room (0)"`,
+      `"1 claimed in the last hour; warm 0 of 2 wanted (WARM_POOL_SIZE 1): 1 to launch; hot 0 of 2 wanted (POOL_HOT 3): no capacity room (0)"`,
     );
   });
 });
 
-describe('hotSparesWanted', () => {
-  it('is one plus the last hour’s claims, within POOL_HOT', () => {
-    expect([0, 1, 2, 5].map((claims) => hotSparesWanted(3, claims))).toEqual([1, 2, 3, 3]);
+describe('spares wanted for the demand', () => {
+  it('hot: enough for the purchases that may come (95 %) while one launches, within POOL_HOT', () => {
+    expect([0, 1, 3, 5, 9, 12, 30, 100].map((claims) => hotSparesWanted(99, claims))).toEqual([
+      1, 2, 2, 3, 4, 4, 7, 16,
+    ]);
+    expect(hotSparesWanted(3, 30)).toBe(3);
     expect(hotSparesWanted(0, 4)).toBe(0);
+  });
+
+  it('warm: at least WARM_POOL_SIZE, more for a stop’s longer lead; none when it is 0', () => {
+    expect([0, 1, 5, 12, 30].map((claims) => warmSparesWanted(1, claims))).toEqual([1, 2, 3, 5, 8]);
+    expect(warmSparesWanted(4, 5)).toBe(4);
+    expect(warmSparesWanted(0, 30)).toBe(0);
+  });
+
+  it('the Poisson quantile: P(N ≤ k) ≥ p at the smallest k, even for a large mean', () => {
+    expect(poissonQuantile(0, 0.95)).toBe(0);
+    expect(poissonQuantile(0.1, 0.95)).toBe(1);
+    expect(poissonQuantile(3, 0.95)).toBe(6);
+    // Normal approximation: 1000 + 1.645 × √1000 ≈ 1052.
+    expect(poissonQuantile(1000, 0.95)).toBe(1052);
   });
 });
 

@@ -9,15 +9,65 @@
  * a hot one is kept running (costs its full hourly price while it waits; a purchase needs only
  * our tags and a Remote Desktop check).
  */
-import { toEpochMsOrNull, type Instant } from './time.ts';
+import { HOUR_MS, toEpochMsOrNull, type Instant } from './time.ts';
+
+const MINUTE_MS = 60_000;
+
+/**
+ * How long a new hot spare takes to be claimable: a launch and Windows' first boot until its
+ * password is ready (at least 4 minutes in AWS's documentation; 4–6 in the sandbox's `aws`
+ * profile), plus the worker's re-check.
+ */
+export const HOT_SPARE_LEAD_MS = 6 * MINUTE_MS;
+/** A warm spare is also stopped after its first boot (30–60 s more). */
+export const WARM_SPARE_LEAD_MS = 7 * MINUTE_MS;
+/** The share of purchases that should find a spare waiting: the p95 target of paid → connectable. */
+export const SPARE_SERVICE_LEVEL = 0.95;
+
+/** The smallest k with P(N ≤ k) ≥ p for N Poisson-distributed with that mean. */
+export function poissonQuantile(mean: number, p: number): number {
+  if (!(mean > 0)) return 0;
+  // Summed in log space: e^-mean underflows for a large mean, the terms near k ≈ mean do not.
+  const last = Math.ceil(mean + 12 * Math.sqrt(mean) + 12);
+  let logTerm = -mean;
+  let cdf = Math.exp(logTerm);
+  let k = 0;
+  while (cdf < p && k < last) {
+    k += 1;
+    logTerm += Math.log(mean) - Math.log(k);
+    cdf += Math.exp(logTerm);
+  }
+  return k;
+}
+
+/**
+ * Spares that let SPARE_SERVICE_LEVEL of purchases find one waiting, when every claim is
+ * replaced at once and a replacement takes `leadMs` (base-stock sizing): a purchase finds none
+ * only when as many purchases as there are spares came within one lead time. Purchases are
+ * taken to come at the last hour's rate. With no recent claim: one.
+ */
+export function sparesForDemand(claimsLastHour: number, leadMs: number): number {
+  return 1 + poissonQuantile((Math.max(0, claimsLastHour) * leadMs) / HOUR_MS, SPARE_SERVICE_LEVEL);
+}
+
+/** Hot spares wanted for a plan: enough for the purchases a launch's lead time may bring, within POOL_HOT. */
+export function hotSparesWanted(hotMax: number, claimsLastHour: number): number {
+  return Math.max(0, Math.min(hotMax, sparesForDemand(claimsLastHour, HOT_SPARE_LEAD_MS)));
+}
+
+/** Warm spares wanted: at least WARM_POOL_SIZE, more while purchases come faster; none when it is 0. */
+export function warmSparesWanted(warmSize: number, claimsLastHour: number): number {
+  if (warmSize <= 0) return 0;
+  return Math.max(warmSize, sparesForDemand(claimsLastHour, WARM_SPARE_LEAD_MS));
+}
 
 /** What `pool-replenish` knows about one plan when it decides. */
 export type PoolTopUpInput = {
-  /** WARM_POOL_SIZE for the plan: stopped spares to keep. */
+  /** WARM_POOL_SIZE for the plan: the fewest stopped spares to keep. */
   warmSize: number;
   /** POOL_HOT for the plan: the most running spares to keep. */
   hotMax: number;
-  /** The plan's spares claimed in the last hour: the demand hot spares follow. */
+  /** The plan's spares claimed in the last hour: the demand both kinds follow. */
   claimsLastHour: number;
   /**
    * Instances of the plan's type that may still be made: its CAPACITY_LIMITS less the machines
@@ -34,30 +84,33 @@ export type PoolTopUpInput = {
 export type PoolTopUp = { warm: number; hot: number; reason: string };
 
 /**
- * Hot spares wanted for a plan: one, plus one per claim in the last hour, never past POOL_HOT.
- * Zero when POOL_HOT is zero.
- */
-export function hotSparesWanted(hotMax: number, claimsLastHour: number): number {
-  return Math.max(0, Math.min(hotMax, 1 + claimsLastHour));
-}
-
-/**
- * The top-up for one plan. The warm pool is refilled to WARM_POOL_SIZE whatever the capacity
- * (a stopped spare uses no capacity a customer could be refused for until it is claimed); hot
- * spares follow demand within POOL_HOT and never past the type's capacity room, which the warm
- * spares created in the same top-up use first.
+ * The top-up for one plan. Spares are never removed here: a spare launched for a busy hour
+ * waits for the next purchase. The warm pool is refilled to WARM_POOL_SIZE whatever the
+ * capacity (a stopped spare holds no capacity a customer could be refused for until it is
+ * claimed); warm spares beyond it, for demand, and hot spares stay within the type's capacity
+ * room, which the warm spares of the same top-up use first.
  */
 export function decidePoolTopUp(input: PoolTopUpInput): PoolTopUp {
-  const warm = Math.max(0, input.warmSize - input.warmFilling);
-  const wanted = hotSparesWanted(input.hotMax, input.claimsLastHour);
+  const warmWanted = warmSparesWanted(input.warmSize, input.claimsLastHour);
+  const hotWanted = hotSparesWanted(input.hotMax, input.claimsLastHour);
+  const warmFloor = Math.max(0, input.warmSize - input.warmFilling);
+  const warmForDemand = Math.max(
+    0,
+    Math.min(warmWanted - input.warmFilling - warmFloor, input.capacityRoom - warmFloor),
+  );
+  const warm = warmFloor + warmForDemand;
   const room = input.capacityRoom - warm;
-  const hot = Math.max(0, Math.min(wanted - input.hotFilling, room));
-  const parts = [
-    `warm ${input.warmFilling} of ${input.warmSize}${warm > 0 ? `: ${warm} to launch` : ''}`,
-    `hot ${input.hotFilling} of ${wanted} wanted (1 + ${input.claimsLastHour} claimed in the last hour, POOL_HOT ${input.hotMax})` +
-      (hot > 0 ? `: ${hot} to launch` : wanted > input.hotFilling ? `: no capacity room (${room})` : ''),
-  ];
-  return { warm, hot, reason: parts.join('; ') };
+  const hot = Math.max(0, Math.min(hotWanted - input.hotFilling, room));
+  const short = (wanted: number, filling: number, made: number) =>
+    made > 0 ? `: ${made} to launch` : wanted > filling ? `: no capacity room (${room})` : '';
+  return {
+    warm,
+    hot,
+    reason:
+      `${input.claimsLastHour} claimed in the last hour; ` +
+      `warm ${input.warmFilling} of ${warmWanted} wanted (WARM_POOL_SIZE ${input.warmSize})${short(warmWanted, input.warmFilling, warm)}; ` +
+      `hot ${input.hotFilling} of ${hotWanted} wanted (POOL_HOT ${input.hotMax})${short(hotWanted, input.hotFilling, hot)}`,
+  };
 }
 
 /** A spare as the claim sees it. */

@@ -24,9 +24,10 @@ import { describeEc2Error, isRetryableCapacity } from '../cloudPc.ts';
 import type { WorkerDeps } from '../deps.ts';
 
 /**
- * `pool-replenish` (cron, and after every claim): keeps WARM_POOL_SIZE instances per plan
- * launched, first-boot-done and stopped, so a purchase needs only a start — and, with POOL_HOT,
- * running spares sized by the last hour's demand, so a purchase needs no start at all. How many
+ * `pool-replenish` (cron, and after every claim): keeps at least WARM_POOL_SIZE instances per
+ * plan launched, first-boot-done and stopped, so a purchase needs only a start — and, with
+ * POOL_HOT, running spares, so a purchase needs no start at all; both follow the last hour's
+ * demand. How many
  * of each is decided by core/domain/pool.ts; rows are counted and created under a per-plan lock
  * (two runs never top up twice); each row's launch carries the row id as ClientToken (a replayed
  * launch is the same instance). vm-sync takes each one through first boot, password capture and
