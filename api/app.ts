@@ -1,13 +1,12 @@
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import compose from 'koa-compose';
-import { koaBody } from 'koa-body';
 import type { AppContext, AppState } from './context.ts';
 import type { Services } from './services.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { requestId } from './middleware/requestId.ts';
 import { canonicalLoopbackHost, requireHttps, sameOrigin, securityHeaders } from './middleware/security.ts';
-import { refuseBadCharacters, requireKnownBodyType } from './middleware/input.ts';
+import { bodyParser, refuseBadCharacters, requireKnownBodyType } from './middleware/input.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { reportRoutes } from './routes/reports.ts';
@@ -93,18 +92,7 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
     // Who is asking: sets ctx.state.user from the session cookie (never refuses by itself).
     loadSession({ db: services.db, production: services.config.production }),
     requireKnownBodyType(),
-    koaBody({
-      json: true,
-      urlencoded: true,
-      multipart: false,
-      jsonLimit: '64kb',
-      formLimit: '64kb',
-      textLimit: '64kb',
-      jsonStrict: true,
-      onError: (error) => {
-        throw error;
-      },
-    }) as unknown as Middleware<AppState>,
+    bodyParser(),
     refuseBadCharacters(),
   ]);
   // One router holding every /api route (the route groups' routers are copied into it).

@@ -5,8 +5,13 @@
 export class HttpError extends Error {
   readonly status: number;
   readonly headers: Record<string, string>;
-  constructor(status: number, message: string, headers: Record<string, string> = {}) {
-    super(message);
+  constructor(
+    status: number,
+    message: string,
+    headers: Record<string, string> = {},
+    options: { cause?: unknown } = {},
+  ) {
+    super(message, options);
     this.name = 'HttpError';
     this.status = status;
     this.headers = headers;

@@ -295,6 +295,28 @@ describe('malformed input', () => {
     expect(await counts()).toBe(before);
   });
 
+  it('answers a body that does not decompress 400 and an unknown Content-Encoding 415, DCV in its XML', async () => {
+    const before = await counts();
+    const from = loopbackAddress();
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const corrupt = await post(stack.url, from, '/api/auth/login', '{"email":"a@b.co","password":"x"}', {
+        'content-encoding': encoding,
+      });
+      expect(corrupt.status).toBe(400);
+      expect(JSON.parse(corrupt.text).message).toContain('Content-Encoding');
+    }
+    const zstd = await post(stack.url, from, '/api/report-problem', '{}', { 'content-encoding': 'zstd' });
+    expect(zstd.status).toBe(415);
+    const dcv = await post(stack.url, from, '/api/dcv/auth', 'sessionId=console&authenticationToken=x', {
+      'content-type': 'application/x-www-form-urlencoded',
+      'content-encoding': 'gzip',
+    });
+    expect(dcv.status).toBe(400);
+    expect(dcv.headers.get('content-type')).toContain('application/xml');
+    expect(dcv.text).toContain('<auth result="no">');
+    expect(await counts()).toBe(before);
+  });
+
   it('refuses a NUL byte in the path or the query with 400', async () => {
     const user = await createUser(stack);
     const client = newClient(stack);
