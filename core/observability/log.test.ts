@@ -4,10 +4,10 @@ import { createLogger } from './log.ts';
 
 /** A logger whose lines are kept, parsed. */
 function capture() {
-  const lines: Array<Record<string, any>> = [];
+  const lines: Array<Record<string, Record<string, unknown> | string>> = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, any>);
+      lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, Record<string, unknown> | string>);
       done();
     },
   });
