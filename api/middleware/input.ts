@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { koaBody } from 'koa-body';
+import { HttpMethodEnum, koaBody } from 'koa-body';
 import { badRequest, HttpError } from '../errors.ts';
 import type { AppState } from '../context.ts';
 
@@ -37,7 +37,7 @@ export const UNSUPPORTED_ENCODING_MESSAGE =
   'That Content-Encoding is not supported. Send the body plain or gzip, deflate or br.';
 
 /**
- * Reads JSON and form bodies (64 kB each, after decompression). Whatever goes wrong while the
+ * Reads JSON and form bodies (64 kB each, after decompression) of POST, PUT, PATCH and DELETE. Whatever goes wrong while the
  * body is read is the request's fault, never ours: a Content-Encoding we do not speak is a 415,
  * and a body that does not decompress (gzip, deflate or br that is not) is a 400, where zlib's
  * own error would have been a 500. Errors thrown after the body was read (by the routes) pass
@@ -52,6 +52,9 @@ export function bodyParser(): Middleware<AppState> {
     formLimit: '64kb',
     textLimit: '64kb',
     jsonStrict: true,
+    // DELETE too: `DELETE /api/user` carries `{ email }` (spec §7), and its body must meet the
+    // same guards as any other.
+    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     onError: (error) => {
       throw error;
     },
