@@ -163,16 +163,19 @@ export async function openServices(
   databaseUrl: string,
   log: Logger,
 ): Promise<Services & { close: () => Promise<void> }> {
-  const [{ createDbPool }, { default: pgLib }, { startBoss }] = await Promise.all([
+  const [{ createDbPool }, { default: pgLib }, { startBoss }, { listenForRevocations }] = await Promise.all([
     import('../core/db/pool.ts'),
     import('pg'),
     import('../core/queue.ts'),
+    import('../core/db/sessionRevocations.ts'),
   ]);
   const db = await createDbPool(databaseUrl);
   const pgPool = new pgLib.Pool({ connectionString: databaseUrl, max: 4 });
   pgPool.on('error', (error) => log.warn({ err: error }, 'idle database connection lost'));
   const boss = await startBoss(databaseUrl, 'web');
   boss.on('error', (error) => log.error({ err: error }, 'queue error'));
+  // Sessions revoked by another web process are forgotten here at once (core/db/sessionCache.ts).
+  const revocations = listenForRevocations(databaseUrl, log);
   return {
     config,
     db,
@@ -183,6 +186,7 @@ export async function openServices(
     googleVerifier: createGoogleVerifier(config.google),
     clock: () => new Date(),
     async close() {
+      await revocations.close();
       await boss.stop({ graceful: true, timeout: 5000 });
       await pgPool.end();
       await db.end();
