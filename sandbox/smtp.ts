@@ -10,7 +10,10 @@ export type CaughtSmtpMail = { from: string; to: string[]; bytes: number; receiv
 
 export type SmtpCatcher = { port: number; url: string; close: () => Promise<void> };
 
-export async function startSmtpCatcher(onMail: (mail: CaughtSmtpMail) => void): Promise<SmtpCatcher> {
+export async function startSmtpCatcher(
+  onMail: (mail: CaughtSmtpMail) => void,
+  options: { port?: number } = {},
+): Promise<SmtpCatcher> {
   const server = new SMTPServer({
     secure: false,
     disabledCommands: ['STARTTLS'],
@@ -35,7 +38,7 @@ export async function startSmtpCatcher(onMail: (mail: CaughtSmtpMail) => void): 
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   const address = server.server.address();
   const port = address && typeof address === 'object' ? address.port : 0;
