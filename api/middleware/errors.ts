@@ -26,7 +26,7 @@ export function errorHandler(): Middleware<AppState> {
       }
       ctx.status = status;
       ctx.set(headers);
-      ctx.body = { message };
+      ctx.body = { message, ...(error instanceof HttpError ? error.details : {}) };
     }
   };
 }

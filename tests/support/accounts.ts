@@ -27,8 +27,9 @@ export type Client = {
  * its own (127.x.y.z; the whole 127/8 block reaches the server on Linux), so per-address limits
  * of one test do not spill into another, exactly as distinct real clients would be counted.
  */
-export function newClient(stack: TestStack, ip = loopbackAddress()): Client {
-  const cookies = new Map<string, string>();
+export function newClient(stack: TestStack, ip = loopbackAddress(), sameBrowserAs?: Client): Client {
+  // The same browser on another network (a phone moving from Wi-Fi to mobile data) shares its cookies.
+  const cookies = sameBrowserAs?.cookies ?? new Map<string, string>();
   return {
     ip,
     cookies,
