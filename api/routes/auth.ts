@@ -286,7 +286,10 @@ export function authRoutes(services: Services): Router<AppState> {
 
   router.post('/auth/resend-otp', validate(EmailBody), async (ctx) => {
     const { email, proof } = input<EmailBody>(ctx);
+    // Only the browser that started the sign-up may resend (and spend the inbox's budget).
     const started = existingRequester(ctx, config.production);
+    const pending = started ? await findPendingRegistration(db, email, started) : null;
+    if (!pending) throw badRequest(NO_PENDING);
     const requester = requesterFor(ctx, config.production);
     await spendCodeMail(ctx, services, {
       purpose: 'register',
@@ -295,8 +298,6 @@ export function authRoutes(services: Services): Router<AppState> {
       minute: true,
       proof,
     });
-    const pending = started ? await findPendingRegistration(db, email, started) : null;
-    if (!pending) throw badRequest(NO_PENDING);
     await db.transaction(async (trx) => {
       // The live code again, if there is one: a resend never hands guessers another code.
       const code = await liveOrNewCode(trx, 'register', email, requester);

@@ -1,6 +1,7 @@
 import { generate } from 'otplib';
 import { describe, expect, it } from 'vitest';
 import { sql } from '../../core/db/pool.ts';
+import { TWO_FACTOR_MESSAGES } from '../../core/domain/codeLimits.ts';
 import { countLiveSessions } from '../../core/db/sessions.ts';
 import { startTestStack } from '../support/stack.ts';
 import {
@@ -164,7 +165,7 @@ describe('logging in with two-factor on', () => {
     }
     const late = await client.call('/api/auth/two-factor', { body: { code: await totp(secret, 1) } });
     expect(late.status).toBe(401);
-    expect(late.body.message).toBe('Your sign-in has expired. Please log in again.');
+    expect(late.body.message).toBe(TWO_FACTOR_MESSAGES.exhausted);
   });
 
   it('refuses the second step without a first, and after the challenge expired', async () => {
