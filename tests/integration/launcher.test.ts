@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../scripts/lib/postgres.ts';
+import { alive, freePort } from '../../scripts/lib/postgres.ts';
 import { scratchDir } from '../../scripts/lib/scratch.ts';
 import { waitFor } from '../support/stack.ts';
 
@@ -76,15 +76,6 @@ function newestPid(run: Launch, what: string): number | undefined {
     (l) => l.name === 'start' && (l.msg === `${what} started` || l.msg === `${what} restarted`),
   );
   return started.at(-1)?.childPid as number | undefined;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function postgresPid(): number {

@@ -1,6 +1,5 @@
 import { solveChallenge, type Challenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/sha';
-import { generate } from 'otplib';
 import { describe, expect, it } from 'vitest';
 import { sql } from '../../core/db/pool.ts';
 import { INBOX_BURST, INBOX_INTERVAL_SECONDS } from '../../core/domain/codeLimits.ts';
@@ -14,6 +13,8 @@ import {
   otherCode,
   uniqueEmail,
   waitForMail,
+  totp,
+  withTwoFactor,
   type Client,
   type Reply,
 } from '../support/accounts.ts';
@@ -191,26 +192,9 @@ describe('emailed codes cannot be aimed at an owner', () => {
   });
 });
 
-/** A user with two-factor on (enrolled through the API), its secret and recovery codes. */
-async function withTwoFactor() {
-  const user = await createUser(stack);
-  const client = newClient(stack);
-  await logIn(client, user.email);
-  const setup = await client.call('/api/user/two-factor/setup', { method: 'POST' });
-  const secret = setup.body.secret as string;
-  const enabled = await client.call('/api/user/two-factor/enable', {
-    body: { code: await generate({ secret }) },
-  });
-  expect(enabled.status).toBe(200);
-  return { user, secret, recoveryCodes: enabled.body.recoveryCodes as string[] };
-}
-
-const totp = (secret: string, steps = 0) =>
-  generate({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
-
 describe('two-factor cannot be aimed at an owner', () => {
   it("ten wrong codes over two sign-ins with the password: the owner's code and recovery code still work", async () => {
-    const { user, secret, recoveryCodes } = await withTwoFactor();
+    const { user, secret, recoveryCodes } = await withTwoFactor(stack);
     const replies: Reply[] = [];
     for (let login = 0; login < 2; login++) {
       const attacker = newClient(stack);
@@ -240,7 +224,7 @@ describe('two-factor cannot be aimed at an owner', () => {
   });
 
   it('one browser and address guessing across sign-ins is stopped with a message saying when to retry', async () => {
-    const { user } = await withTwoFactor();
+    const { user } = await withTwoFactor(stack);
     const attacker = newClient(stack);
     const statuses: number[] = [];
     let last: Reply | undefined;
@@ -259,7 +243,7 @@ describe('two-factor cannot be aimed at an owner', () => {
   });
 
   it('mails the owner after three failed second steps with the right password: when, where, and where to change it', async () => {
-    const { user } = await withTwoFactor();
+    const { user } = await withTwoFactor(stack);
     for (let login = 0; login < 3; login++) {
       const attacker = newClient(stack, '127.77.0.9');
       await attacker.call('/api/auth/login', { body: { email: user.email, password: GOOD_PASSWORD } });
