@@ -12,7 +12,10 @@ export type SmtpCatcher = { port: number; url: string; close: () => Promise<void
 
 export async function startSmtpCatcher(
   onMail: (mail: CaughtSmtpMail) => void,
-  options: { port?: number } = {},
+  options: {
+    /** While this answers false the server turns every connection away (421), as one that is down. */
+    accepting?: () => boolean;
+  } = {},
 ): Promise<SmtpCatcher> {
   const server = new SMTPServer({
     secure: false,
@@ -21,6 +24,13 @@ export async function startSmtpCatcher(
     allowInsecureAuth: true,
     logger: false,
     size: 10 * 1024 * 1024,
+    onConnect(_session, callback) {
+      if (options.accepting && !options.accepting()) {
+        callback(Object.assign(new Error('Service not available, try again later'), { responseCode: 421 }));
+        return;
+      }
+      callback();
+    },
     onAuth(_auth, _session, callback) {
       callback(null, { user: 'sandbox' });
     },
@@ -38,7 +48,7 @@ export async function startSmtpCatcher(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    server.listen(0, '127.0.0.1', () => resolve());
   });
   const address = server.server.address();
   const port = address && typeof address === 'object' ? address.port : 0;
