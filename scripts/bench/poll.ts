@@ -1,10 +1,12 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { closeSync, openSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../core/config/config.ts';
 import { scratchDir, startScratchDatabase } from '../lib/scratch.ts';
 import { summariseProfile } from './cpuProfile.ts';
 import { postgresCpuMicros, processCpuMicros } from './processCpu.ts';
@@ -15,9 +17,10 @@ import { fmtMs, fmtRatio, heading, median, record, seedSignedInUser } from './li
  * run, on the same Postgres, by the same load generator (autocannon, in this process; every
  * server is a process of its own):
  *
- * - the poll, through the web process as `npm start` runs it (scripts/bench/pollApp.ts:
- *   NODE_ENV and LOG_LEVEL at npm start's defaults, the access log written to a file, the
- *   sandbox mounted), first fetch (200) and the browser's revalidation (304);
+ * - the poll, through npm start's own web process (scripts/lib/devWeb.ts, with the environment
+ *   a fresh shell and npm start give it: NODE_ENV and LOG_LEVEL at their defaults, the access
+ *   log on stdout, here a file; the sandbox mounted), first fetch (200) and the browser's
+ *   revalidation (304); only Postgres (the bench's own) and the worker are left out;
  * - the app's floor: a signed-in GET that reads nothing (the plan catalogue with the session
  *   cookie), so the poll's own work is the difference;
  * - the one-query route: a separate Koa process doing one parameterized unique-key read (a
@@ -31,7 +34,8 @@ import { fmtMs, fmtRatio, heading, median, record, seedSignedInUser } from './li
  * short run of the web process with a counting patch preloaded, never in the measured one.
  *
  * BENCH_POLL_PROFILE=<dir> also takes a CPU profile of the web process under the floor's load and
- * under the poll's (node:inspector), writes them to <dir> and prints where the time went.
+ * under the poll's (node:inspector, preloaded from scripts/bench/profiler.ts), writes them to <dir>
+ * and prints where the time went.
  */
 
 const CONNECTIONS = Number(process.env.BENCH_POLL_CONNECTIONS ?? 50);
@@ -73,7 +77,8 @@ export async function benchPoll(): Promise<void> {
   try {
     const seed = await seedSignedInUser(database.url);
     const cookie = `legend_session=${seed.token}`;
-    // A fresh shell's environment, as someone typing `npm start` has: no NODE_ENV, no LOG_LEVEL.
+    // A fresh shell's environment, as someone typing `npm start` has (no NODE_ENV, no LOG_LEVEL),
+    // plus what npm start adds for its web process: the database, the secret and the port.
     const appEnv = {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
@@ -81,8 +86,15 @@ export async function benchPoll(): Promise<void> {
       DATA_DIR: dataDir,
       APP_SECRET: randomBytes(32).toString('base64url'),
     };
-    const startApp = (execArgv: string[] = []) =>
-      startServer('scripts/bench/pollApp.ts', [], appEnv, logFd, execArgv);
+    const appConfig = loadConfig(appEnv);
+    const startApp = async (execArgv: string[] = []) =>
+      startServer(
+        'scripts/lib/devWeb.ts',
+        [],
+        { ...appEnv, PORT: String(await freePort()) },
+        logFd,
+        PROFILE_DIR ? [...execArgv, '--import', './scripts/bench/profiler.ts'] : execArgv,
+      );
 
     await countStatements(await startApp(['--import', './scripts/bench/countStatements.ts']), cookie);
 
@@ -164,8 +176,8 @@ export async function benchPoll(): Promise<void> {
     };
     const one = summary(ONE_QUERY);
     console.log(
-      `servers: each its own process; the web process as npm start runs it (NODE_ENV ${app.env}, ` +
-        `LOG_LEVEL ${app.logLevel}): ${logLines} access-log lines written during the rounds`,
+      `servers: each its own process; npm start's web process (NODE_ENV ${appConfig.env}, ` +
+        `LOG_LEVEL ${appConfig.logLevel}): ${logLines} access-log lines written during the rounds`,
     );
     console.log(
       'req/s and latency as the load generator saw them (it shares the machine); CPU/req: the server ' +
@@ -238,7 +250,7 @@ export async function benchPoll(): Promise<void> {
 }
 
 /** Statements (round trips) and writes per poll, in a short run of its own with the counting patch preloaded. */
-async function countStatements(server: Server & { child: ChildProcess }, cookie: string) {
+async function countStatements(server: Server, cookie: string) {
   try {
     const pollUrl = `http://127.0.0.1:${server.port}/api/vm/dashboard`;
     for (let i = 0; i < 20; i++) await fetch(pollUrl, { headers: { cookie } }).then((r) => r.arrayBuffer());
@@ -265,8 +277,6 @@ async function countStatements(server: Server & { child: ChildProcess }, cookie:
   }
 }
 
-type StartedServer = Server & { env?: string; logLevel?: string };
-
 /** Forks a bench server and waits for the `{ port }` it sends once it listens. */
 async function startServer(
   script: string,
@@ -274,10 +284,19 @@ async function startServer(
   env: NodeJS.ProcessEnv,
   stdout: number | 'ignore',
   execArgv: string[] = [],
-): Promise<StartedServer> {
+): Promise<Server> {
   const child = fork(script, args, { env, execArgv, stdio: ['ignore', stdout, 'inherit', 'ipc'] });
-  const ready = (await reply(child, (m) => 'port' in m)) as { port: number; env?: string; logLevel?: string };
-  return { child, pid: child.pid!, ...ready };
+  const ready = (await reply(child, (m) => typeof m.port === 'number')) as { port: number };
+  return { child, pid: child.pid!, port: ready.port };
+}
+
+/** A loopback port free at this moment (npm start gives its web process a port; so does this bench). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return address && typeof address === 'object' ? address.port : 0;
 }
 
 function reply(child: ChildProcess, wanted: (message: Record<string, unknown>) => boolean): Promise<unknown> {
