@@ -2,7 +2,7 @@ import pg from 'pg';
 
 /**
  * Preloaded (`node --import`) into a separate, short run of the bench's web process
- * (scripts/bench/pollApp.ts) to count the statements every `pg` client sends: how many round
+ * (scripts/lib/devWeb.ts, as npm start runs it) to count the statements every `pg` client sends: how many round
  * trips and writes one request costs. Never loaded into the process whose speed is measured:
  * the patch wraps every query, and would slow what it measures.
  *
