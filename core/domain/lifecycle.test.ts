@@ -27,7 +27,7 @@ const NOW = new Date('2026-06-10T12:00:00Z');
 const MIN = 60_000;
 const DAY = 86_400_000;
 const at = (offsetMs: number) => new Date(NOW.getTime() + offsetMs);
-const limits = { missingGraceMs: 5 * MIN, maxStartAttempts: 6 };
+const limits = { missingGraceMs: 5 * MIN, maxStartAttempts: 6, maxLaunchAttempts: 8 };
 
 const PLANS = {
   inForce: { status: 'active', expiresAt: at(10 * DAY), hours: 30 },
@@ -85,12 +85,12 @@ type Case = [
 const cases: Case[] = [
   // requested: the provisioning job's business.
   [
-    'requested, plan in force',
+    'requested, plan in force: a warm-pool spare first',
     machine('requested', { instanceId: null, launchAttempts: 0 }),
     'inForce',
     'unseen',
-    'launch',
-    /no machine yet/,
+    'claim-pool',
+    /warm-pool spare/,
   ],
   [
     'requested from a kept disk still being saved from the old machine',
@@ -99,16 +99,16 @@ const cases: Case[] = [
     'unseen',
     'wait',
     /still being saved/,
-    { restore: 'pending' },
+    { restore: { copy: 'creating' } },
   ],
   [
-    'requested from a kept disk that is complete',
-    machine('requested', { instanceId: null, launchAttempts: 0 }),
+    'requested from a kept disk that is complete: launched from it, never a spare',
+    machine('requested', { instanceId: null, launchAttempts: 0, restoresDisk: true }),
     'inForce',
     'unseen',
     'launch',
     /no machine yet/,
-    { restore: 'ready' },
+    { restore: { copy: 'completed' } },
   ],
   [
     'requested, plan expired',
@@ -258,11 +258,11 @@ const cases: Case[] = [
     /Remote Desktop/,
   ],
   [
-    'provisioning, RDP closed',
+    'provisioning, RDP closed: noted for the dashboard',
     machine('provisioning'),
     'inForce',
     'running',
-    'wait',
+    'note-remote-desktop-wait',
     /Remote Desktop/,
     { remoteDesktop: 'closed' },
   ],
@@ -305,7 +305,7 @@ const cases: Case[] = [
     machine('provisioning', { source: 'pool' }),
     'inForce',
     'stopped',
-    'start',
+    'start-claimed',
     /warm-pool/,
   ],
   [
@@ -579,25 +579,25 @@ const cases: Case[] = [
     'stopped',
     'snapshot',
     /snapshot it before/,
-    { snapshot: 'none' },
+    { snapshot: { row: 'none' } },
   ],
   [
-    'terminating, disk kept, snapshot failed: another',
+    'terminating, disk kept, row written but no snapshot sent',
     machine('terminating', { keepDisk: true }),
     'expired',
     'stopped',
     'snapshot',
     /snapshot it before/,
-    { snapshot: 'failed' },
+    { snapshot: { row: 'unsent' } },
   ],
   [
-    'terminating, disk kept, snapshot pending',
+    'terminating, disk kept, snapshot pending: looked at again soon',
     machine('terminating', { keepDisk: true }),
     'expired',
     'stopped',
-    'wait',
+    'check-later',
     /not complete/,
-    { snapshot: 'pending' },
+    { snapshot: { row: 'creating', cloud: 'pending' } },
   ],
   [
     'terminating, disk kept, snapshot done',
@@ -606,7 +606,7 @@ const cases: Case[] = [
     'stopped',
     'terminate',
     /to be deleted/,
-    { snapshot: 'completed' },
+    { snapshot: { row: 'completed' } },
   ],
   [
     'terminating, disk kept, instance already gone',
