@@ -10,7 +10,6 @@
  * terminating: gone); the cloud's state is what is. A decision closes the gap one step.
  */
 import { DAY_MS, formatLongDate, toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
-import { isPlanId, type PlanId } from './plans.ts';
 import { hourAlertsReached, planSeconds, remainingSeconds, type HourAlertPercent } from './usage.ts';
 
 export const MACHINE_STATES = [
@@ -895,8 +894,7 @@ export function decidePoolInstance(input: PoolInput): PoolDecision {
 /**
  * What a pool launch or a machine launch is made with: the subnet for the attempt (0-based) —
  * the main subnets for the first attempts (rotating), then the fallback subnets (other
- * availability zones), then both in turn — and the plan's image (the default plan's for an
- * unknown plan id).
+ * availability zones), then both in turn. (The image is the plan's: `imageForPlan`, plans.ts.)
  */
 export function subnetForAttempt(
   subnets: { subnetIds: string[]; fallbackSubnetIds: string[] },
@@ -908,10 +906,6 @@ export function subnetForAttempt(
   if (attempt < beforeFallback || fallback.length === 0) return main[attempt % main.length] ?? main[0] ?? '';
   const later = [...fallback, ...main];
   return later[(attempt - beforeFallback) % later.length] ?? fallback[0] ?? '';
-}
-
-export function imageForPlan(planId: string, amiByPlan: Record<PlanId, string>): string {
-  return isPlanId(planId) ? amiByPlan[planId] : amiByPlan.legend;
 }
 
 /**

@@ -3,7 +3,6 @@ import {
   decideMachine,
   decidePoolInstance,
   followUpOf,
-  imageForPlan,
   nextStep,
   provisionStep,
   restoreProgress,
@@ -16,6 +15,7 @@ import {
   type MachineFacts,
   type MachineState,
 } from './lifecycle.ts';
+import { imageForPlan } from './plans.ts';
 
 /** The decisions the executor used to take itself, now made here: each with its table. */
 

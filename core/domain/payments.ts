@@ -119,3 +119,37 @@ export function notActivatedExplanation(refundHours: number): string {
   const when = refundHours >= 1 ? `within ${Math.round(refundHours)} hours` : 'shortly';
   return `We received your payment but could not start the plan it was for. We will refund the full amount to your original payment method ${when} unless our team sorts it out with you first; you do not need to do anything.`;
 }
+
+/**
+ * Whether a paid subscription is activated, from what its settlement found, checked in this
+ * order: the amount PayU took, the subscription still waiting for its payment, the account, an
+ * overlapping plan (a running trial gives way to a bought plan), a trial already used. A
+ * refusal is never silent: the payment records it with its automatic refund.
+ */
+export type Activation = { kind: 'activate'; supersedeTrial: boolean } | { kind: 'refuse'; problem: string };
+
+export function activationOf(facts: {
+  paidPaise: number | null;
+  askedPaise: number;
+  subscription: { status: string; isTrial: boolean } | null;
+  customerExists: boolean;
+  /** The customer's plan in force now, if any. */
+  active: { isTrial: boolean; planName: string } | null;
+  trialUsed: boolean;
+}): Activation {
+  const { subscription, active } = facts;
+  // Our hash signed the amount, so PayU charging another one means something is badly wrong.
+  if (facts.paidPaise !== facts.askedPaise)
+    return {
+      kind: 'refuse',
+      problem: `PayU reports ${facts.paidPaise ?? 'no'} paise paid, we asked ${facts.askedPaise}`,
+    };
+  if (!subscription || subscription.status !== 'pending_payment')
+    return { kind: 'refuse', problem: `subscription ${subscription?.status ?? 'missing'}` };
+  if (!facts.customerExists) return { kind: 'refuse', problem: 'the account was deleted' };
+  if (active && !(active.isTrial && !subscription.isTrial))
+    return { kind: 'refuse', problem: `another plan (${active.planName}) is active` };
+  if (subscription.isTrial && facts.trialUsed)
+    return { kind: 'refuse', problem: 'a trial was already used by this account or phone number' };
+  return { kind: 'activate', supersedeTrial: active !== null };
+}

@@ -2,7 +2,8 @@ import { recordCapacityAvailable, recordCapacityShortage } from '../../core/db/e
 import { raiseAlert } from '../../core/db/operatorAlerts.ts';
 import { findSnapshot, markSnapshotRestored } from '../../core/db/snapshots.ts';
 import { beginLaunch, recordLaunch, recordVmError } from '../../core/db/vms.ts';
-import { imageForPlan, subnetForAttempt } from '../../core/domain/lifecycle.ts';
+import { subnetForAttempt } from '../../core/domain/lifecycle.ts';
+import { imageForPlan } from '../../core/domain/plans.ts';
 import { classifyEc2Error, type Ec2Instance } from '../../core/providers/ec2.ts';
 import { vmTags } from '../../core/providers/vmEc2.ts';
 import { scheduleVmCheck } from '../../core/commands/vmActions.ts';
