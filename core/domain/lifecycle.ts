@@ -36,7 +36,7 @@ export const LIVE_STATES = [
 ] as const satisfies readonly MachineState[];
 
 /** States that settle by themselves: something is under way and worth checking again soon. */
-export const TRANSITIONAL_STATES = [
+const TRANSITIONAL_STATES = [
   'requested',
   'provisioning',
   'starting',
@@ -44,7 +44,7 @@ export const TRANSITIONAL_STATES = [
   'terminating',
 ] as const satisfies readonly MachineState[];
 
-export function isLive(state: string): boolean {
+function isLive(state: string): boolean {
   return (LIVE_STATES as readonly string[]).includes(state);
 }
 
@@ -76,7 +76,7 @@ export function planEnded(plan: PlanFacts, now: Instant): boolean {
 }
 
 /** When an ended plan ended: the earlier of its cancellation and its expiry. */
-export function planEndedAt(plan: PlanFacts): number | null {
+function planEndedAt(plan: PlanFacts): number | null {
   const expiresAt = toEpochMsOrNull(plan.expiresAt);
   const cancelledAt = toEpochMsOrNull(plan.cancelledAt ?? null);
   if (expiresAt === null) return cancelledAt;
@@ -418,13 +418,13 @@ function gone(cloud: CloudView): boolean {
 }
 
 /** Missing from EC2 for longer than a fresh instance may be (eventual consistency), or since an unknown time. */
-export function missingTooLong(since: Instant | null, now: Instant, graceMs: number): boolean {
+function missingTooLong(since: Instant | null, now: Instant, graceMs: number): boolean {
   const at = toEpochMsOrNull(since);
   return at === null || toEpochMs(now) - at > graceMs;
 }
 
 /** Usage up to `now` if the machine has been running since its last count, capped at the plan. */
-export function usageUpTo(machine: MachineFacts, plan: Pick<PlanFacts, 'hours'>, now: Instant): number {
+function usageUpTo(machine: MachineFacts, plan: Pick<PlanFacts, 'hours'>, now: Instant): number {
   const counted = toEpochMsOrNull(machine.usageCountedAt);
   const extra = counted === null ? 0 : Math.max(0, (toEpochMs(now) - counted) / 1000);
   return Math.min(planSeconds(plan.hours), machine.usageSeconds + extra);
@@ -772,7 +772,7 @@ export function followUpOf(
  */
 export const POOL_FIRST_BOOT_DEADLINE_MS = 45 * 60_000;
 
-export function firstBootOverdue(launchedAt: Instant | null, now: Instant): boolean {
+function firstBootOverdue(launchedAt: Instant | null, now: Instant): boolean {
   return missingTooLong(launchedAt, now, POOL_FIRST_BOOT_DEADLINE_MS);
 }
 
@@ -1007,7 +1007,7 @@ export function planChange(
  * being saved from the customer's old machine (the new one then waits for it: a renewal in the
  * minutes after expiry must not lose the files a fresh machine would not have).
  */
-export function snapshotWillRestore(
+function snapshotWillRestore(
   snapshot: { state: string; keepUntil: Instant } | null | undefined,
   now: Instant,
 ): boolean {
