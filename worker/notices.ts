@@ -1,5 +1,5 @@
 import { findUserById } from '../core/db/users.ts';
-import { recordNotice, type NoticeKind } from '../core/db/vmNotices.ts';
+import { recordNotice } from '../core/db/vmNotices.ts';
 import type { Db } from '../core/db/pool.ts';
 import { sendJob, type Boss, type Payload } from '../core/queue.ts';
 
@@ -13,13 +13,7 @@ type Mail = Payload<'email-send'>;
 export async function notify(
   db: Db,
   boss: Boss,
-  notice: {
-    kind: NoticeKind;
-    subjectId: string;
-    userId: string;
-    subscriptionId?: string | null;
-    vmId?: string | null;
-  },
+  notice: Parameters<typeof recordNotice>[1],
   compose: (person: { name: string; email: string }) => Mail,
 ): Promise<boolean> {
   return db.transaction(async (trx) => {

@@ -63,14 +63,7 @@ export async function sendRefund(
       // The plan ends with its refund; a payment that never activated anything has no plan to end.
       if (payment.problem === null) await cancelSubscription(trx, payment.subscription_id, new Date());
       if (customer) {
-        await sendJob(
-          deps.boss,
-          'email-send',
-          refundMail(customer, row, payment.txnid, 'accepted', deps.config.publicUrl),
-          {
-            db: trx,
-          },
-        );
+        await mailRefund(deps, trx, customer, row, payment, 'accepted');
       }
       if (row.payu_request_id) {
         await scheduleFollowUp(deps, row, trx);
@@ -117,25 +110,11 @@ export async function followRefund(
     if (!row) return;
     const next = refundFollowUp(status.progress, row.status_checks, deps.config.refundStatusPollSeconds);
     if (next.kind === 'refunded' && customer) {
-      await sendJob(
-        deps.boss,
-        'email-send',
-        refundMail(customer, row, payment.txnid, 'refunded', deps.config.publicUrl),
-        {
-          db: trx,
-        },
-      );
+      await mailRefund(deps, trx, customer, row, payment, 'refunded');
     } else if (next.kind === 'failed') {
       await alertFailed(trx, row, payment, `PayU reports the refund ${status.payuStatus}`);
       if (customer) {
-        await sendJob(
-          deps.boss,
-          'email-send',
-          refundMail(customer, row, payment.txnid, 'failed', deps.config.publicUrl),
-          {
-            db: trx,
-          },
-        );
+        await mailRefund(deps, trx, customer, row, payment, 'failed');
       }
     } else if (next.kind === 'stalled') {
       await raiseAlert(trx, {
@@ -188,4 +167,22 @@ async function alertFailed(db: Db, refund: Refund, payment: Payment, why: string
     message: `Refund ${refund.token} of ${payment.txnid} (${refund.amount_paise} paise, ${refund.source}) failed: ${why}. Issue it again with npm run refund once the cause is fixed.`,
     details: { txnid: payment.txnid, refundId: refund.id, source: refund.source },
   });
+}
+
+async function mailRefund(
+  deps: RefundContext,
+  trx: Db,
+  customer: { name: string; email: string },
+  refund: Refund,
+  payment: Payment,
+  kind: Parameters<typeof refundMail>[3],
+): Promise<void> {
+  await sendJob(
+    deps.boss,
+    'email-send',
+    refundMail(customer, refund, payment.txnid, kind, deps.config.publicUrl),
+    {
+      db: trx,
+    },
+  );
 }
