@@ -1,4 +1,5 @@
 import type { Config } from '../config/config.ts';
+import { findInvoiceByPayment } from '../db/invoices.ts';
 import { raiseAlert } from '../db/operatorAlerts.ts';
 import type { Payment } from '../db/payments.ts';
 import type { Db } from '../db/pool.ts';
@@ -10,6 +11,7 @@ import { refundMail } from '../emails/payments.ts';
 import type { Logger } from '../observability/log.ts';
 import { PayUError, type PayUClient } from '../providers/payu.ts';
 import { sendJob, type Boss } from '../queue.ts';
+import { issueCreditNote } from './creditNotes.ts';
 
 /**
  * A refund row taken towards its end at PayU. Guard → side effect with a key → record: a
@@ -109,8 +111,14 @@ export async function followRefund(
     const row = await recordRefundStatus(trx, refund.id, { payuStatus: status.payuStatus, final });
     if (!row) return;
     const next = refundFollowUp(status.progress, row.status_checks, deps.config.refundStatusPollSeconds);
-    if (next.kind === 'refunded' && customer) {
-      await mailRefund(deps, trx, customer, row, payment, 'refunded');
+    if (next.kind === 'refunded') {
+      // The refund reduced an invoiced supply: its credit note is issued with it, once (the
+      // conditional status change above lets one transaction through; the note is keyed on the refund).
+      const invoice = await findInvoiceByPayment(trx, payment.id);
+      const creditNote = invoice
+        ? await issueCreditNote(trx, { refund: row, invoice, now: new Date() })
+        : null;
+      if (customer) await mailRefund(deps, trx, customer, row, payment, 'refunded', creditNote);
     } else if (next.kind === 'failed') {
       await alertFailed(trx, row, payment, `PayU reports the refund ${status.payuStatus}`);
       if (customer) {
@@ -176,13 +184,12 @@ async function mailRefund(
   refund: Refund,
   payment: Payment,
   kind: Parameters<typeof refundMail>[3],
+  creditNote: Parameters<typeof refundMail>[5] = null,
 ): Promise<void> {
   await sendJob(
     deps.boss,
     'email-send',
-    refundMail(customer, refund, payment.txnid, kind, deps.config.publicUrl),
-    {
-      db: trx,
-    },
+    refundMail(customer, refund, payment.txnid, kind, deps.config.publicUrl, creditNote),
+    { db: trx },
   );
 }

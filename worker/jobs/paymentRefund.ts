@@ -22,7 +22,7 @@ export function paymentRefund(deps: WorkerDeps, payu: PayUClient = createPayUCli
   };
 }
 
-async function handleRefund(deps: WorkerDeps, payu: PayUClient, refundId: string): Promise<void> {
+export async function handleRefund(deps: WorkerDeps, payu: PayUClient, refundId: string): Promise<void> {
   const log = deps.log.child({ job: 'payment-refund', refundId });
   const refund = await findRefund(deps.db, refundId);
   if (!refund) {
