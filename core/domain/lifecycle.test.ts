@@ -23,6 +23,7 @@ import {
   type MachineState,
   type PlanFacts,
   followUpOf,
+  poolFollowUp,
   nextStep,
   provisionStep,
   restoreProgress,
@@ -1327,5 +1328,17 @@ describe('imageForPlan', () => {
     };
     expect(imageForPlan('pro-legend', amis)).toBe('ami-2');
     expect(imageForPlan('gone', amis)).toBe('ami-1');
+  });
+});
+
+describe('poolFollowUp', () => {
+  it.each<[string, number, string]>([
+    ['launching', 1, 'check-again'],
+    ['stopping', 30, 'check-again'],
+    ['stopping', 31, 'none'],
+    ['ready', 1, 'none'],
+    ['failed', 1, 'none'],
+  ])('%s after %i checks', (state, count, expected) => {
+    expect(poolFollowUp(state, { count, limit: 30 }).kind).toBe(expected);
   });
 });

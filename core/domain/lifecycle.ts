@@ -764,6 +764,13 @@ export function followUpOf(
   return left > 0 && left < 86_400 ? { kind: 'hours-check', inSeconds: left + 1 } : { kind: 'none' };
 }
 
+/** A warm-pool spare is looked at again soon while its first boot or its stop is under way (up to the same bound). */
+export function poolFollowUp(state: string, checks: { count: number; limit: number }): FollowUp {
+  return (state === 'launching' || state === 'stopping') && checks.count <= checks.limit
+    ? { kind: 'check-again' }
+    : { kind: 'none' };
+}
+
 /**
  * A spare whose Windows has not finished its first boot this long after launch never will (a bad
  * image, a broken first-boot agent): it is failed, so its instance is no longer ours and the

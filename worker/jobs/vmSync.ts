@@ -1,7 +1,7 @@
 import { findPoolInstance, markPoolSynced, type PoolInstance } from '../../core/db/poolInstances.ts';
 import { findSubscription, findSubscriptionsByIds } from '../../core/db/subscriptions.ts';
 import { findVm, markVmsSynced, type Vm } from '../../core/db/vms.ts';
-import { followUpOf } from '../../core/domain/lifecycle.ts';
+import { followUpOf, poolFollowUp } from '../../core/domain/lifecycle.ts';
 import { parsePayload, sendJob, type Job, type Payload } from '../../core/queue.ts';
 import { scheduleVmCheck } from '../../core/commands/vmActions.ts';
 import type { WorkerDeps } from '../deps.ts';
@@ -99,8 +99,7 @@ async function followUp(deps: WorkerDeps, target: Payload<'vm-sync'>): Promise<v
     }
   } else if (target.poolInstanceId) {
     const row = await findPoolInstance(db, target.poolInstanceId);
-    if (row && (row.state === 'launching' || row.state === 'stopping') && checks.count <= checks.limit) {
+    if (row && poolFollowUp(row.state, checks).kind === 'check-again')
       await scheduleVmCheck(boss, config, { poolInstanceId: row.id }, { followUp: checks.count });
-    }
   }
 }
