@@ -27,6 +27,7 @@ import { paymentNotActivatedMail, paymentReceiptMail } from '../emails/payments.
 import type { Logger } from '../observability/log.ts';
 import type { VerifyPaymentResult } from '../providers/payu.ts';
 import { sendJob, type Boss } from '../queue.ts';
+import { afterActivation, giveWayToRenewal, renewalPeriodEnd, renewalTerms } from './autopay.ts';
 import { issueInvoice } from './invoicing.ts';
 
 /**
@@ -125,6 +126,8 @@ async function settleSuccess(
     const customer = await findUserById(trx, paid.user_id);
     if (subscription?.is_trial && subscription.trial_phone)
       await lockTrialPhone(trx, subscription.trial_phone);
+    // An AutoPay debit or a renewal's "Pay now" renews the active plan on its machine.
+    const renewal = subscription ? await renewalTerms(trx, subscription.id) : null;
     await expireLapsedSubscriptions(trx, paid.user_id, now);
     const active = await findActiveSubscription(trx, paid.user_id, now);
     const activation = activationOf({
@@ -132,14 +135,23 @@ async function settleSuccess(
       askedPaise: paid.amount_paise,
       subscription: subscription && { status: subscription.status, isTrial: subscription.is_trial },
       customerExists: customer !== null,
-      active: active && { isTrial: active.is_trial, planName: active.plan_name },
+      active: active && {
+        isTrial: active.is_trial,
+        planName: active.plan_name,
+        renewed: renewal?.renews_subscription_id === active.id,
+      },
       trialUsed:
         !!subscription?.is_trial && (await hasUsedTrial(trx, paid.user_id, subscription.trial_phone)),
     });
     if (activation.kind === 'refuse') return refuse(ctx, trx, paid, customer, activation.problem, now);
-    if (activation.supersedeTrial && active) await supersedeTrial(trx, active.id);
+    if (activation.givesWay === 'trial' && active) await supersedeTrial(trx, active.id);
+    if (activation.givesWay === 'renewed-plan' && active) await giveWayToRenewal(trx, active.id, now);
     const sub = subscription!;
-    const expiresAt = sub.is_trial ? trialExpiry(now) : planExpiry(now);
+    const expiresAt = sub.is_trial
+      ? trialExpiry(now)
+      : renewal
+        ? renewalPeriodEnd(renewal, now)
+        : planExpiry(now);
     const activated = await activateSubscription(trx, sub.id, now, expiresAt);
     if (!activated?.purchased_at || !activated.expires_at || !customer)
       return refuse(ctx, trx, paid, customer, 'the subscription could not be activated', now);
@@ -149,7 +161,20 @@ async function settleSuccess(
       customer: { name: customer.name, email: customer.email, phone: customer.phone },
       now,
     });
-    await sendJob(boss, 'email-send', paymentReceiptMail(invoice, config.publicUrl), { db: trx });
+    await afterActivation(trx, boss, config, {
+      payment: paid,
+      answer: verified.answer,
+      subscription: activated,
+      now,
+    });
+    await sendJob(
+      boss,
+      'email-send',
+      paymentReceiptMail(invoice, config.publicUrl, { renewal: renewal !== null }),
+      {
+        db: trx,
+      },
+    );
     await sendJob(
       boss,
       'vm-provision',

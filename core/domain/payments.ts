@@ -125,18 +125,20 @@ export function notActivatedExplanation(refundHours: number): string {
 /**
  * Whether a paid subscription is activated, from what its settlement found, checked in this
  * order: the amount PayU took, the subscription still waiting for its payment, the account, an
- * overlapping plan (a running trial gives way to a bought plan), a trial already used. A
+ * overlapping plan (a running trial gives way to a bought plan, a renewed plan to its renewal),
+ * a trial already used. A
  * refusal is never silent: the payment records it with its automatic refund.
  */
-export type Activation = { kind: 'activate'; supersedeTrial: boolean } | { kind: 'refuse'; problem: string };
+export type Activation =
+  { kind: 'activate'; givesWay: 'trial' | 'renewed-plan' | null } | { kind: 'refuse'; problem: string };
 
 export function activationOf(facts: {
   paidPaise: number | null;
   askedPaise: number;
   subscription: { status: string; isTrial: boolean } | null;
   customerExists: boolean;
-  /** The customer's plan in force now, if any. */
-  active: { isTrial: boolean; planName: string } | null;
+  /** The customer's plan in force now, if any; `renewed`: this payment renews it (AutoPay or "Pay now"). */
+  active: { isTrial: boolean; planName: string; renewed: boolean } | null;
   trialUsed: boolean;
 }): Activation {
   const { subscription, active } = facts;
@@ -149,11 +151,20 @@ export function activationOf(facts: {
   if (!subscription || subscription.status !== 'pending_payment')
     return { kind: 'refuse', problem: `subscription ${subscription?.status ?? 'missing'}` };
   if (!facts.customerExists) return { kind: 'refuse', problem: 'the account was deleted' };
-  if (active && !(active.isTrial && !subscription.isTrial))
-    return { kind: 'refuse', problem: `another plan (${active.planName}) is active` };
+  // A running trial gives way to a bought plan, the renewed plan to its renewal; anything else
+  // means this purchase overlaps one.
+  const givesWay = !active
+    ? null
+    : active.isTrial && !subscription.isTrial
+      ? 'trial'
+      : active.renewed
+        ? 'renewed-plan'
+        : undefined;
+  if (givesWay === undefined)
+    return { kind: 'refuse', problem: `another plan (${active!.planName}) is active` };
   if (subscription.isTrial && facts.trialUsed)
     return { kind: 'refuse', problem: 'a trial was already used by this account or phone number' };
-  return { kind: 'activate', supersedeTrial: active !== null };
+  return { kind: 'activate', givesWay };
 }
 
 /** How long an unanswered checkout waits before it reads "Not completed", and what the bank does then. */

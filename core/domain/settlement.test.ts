@@ -14,7 +14,7 @@ describe('activationOf', () => {
     trialUsed: false,
   };
   it.each<[string, Partial<Parameters<typeof activationOf>[0]>, Activation]>([
-    ['paid as asked', {}, { kind: 'activate', supersedeTrial: false }],
+    ['paid as asked', {}, { kind: 'activate', givesWay: null }],
     [
       'another amount',
       { paidPaise: 100 },
@@ -34,19 +34,24 @@ describe('activationOf', () => {
     ['account deleted', { customerExists: false }, { kind: 'refuse', problem: 'the account was deleted' }],
     [
       'a running trial gives way to a bought plan',
-      { active: { isTrial: true, planName: 'Trial' } },
-      { kind: 'activate', supersedeTrial: true },
+      { active: { isTrial: true, planName: 'Trial', renewed: false } },
+      { kind: 'activate', givesWay: 'trial' },
     ],
     [
       'another bought plan is active',
-      { active: { isTrial: false, planName: 'Legend' } },
+      { active: { isTrial: false, planName: 'Legend', renewed: false } },
       { kind: 'refuse', problem: 'another plan (Legend) is active' },
+    ],
+    [
+      'the renewed plan gives way to its renewal',
+      { active: { isTrial: false, planName: 'Legend', renewed: true } },
+      { kind: 'activate', givesWay: 'renewed-plan' },
     ],
     [
       'a trial over a running trial',
       {
         subscription: { status: 'pending_payment', isTrial: true },
-        active: { isTrial: true, planName: 'Trial' },
+        active: { isTrial: true, planName: 'Trial', renewed: false },
       },
       { kind: 'refuse', problem: 'another plan (Trial) is active' },
     ],

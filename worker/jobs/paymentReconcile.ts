@@ -8,6 +8,8 @@ import {
 import { applyVerification } from '../../core/commands/paymentSettlement.ts';
 import { redriveStalledRefunds, startDueAutoRefunds } from '../../core/commands/refundSweep.ts';
 import { createPayUClient, type PayUClient } from '../../core/providers/payu.ts';
+import { createPayUSiClient, type PayUSiClient } from '../../core/providers/payuSi.ts';
+import { siDebitPaymentIds, verifySiDebit } from '../../core/commands/autopayVerify.ts';
 import type { Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
 
@@ -39,6 +41,7 @@ export async function reconcilePayments(
   deps: WorkerDeps,
   payu: PayUClient,
   now: Date,
+  si: PayUSiClient = createPayUSiClient(deps.config.payu),
 ): Promise<ReconcileResult> {
   const log = deps.log.child({ job: 'payment-reconcile' });
   const claimed = await claimDuePayments(
@@ -55,8 +58,33 @@ export async function reconcilePayments(
     refundsRedriven: 0,
   };
   const failures: Error[] = [];
-  for (let i = 0; i < claimed.length; i += RECONCILE_BATCH_SIZE) {
-    const batch = claimed.slice(i, i + RECONCILE_BATCH_SIZE);
+  const soon = new Date(now.getTime() + 60_000);
+  // AutoPay debits are asked about one by one with verify_si_payment; checkouts in batches.
+  const siDebits = await siDebitPaymentIds(
+    deps.db,
+    claimed.map((p) => p.id),
+  );
+  for (const payment of claimed.filter((p) => siDebits.has(p.id))) {
+    let answer;
+    try {
+      result.calls++;
+      answer = await verifySiDebit(deps, payment, si);
+    } catch (error) {
+      await checkPaymentsAgainSoon(deps.db, [payment.id], soon);
+      log.error(
+        { err: error, txnid: payment.txnid },
+        'payment-reconcile: verify_si_payment failed; checking again soon',
+      );
+      failures.push(error as Error);
+      continue;
+    }
+    const outcome = await applyVerification(deps, payment, answer, log.child({ txnid: payment.txnid }));
+    result.checked++;
+    result.outcomes[outcome] = (result.outcomes[outcome] ?? 0) + 1;
+  }
+  const checkouts = claimed.filter((p) => !siDebits.has(p.id));
+  for (let i = 0; i < checkouts.length; i += RECONCILE_BATCH_SIZE) {
+    const batch = checkouts.slice(i, i + RECONCILE_BATCH_SIZE);
     let answers;
     try {
       result.calls++;
@@ -67,7 +95,7 @@ export async function reconcilePayments(
       await checkPaymentsAgainSoon(
         deps.db,
         batch.map((p) => p.id),
-        new Date(now.getTime() + 60_000),
+        soon,
       );
       log.error(
         { err: error, count: batch.length },

@@ -1,5 +1,6 @@
 import { checkPaymentBy, findPaymentByTxnid } from '../../core/db/payments.ts';
 import { applyVerification } from '../../core/commands/paymentSettlement.ts';
+import { isSiDebit, verifySiDebit } from '../../core/commands/autopayVerify.ts';
 import { createPayUClient, type PayUClient } from '../../core/providers/payu.ts';
 import { parsePayload, type Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
@@ -51,7 +52,10 @@ async function verifyPayment(
     return;
   }
   // Outside any transaction: slonik may retry a transaction, and PayU must not be asked twice for one write.
-  const answer = await payu.verifyPayment(txnid);
+  // An AutoPay debit is asked about with verify_si_payment.
+  const answer = (await isSiDebit(deps.db, payment.id))
+    ? await verifySiDebit(deps, payment)
+    : await payu.verifyPayment(txnid);
   const outcome = await applyVerification(deps, payment, answer, log);
   // A callback arrived but PayU has not decided: the sweep asks again within a minute or two.
   if (outcome === 'open') await checkPaymentBy(deps.db, txnid, new Date(Date.now() + 60_000));
