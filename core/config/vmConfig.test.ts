@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.ts';
 import { SANDBOX_EC2 } from './vmConfig.ts';
-import { subnetForAttempt } from '../providers/vmEc2.ts';
+import { subnetForAttempt } from '../domain/lifecycle.ts';
 
 describe('cloud-PC configuration', () => {
   it('defaults to the sandbox EC2 with ids in AWS formats and one warm machine per card plan', () => {

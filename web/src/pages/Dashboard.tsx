@@ -20,13 +20,7 @@ import { usePageTitle } from '../components/pageTitle.ts';
 import { formatRupees, rupeesToPaise } from '../../../core/domain/money.ts';
 import { formatLongDate } from '../../../core/domain/time.ts';
 import { isTrialPlanName, TRIAL_LABEL } from '../../../core/domain/trial.ts';
-import { vmDisplayState } from '../../../core/domain/usage.ts';
-import {
-  displayStateOf,
-  VM_MESSAGES,
-  VM_STATUS_LABELS,
-  type VmDisplayState,
-} from '../../../core/domain/vm.ts';
+import { VM_MESSAGES, VM_STATUS_LABELS, type VmDisplayState } from '../../../core/domain/vm.ts';
 
 /**
  * Spec §2 Dashboard: the cloud PC and its plan, the connection files, START (only when
@@ -109,9 +103,7 @@ function DashboardView({ user }: { user: SessionUser }) {
 }
 
 function DashboardBody({ record }: { record: DashboardRecord }) {
-  const state = displayStateOf(
-    vmDisplayState({ isRunning: record.isRunning, lastState: record.vmLastState }),
-  );
+  const state = record.displayState;
   return (
     <>
       {record.notice && (
