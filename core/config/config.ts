@@ -9,6 +9,11 @@ import {
   type Ec2Config,
   type VmConfig,
 } from './vmConfig.ts';
+import {
+  CONNECTION_CHECK_ENV,
+  connectionCheckConfig,
+  type ConnectionCheckConfig,
+} from './connectionCheckConfig.ts';
 
 /**
  * Every environment variable the product reads, in one place. Each process calls
@@ -79,6 +84,8 @@ const EnvSchema = z.object({
   REFUND_STATUS_POLL_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
   // Cloud PCs on EC2: see core/config/vmConfig.ts.
   ...VM_ENV,
+  // The connection check page: see core/config/connectionCheckConfig.ts.
+  ...CONNECTION_CHECK_ENV,
   // Usage page (progress): CloudWatch metrics pulled by the worker.
   /** Another CloudWatch endpoint (the sandbox, a VPC endpoint); unset means AWS's own. */
   CLOUDWATCH_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
@@ -193,6 +200,8 @@ export type Config = {
   vm: VmConfig;
   /** CPU and GPU utilisation for the usage page, from CloudWatch (see metricsConfig). */
   metrics: MetricsConfig;
+  /** The endpoint the connection check page measures (core/config/connectionCheckConfig.ts). */
+  connectionCheck: ConnectionCheckConfig;
 };
 
 export type MetricsConfig = {
@@ -354,8 +363,15 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const sandboxUrl = (env.SANDBOX_URL ?? `http://127.0.0.1:${port}`).replace(/\/+$/, '');
   const googleMode = env.GOOGLE_CLIENT_ID ? 'google' : sandboxEnabled ? 'sandbox' : 'off';
   let vmSection: { ec2: Ec2Config; vm: VmConfig };
+  let connectionCheck: ConnectionCheckConfig;
   try {
     vmSection = parseVmConfig(env, { production, sandboxUrl, publicUrl, profile: env.SANDBOX_PROFILE });
+    connectionCheck = connectionCheckConfig(env, {
+      production,
+      region: vmSection.ec2.region,
+      ec2Sandbox: vmSection.ec2.mode === 'sandbox',
+      publicUrl,
+    });
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
@@ -434,6 +450,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     refundStatusPollSeconds: env.REFUND_STATUS_POLL_SECONDS,
     ...vmSection,
     metrics: metricsConfig(env, vmSection.ec2, sandboxUrl),
+    connectionCheck,
   };
 }
 
