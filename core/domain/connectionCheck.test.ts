@@ -5,6 +5,7 @@ import {
   DOWNLOAD_SIZES,
   formatMbps,
   formatMs,
+  greatNeeds,
   jitterMs,
   median,
   MIN_RTT_SAMPLES,
@@ -75,7 +76,7 @@ describe('statistics', () => {
 });
 
 describe('a run of round trips', () => {
-  const run = (first: number, rest: number[]) => [first, ...rest];
+  const run = (first: number, rest: Array<number | null>) => [first, ...rest];
 
   it('discards the first request (connection set-up) whatever it measured', () => {
     const steady = Array.from({ length: RTT_REQUESTS - 1 }, () => 30);
@@ -199,6 +200,14 @@ describe('verdicts', () => {
   it('names what kept a use from great', () => {
     expect(verdictFor('gaming', m(50, 8, 12)).shortfalls).toEqual(['rtt', 'jitter', 'speed']);
     expect(verdictFor('gaming', m(20, 8, null)).shortfalls).toEqual(['jitter']);
+  });
+
+  it('says what great asks for each use', () => {
+    expect(greatNeeds('gaming')).toBe('Great needs a round trip up to 35 ms, jitter up to 5 ms and 20 Mbps.');
+    expect(greatNeeds('editing')).toBe(
+      'Great needs a round trip up to 80 ms, jitter up to 15 ms and 20 Mbps.',
+    );
+    expect(greatNeeds('work')).toBe('Great needs a round trip up to 100 ms, jitter up to 20 ms and 5 Mbps.');
   });
 
   it('judges every use, gaming first', () => {

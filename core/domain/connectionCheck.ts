@@ -279,6 +279,12 @@ export function verdicts(measured: Measured): Verdict[] {
   return USES.map((use) => verdictFor(use, measured));
 }
 
+/** What "great" asks of a line for `use`, in the page's words. */
+export function greatNeeds(use: Use): string {
+  const { rttMs, jitterMs, mbps } = THRESHOLDS[use].great;
+  return `Great needs a round trip up to ${rttMs} ms, jitter up to ${jitterMs} ms and ${mbps} Mbps.`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Advice when it falls short, and the region's name.
 

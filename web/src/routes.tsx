@@ -42,6 +42,8 @@ export const ROUTES: RouteDef[] = [
   { path: '/privacy-policy', component: lazy(() => import('./pages/PrivacyPolicy.tsx')) },
   { path: '/terms-of-service', component: lazy(() => import('./pages/TermsOfService.tsx')) },
   { path: '/contact-us', component: lazy(() => import('./pages/ContactUs.tsx')) },
+  // Before buying: the visitor's round trip, jitter and speed to the machines' region.
+  { path: '/connection-check', component: lazy(() => import('./pages/ConnectionCheck.tsx')) },
   // The links in blog subscription mails (double opt-in).
   { path: '/subscribe/confirm', component: Subscription },
   { path: '/subscribe/unsubscribe', component: Subscription },
