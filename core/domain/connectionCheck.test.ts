@@ -12,6 +12,7 @@ import {
   nextDownloadBytes,
   regionLabel,
   RTT_REQUESTS,
+  rttRunCanSucceed,
   rttSampleMs,
   summariseRtt,
   throughputMbps,
@@ -99,6 +100,15 @@ describe('a run of round trips', () => {
     const lost = Array.from({ length: RTT_REQUESTS - MIN_RTT_SAMPLES }, () => null);
     expect(summariseRtt(run(60, [...answered, ...lost]))).toBeNull();
     expect(summariseRtt(run(60, [...answered, 25]))).not.toBeNull();
+  });
+
+  it('stops a run once too many requests are lost to reach the minimum', () => {
+    const lost = (n: number) => Array.from({ length: n }, () => null);
+    // The set-up request does not count, answered or not.
+    expect(rttRunCanSucceed([null])).toBe(true);
+    expect(rttRunCanSucceed([null, ...lost(RTT_REQUESTS - 1 - MIN_RTT_SAMPLES)])).toBe(true);
+    expect(rttRunCanSucceed([null, ...lost(RTT_REQUESTS - MIN_RTT_SAMPLES)])).toBe(false);
+    expect(rttRunCanSucceed([30, 20, null, 20, null])).toBe(true);
   });
 
   it('asks for at least 20 samples after the discarded one', () => {

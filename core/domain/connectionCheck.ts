@@ -112,6 +112,15 @@ export function summariseRtt(attempts: readonly RttAttempt[]): RttSummary | null
   };
 }
 
+/**
+ * Whether a run that has made `attempts` so far can still end with `MIN_RTT_SAMPLES` answers:
+ * once too many are lost it stops, rather than wait out the timeouts of the rest.
+ */
+export function rttRunCanSucceed(attempts: readonly RttAttempt[]): boolean {
+  const lost = attempts.slice(1).filter((value) => value === null).length;
+  return RTT_REQUESTS - 1 - lost >= MIN_RTT_SAMPLES;
+}
+
 /** One payload fetched for the download speed. */
 export type Transfer = {
   /** What was asked for. */

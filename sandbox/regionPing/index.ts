@@ -23,12 +23,13 @@ import { z } from 'zod';
  * answers N bytes (at most 32 MiB) of incompressible data. `servesSizes: false` turns that off,
  * playing an endpoint that answers the small body to everything (DynamoDB's own).
  *
- * Tests steer it through `/_control` (`latencyMs`, `jitterMs`, `mbps`, `servesSizes`), read
+ * Tests steer it through `/_control` (`latencyMs`, `jitterMs`, `mbps`, `servesSizes`, `failStatus`), read
  * `/_state`, and `/_reset` it:
  * - `latencyMs` delays every answer before its first byte;
  * - `jitterMs` delays every other answer by that much more, so consecutive round trips differ by
  *   exactly it and the measured jitter is predictable;
- * - `mbps` paces payloads to that speed.
+ * - `mbps` paces payloads to that speed;
+ * - `failStatus` answers every request with that error, as an endpoint that is down.
  */
 
 const MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;
@@ -52,11 +53,19 @@ const ControlSchema = z.strictObject({
   /** Null: as fast as the socket goes. */
   mbps: z.number().min(0.1).max(100_000).nullable().optional(),
   servesSizes: z.boolean().optional(),
+  /** Every GET of /ping answers this error status (with CORS, as AWS's errors come); null: none. */
+  failStatus: z.number().int().min(400).max(599).nullable().optional(),
 });
 
-type Settings = { latencyMs: number; jitterMs: number; mbps: number | null; servesSizes: boolean };
+type Settings = {
+  latencyMs: number;
+  jitterMs: number;
+  mbps: number | null;
+  servesSizes: boolean;
+  failStatus: number | null;
+};
 
-const DEFAULTS: Settings = { latencyMs: 0, jitterMs: 0, mbps: null, servesSizes: true };
+const DEFAULTS: Settings = { latencyMs: 0, jitterMs: 0, mbps: null, servesSizes: true, failStatus: null };
 
 export type SandboxRegionPing = {
   /** Routes without a prefix: mount at /sandbox/region-ping. */
@@ -114,6 +123,12 @@ export function createSandboxRegionPing(): SandboxRegionPing {
       return;
     }
     await delay();
+    if (settings.failStatus !== null) {
+      ctx.status = settings.failStatus;
+      ctx.type = 'application/x-amz-json-1.0';
+      ctx.body = JSON.stringify({ __type: 'com.amazon.coral.availability#ServiceUnavailableException' });
+      return;
+    }
     if (!sized) {
       ctx.type = 'text/plain';
       ctx.body = 'healthy: region-ping.sandbox.local';
@@ -150,6 +165,7 @@ export function createSandboxRegionPing(): SandboxRegionPing {
       jitterMs: parsed.jitterMs ?? settings.jitterMs,
       mbps: parsed.mbps === undefined ? settings.mbps : parsed.mbps,
       servesSizes: parsed.servesSizes ?? settings.servesSizes,
+      failStatus: parsed.failStatus === undefined ? settings.failStatus : parsed.failStatus,
     };
   }
 

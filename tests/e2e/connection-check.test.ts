@@ -169,6 +169,30 @@ describe.skipIf(!hasBrowser())('connection check', () => {
     expect(verdicts.editing?.level).toBe('great');
   });
 
+  it('says so when the region does not answer, and runs again once it does (360 px)', async () => {
+    await regionPing('_control', { failStatus: 503 });
+    // Chromium logs each refused request; that refusal is this test's subject.
+    const page = await browser.newPage(MOBILE, { allowConsoleErrors: /status of 503/ });
+    await page.goto('/connection-check');
+    await page.getByRole('button', { name: 'Start the check' }).click();
+    const problem = page.getByRole('alert');
+    await problem.waitFor();
+    await expect(problem.textContent()).resolves.toBe(
+      'We could not reach our region from your browser. Check that you are online (and that no ad blocker or firewall stops the check), then run it again.',
+    );
+    // It gave up as soon as 20 answers were out of reach, not after all 25.
+    const state = (await (await fetch(`${baseUrl()}/sandbox/region-ping/_state`)).json()) as {
+      answered: number;
+    };
+    expect(state.answered).toBe(6);
+    await picture(page, 'connection-check-unreachable-360');
+
+    await regionPing('_reset');
+    const verdicts = await runCheck(page);
+    expect(Object.keys(verdicts)).toEqual(['gaming', 'editing', 'work']);
+    await expect(page.getByRole('alert').count()).resolves.toBe(0);
+  });
+
   it('is linked from the dashboard', async () => {
     const user = await registeredUser('Asha Menon', 'check');
     const page = await browser.newPage(MOBILE);

@@ -118,10 +118,28 @@ describe('the sandbox region ping', () => {
     }
   });
 
+  it('can play an endpoint that is down: every answer an error, with CORS', async () => {
+    expect((await control({ failStatus: 503 })).status).toBe(200);
+    try {
+      const response = await fetch(`${ping}/ping?n=1`, { headers: origin });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      await response.text();
+    } finally {
+      await fetch(`${ping}/_reset`, { method: 'POST' });
+    }
+  });
+
   it('takes latency, jitter and a speed through /_control, refuses anything else, and resets', async () => {
     const set = await control({ latencyMs: 60, jitterMs: 8, mbps: 25 });
     expect(set.status).toBe(200);
-    expect(await set.json()).toEqual({ latencyMs: 60, jitterMs: 8, mbps: 25, servesSizes: true });
+    expect(await set.json()).toEqual({
+      latencyMs: 60,
+      jitterMs: 8,
+      mbps: 25,
+      servesSizes: true,
+      failStatus: null,
+    });
     const small = await fetch(`${ping}/ping`);
     expect(small.status).toBe(200);
     await small.text();
@@ -142,6 +160,7 @@ describe('the sandbox region ping', () => {
       jitterMs: 0,
       mbps: null,
       servesSizes: true,
+      failStatus: null,
       answered: 0,
       payloadBytes: 0,
     });

@@ -8,10 +8,12 @@
  * but the address it sees anyway.
  */
 import {
+  DOWNLOAD_SIZES,
   DOWNLOAD_TIMEOUT_MS,
   nextDownloadBytes,
   RTT_REQUESTS,
   RTT_TIMEOUT_MS,
+  rttRunCanSucceed,
   rttSampleMs,
   summariseRtt,
   throughputMbps,
@@ -21,7 +23,9 @@ import {
 } from '../../core/domain/connectionCheck.ts';
 
 export type CheckProgress =
-  { phase: 'rtt'; done: number; total: number } | { phase: 'download'; bytes: number; payloadBytes: number };
+  | { phase: 'rtt'; done: number; total: number }
+  /** Payload `step` of at most `steps` (the measurement may stop sooner). */
+  | { phase: 'download'; bytes: number; payloadBytes: number; step: number; steps: number };
 
 export type CheckResult = {
   rtt: RttSummary;
@@ -142,7 +146,7 @@ export async function runConnectionCheck(
   performance.clearResourceTimings();
   const attempts: RttAttempt[] = [];
   onProgress({ phase: 'rtt', done: 0, total: RTT_REQUESTS });
-  for (let i = 0; i < RTT_REQUESTS; i++) {
+  for (let i = 0; i < RTT_REQUESTS && rttRunCanSucceed(attempts); i++) {
     attempts.push(await roundTrip(pingUrl, signal));
     onProgress({ phase: 'rtt', done: i + 1, total: RTT_REQUESTS });
   }
@@ -152,13 +156,16 @@ export async function runConnectionCheck(
   const transfers: Transfer[] = [];
   let speedProblem: CheckResult['speedProblem'] = null;
   for (let size = nextDownloadBytes(transfers); size !== null; size = nextDownloadBytes(transfers)) {
-    const payloadBytes = size;
-    onProgress({ phase: 'download', bytes: 0, payloadBytes });
+    const at = {
+      phase: 'download',
+      payloadBytes: size,
+      step: transfers.length,
+      steps: DOWNLOAD_SIZES.length,
+    };
+    onProgress({ ...at, phase: 'download', bytes: 0 });
     try {
       transfers.push(
-        await download(pingUrl, size, signal, (bytes) =>
-          onProgress({ phase: 'download', bytes, payloadBytes }),
-        ),
+        await download(pingUrl, size, signal, (bytes) => onProgress({ ...at, phase: 'download', bytes })),
       );
     } catch (error) {
       if (signal.aborted) throw error;

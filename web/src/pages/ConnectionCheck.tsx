@@ -117,9 +117,19 @@ export default function ConnectionCheck() {
             {busy ? 'Checking…' : state.kind === 'idle' ? 'Start the check' : 'Run the check again'}
           </button>
         )}
-        <div id="check-progress" className="check-progress" role="status" aria-live="polite">
+        <div id="check-progress" className="check-progress">
           {state.kind === 'running' && <Progress progress={state.progress} />}
         </div>
+        {/* Screen readers hear each phase once, not every request counted. */}
+        <p className="visually-hidden" role="status">
+          {state.kind === 'running'
+            ? state.progress.phase === 'rtt'
+              ? 'Measuring the round trip…'
+              : 'Measuring the download speed…'
+            : state.kind === 'done'
+              ? 'Done: your results are below.'
+              : ''}
+        </p>
         {state.kind === 'failed' && (
           <p className="notice error" role="alert">
             {state.message}
@@ -145,11 +155,11 @@ function Progress({ progress }: { progress: CheckProgress }) {
     progress.phase === 'rtt'
       ? `Measuring the round trip: ${progress.done} of ${progress.total}`
       : `Measuring the download speed: ${formatMegabytes(progress.bytes)} of ${formatMegabytes(progress.payloadBytes)}`;
-  // The round trips are the first half of the bar, each payload fills the second half again.
+  // The round trips are the first half of the bar, the payloads (at most `steps`) the second.
   const value =
     progress.phase === 'rtt'
       ? (progress.done / progress.total) * 50
-      : 50 + (progress.payloadBytes > 0 ? (progress.bytes / progress.payloadBytes) * 50 : 0);
+      : 50 + ((progress.step + progress.bytes / progress.payloadBytes) / progress.steps) * 50;
   return (
     <>
       <progress max={100} value={Math.round(value)} aria-label="Connection check progress" />
