@@ -2,10 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   baseUrl,
   DESKTOP,
+  expectNoHorizontalScroll,
   hasBrowser,
   MOBILE,
   screenshot,
   useBrowser,
+  VIEWPORTS,
   type Page,
 } from '../support/browser.ts';
 import { logIn, registeredUser } from '../support/e2eUsers.ts';
@@ -18,10 +20,6 @@ import { verdictFor, type Measured, type Use } from '../../core/domain/connectio
  * the way exactly as against AWS.
  */
 const browser = useBrowser();
-const VIEWPORTS = [
-  ['1280', DESKTOP],
-  ['360', MOBILE],
-] as const;
 
 async function regionPing(action: '_control' | '_reset', body?: unknown): Promise<void> {
   const response = await fetch(`${baseUrl()}/sandbox/region-ping/${action}`, {
@@ -78,11 +76,6 @@ async function measured(page: Page): Promise<Measured> {
 async function picture(page: Page, name: string) {
   await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot(page, name);
-}
-
-async function expectNoHorizontalScroll(page: Page, width: number) {
-  const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-  expect(scrollWidth).toBeLessThanOrEqual(width);
 }
 
 describe.skipIf(!hasBrowser())('connection check', () => {

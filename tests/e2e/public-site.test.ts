@@ -2,19 +2,16 @@ import { describe, expect, it } from 'vitest';
 import {
   baseUrl,
   DESKTOP,
+  expectNoHorizontalScroll,
   hasBrowser,
   MOBILE,
   screenshot,
   useBrowser,
-  type Page,
+  VIEWPORTS,
 } from '../support/browser.ts';
 import { mailsTo, type Mail } from '../support/e2eUsers.ts';
 
 const browser = useBrowser();
-const VIEWPORTS = [
-  ['1280', DESKTOP],
-  ['360', MOBILE],
-] as const;
 
 async function waitForMail(to: string, match: (mail: Mail) => boolean): Promise<Mail> {
   const deadline = Date.now() + 20_000;
@@ -24,12 +21,6 @@ async function waitForMail(to: string, match: (mail: Mail) => boolean): Promise<
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`no matching mail to ${to}`);
-}
-
-/** The page fits its viewport: nothing scrolls sideways. */
-async function expectNoHorizontalScroll(page: Page, width: number) {
-  const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-  expect(scrollWidth).toBeLessThanOrEqual(width);
 }
 
 const uniqueEmail = (label: string) => `${label}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.in`;

@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { afterAll, afterEach, beforeAll, inject, type TestContext } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, inject, type TestContext } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 export const baseUrl = () => inject('baseUrl');
@@ -7,6 +7,17 @@ export const hasBrowser = () => inject('chromiumPath') !== '';
 
 export const DESKTOP = { width: 1280, height: 800 };
 export const MOBILE = { width: 360, height: 740 };
+/** Both widths every page is tested at, named for `it.each` and screenshot names. */
+export const VIEWPORTS = [
+  ['1280', DESKTOP],
+  ['360', MOBILE],
+] as const;
+
+/** The page fits its viewport: nothing scrolls sideways. */
+export async function expectNoHorizontalScroll(page: Page, width: number): Promise<void> {
+  const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+  expect(scrollWidth).toBeLessThanOrEqual(width);
+}
 
 /**
  * One Chromium per test file; each `newPage()` gets a fresh context (no shared cookies or
