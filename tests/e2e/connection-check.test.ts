@@ -72,6 +72,17 @@ async function measured(page: Page): Promise<Measured> {
   };
 }
 
+/** Each verdict shown is the rule's for the figures measured. */
+function expectVerdictsByTheRule(shown: Record<string, { level: string; title: string }>, figures: Measured) {
+  for (const use of ['gaming', 'editing', 'work'] as Use[]) {
+    const rule = verdictFor(use, figures);
+    expect(shown[use], `${use} at ${JSON.stringify(figures)}`).toEqual({
+      level: rule.level,
+      title: rule.title,
+    });
+  }
+}
+
 /** Full-page pictures are taken from the top (the sticky header otherwise lands mid-page). */
 async function picture(page: Page, name: string) {
   await page.evaluate(() => window.scrollTo(0, 0));
@@ -98,10 +109,7 @@ describe.skipIf(!hasBrowser())('connection check', () => {
     expect(figures.rttMs).toBeGreaterThan(0);
     expect(figures.rttMs).toBeLessThanOrEqual(35);
     expect(figures.mbps).toBeGreaterThan(20);
-    for (const use of ['gaming', 'editing', 'work'] as Use[]) {
-      const rule = verdictFor(use, figures);
-      expect(verdicts[use]).toEqual({ level: rule.level, title: rule.title });
-    }
+    expectVerdictsByTheRule(verdicts, figures);
     expect(await figure(page, 'rtt')).toMatch(/^\d+(\.\d)? ms$/);
     expect(await figure(page, 'jitter')).toMatch(/^\d+(\.\d)? ms$/);
     expect(await figure(page, 'speed')).toMatch(/^\d+(\.\d)? (M|G)bps$/);
@@ -116,20 +124,23 @@ describe.skipIf(!hasBrowser())('connection check', () => {
       const page = await browser.newPage(viewport);
       await page.goto('/connection-check');
       const before = await runCheck(page);
-      // Over loopback editing and work are great; gaming is great unless this machine is busy.
-      expect(before.gaming?.level).not.toBe('poor');
-      expect(before.editing?.level).toBe('great');
-      expect(before.work?.level).toBe('great');
+      // Over loopback: a short round trip, and verdicts by the rule for what was measured (which
+      // ones are great depends on how busy this machine is: a busy CPU is jitter too).
+      const near = await measured(page);
+      expect(near.rttMs, JSON.stringify(near)).toBeLessThanOrEqual(35);
+      expectVerdictsByTheRule(before, near);
 
-      // Every answer 130 ms late, every other one 20 ms more: a far-away, jittery line.
-      await regionPing('_control', { latencyMs: 130, jitterMs: 20 });
+      // Every answer 130 ms late, every other one 12 ms more: a far-away, jittery line, far
+      // enough past every threshold that this machine's own jitter cannot decide the verdicts.
+      await regionPing('_control', { latencyMs: 130, jitterMs: 12 });
       const after = await runCheck(page, () => picture(page, `connection-check-measuring-${name}`));
+      const far = await measured(page);
+      expect(far.rttMs, JSON.stringify(far)).toBeGreaterThanOrEqual(130);
+      expect(far.jitterMs, JSON.stringify(far)).toBeGreaterThan(5);
       expect(after.gaming).toEqual({ level: 'poor', title: 'Not great for gaming from here' });
       expect(after.editing).toEqual({ level: 'poor', title: 'Not great for video editing from here' });
-      expect(after.work).toEqual({ level: 'ok', title: 'Fine for work and study' });
-      const figures = await measured(page);
-      expect(figures.rttMs).toBeGreaterThanOrEqual(130);
-      expect(figures.jitterMs).toBeGreaterThanOrEqual(15);
+      expect(after.work, JSON.stringify(far)).toEqual({ level: 'ok', title: 'Fine for work and study' });
+      expect(after).not.toEqual(before);
       const advice = page.getByRole('region', { name: 'How to get a better result' });
       await advice.waitFor();
       await expect(
@@ -155,11 +166,7 @@ describe.skipIf(!hasBrowser())('connection check', () => {
     // Judged on the round trip and jitter alone.
     const figures = await measured(page);
     expect(figures.mbps).toBeNull();
-    expect(verdicts.gaming).toEqual({
-      level: verdictFor('gaming', figures).level,
-      title: verdictFor('gaming', figures).title,
-    });
-    expect(verdicts.editing?.level).toBe('great');
+    expectVerdictsByTheRule(verdicts, figures);
   });
 
   it('says so when the region does not answer, and runs again once it does (360 px)', async () => {

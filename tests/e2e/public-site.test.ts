@@ -401,6 +401,8 @@ describe.skipIf(!hasBrowser())('static pages', () => {
 
     await page.goto('/terms-of-service');
     await page.getByRole('heading', { name: 'Terms of Service', level: 1 }).waitFor();
+    // The refund table comes from the server's policy, a moment after the page.
+    await page.getByText('Days 1–2').first().waitFor();
     const terms = (await page.locator('main').textContent()) ?? '';
     expect(terms).toContain('Days 1–2');
     expect(terms).toContain('70% of the price');
