@@ -13,12 +13,6 @@ export const VIEWPORTS = [
   ['360', MOBILE],
 ] as const;
 
-/** The page fits its viewport: nothing scrolls sideways. */
-export async function expectNoHorizontalScroll(page: Page, width: number): Promise<void> {
-  const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-  expect(scrollWidth).toBeLessThanOrEqual(width);
-}
-
 /**
  * One Chromium per test file; each `newPage()` gets a fresh context (no shared cookies or
  * storage). Page errors, console errors (a 4xx answer included: Chromium logs those as
@@ -78,6 +72,12 @@ export function useBrowser() {
       return page;
     },
   };
+}
+
+/** The page fits its viewport: nothing scrolls sideways. */
+export async function expectNoHorizontalScroll(page: Page, width: number): Promise<void> {
+  const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+  expect(scrollWidth).toBeLessThanOrEqual(width);
 }
 
 /** Saves a screenshot under screenshots/ for people to look at (not compared). */
