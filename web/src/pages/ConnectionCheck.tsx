@@ -43,7 +43,6 @@ export default function ConnectionCheck() {
   useEffect(() => () => running.current?.abort(), []);
 
   const region = site.data?.connectionCheck.region;
-  const where = region ? regionLabel(region) : 'our region';
 
   async function run() {
     const target = site.data?.connectionCheck.pingUrl;
@@ -85,8 +84,9 @@ export default function ConnectionCheck() {
         <p className="section-eyebrow">Before you buy</p>
         <h1>Connection check</h1>
         <p className="lead">
-          See how well your internet reaches our PCs in {where}: the round trip, the jitter and the download
-          speed, and what they mean for gaming, video editing and work or study.
+          See how well your internet reaches our PCs{region ? ` in ${regionLabel(region)}` : ''}: the round
+          trip, the jitter and the download speed, and what they mean for gaming, video editing and work or
+          study.
         </p>
       </header>
 
