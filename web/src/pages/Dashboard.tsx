@@ -15,6 +15,7 @@ import { UsageClock } from '../components/UsageClock.tsx';
 import { HourBankNotice } from '../components/HourBankNotice.tsx';
 import { AutoPayPanel } from '../components/AutoPayPanel.tsx';
 import { BrowserDesktop } from '../components/BrowserDesktop.tsx';
+import { ConnectionCheckLink } from '../components/ConnectionCheckLink.tsx';
 import { desktopReachable } from '../../../core/domain/lifecycle.ts';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { formatRupees, rupeesToPaise } from '../../../core/domain/money.ts';
@@ -98,6 +99,7 @@ function DashboardView({ user }: { user: SessionUser }) {
       ) : (
         <DashboardBody record={data} />
       )}
+      <ConnectionCheckLink on="dashboard" />
     </div>
   );
 }
