@@ -33,6 +33,9 @@ import { fmtMs, fmtRatio, heading, median, record, seedSignedInUser } from './li
  * the database's is the whole Postgres server's. Statements per poll are counted in a separate,
  * short run of the web process with a counting patch preloaded, never in the measured one.
  *
+ * BENCH_POLL_COMPARE=<checkout> also loads another checkout's web process (its floor and poll,
+ * marked "compare"), e.g. main's before a change.
+ *
  * BENCH_POLL_PROFILE=<dir> also takes a CPU profile of the web process under the floor's load and
  * under the poll's (node:inspector, preloaded from scripts/bench/profiler.ts), writes them to <dir>
  * and prints where the time went.
@@ -42,6 +45,12 @@ const CONNECTIONS = Number(process.env.BENCH_POLL_CONNECTIONS ?? 50);
 const SECONDS = Number(process.env.BENCH_POLL_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_POLL_ROUNDS ?? 5);
 const PROFILE_DIR = process.env.BENCH_POLL_PROFILE;
+/**
+ * Another checkout of this repository (e.g. main's, before a change): its web process is loaded
+ * too, interleaved with the rest, so a change is judged against the code it replaces in the
+ * same run and under the same neighbours rather than against a figure from another day.
+ */
+const COMPARE_DIR = process.env.BENCH_POLL_COMPARE;
 /** Sequential polls in the counting run. */
 const COUNTED = 200;
 
@@ -87,11 +96,11 @@ export async function benchPoll(): Promise<void> {
       APP_SECRET: randomBytes(32).toString('base64url'),
     };
     const appConfig = loadConfig(appEnv);
-    const startApp = async (execArgv: string[] = []) =>
+    const startApp = async (execArgv: string[] = [], checkout = '.', dir = dataDir) =>
       startServer(
-        'scripts/lib/devWeb.ts',
+        path.join(checkout, 'scripts/lib/devWeb.ts'),
         [],
-        { ...appEnv, PORT: String(await freePort()) },
+        { ...appEnv, DATA_DIR: dir, PORT: String(await freePort()) },
         logFd,
         PROFILE_DIR ? [...execArgv, '--import', './scripts/bench/profiler.ts'] : execArgv,
       );
@@ -109,6 +118,11 @@ export async function benchPoll(): Promise<void> {
     servers.push(oneQuery);
     const app = await startApp();
     servers.push(app);
+    // Its own DATA_DIR: the sandbox keeps its EC2 state there.
+    const compareDir = path.join(dataDir, 'compare');
+    if (COMPARE_DIR) await mkdir(compareDir);
+    const before = COMPARE_DIR ? await startApp([], COMPARE_DIR, compareDir) : undefined;
+    if (before) servers.push(before);
     const base = (server: Server) => `http://127.0.0.1:${server.port}`;
     const pollUrl = `${base(app)}/api/vm/dashboard`;
     const first = await fetch(pollUrl, { headers: { cookie } });
@@ -129,6 +143,22 @@ export async function benchPoll(): Promise<void> {
       { name: POLL, url: pollUrl, headers: { cookie }, server: app },
       ...(etag
         ? [{ name: POLL_304, url: pollUrl, headers: { cookie, 'if-none-match': etag }, server: app }]
+        : []),
+      ...(before
+        ? [
+            {
+              name: `${FLOOR} (compare)`,
+              url: `${base(before)}/api/plans`,
+              headers: { cookie },
+              server: before,
+            },
+            {
+              name: `${POLL} (compare)`,
+              url: `${base(before)}/api/vm/dashboard`,
+              headers: { cookie },
+              server: before,
+            },
+          ]
         : []),
     ];
     const measure = async (target: Target, seconds: number): Promise<Load> => {
@@ -184,7 +214,7 @@ export async function benchPoll(): Promise<void> {
         "process's own CPU time per request (web) and the whole Postgres server's (DB)",
     );
     console.log(
-      `${'target'.padEnd(22)} ${'req/s'.padStart(6)}  ${'p50'.padStart(8)}  ${'p99'.padStart(8)}  ` +
+      `${'target'.padEnd(30)} ${'req/s'.padStart(6)}  ${'p50'.padStart(8)}  ${'p99'.padStart(8)}  ` +
         `${'×1-query'.padStart(8)}  ${'web µs'.padStart(6)}  ${'DB µs'.padStart(6)}  rounds`,
     );
     for (const target of targets) {
@@ -205,7 +235,7 @@ export async function benchPoll(): Promise<void> {
       if (s.dbCpu !== null)
         record('poll', { name: `${target.name} database CPU per request`, value: s.dbCpu, unit: 'µs' });
       console.log(
-        `${target.name.padEnd(22)} ${s.rps.toFixed(0).padStart(6)}  ${fmtMs(s.p50).padStart(8)}  ${fmtMs(s.p99).padStart(8)}  ` +
+        `${target.name.padEnd(30)} ${s.rps.toFixed(0).padStart(6)}  ${fmtMs(s.p50).padStart(8)}  ${fmtMs(s.p99).padStart(8)}  ` +
           `${fmtRatio(ratio).padStart(8)}  ${s.webCpu.toFixed(0).padStart(6)}  ` +
           `${s.dbCpu === null ? 'n/a'.padStart(6) : s.dbCpu.toFixed(0).padStart(6)}  ${s.rounds.join('/')}` +
           (s.unexpected ? `  UNEXPECTED ${s.unexpected} non-2xx/errors` : ''),
