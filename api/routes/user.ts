@@ -30,7 +30,6 @@ import {
   type User,
 } from '../../core/db/users.ts';
 import { ACCOUNT_MESSAGES as M, NAME_MAX_LENGTH } from '../../core/domain/account.ts';
-import { PHONE_MESSAGE, PHONE_PATTERN } from '../../core/domain/phone.ts';
 import { formatHoursMinutes } from '../../core/domain/usageBuckets.ts';
 import { accountDeletedMail, twoFactorChangedMail } from '../../core/emails/accounts.ts';
 import { sendJob } from '../../core/queue.ts';
@@ -43,6 +42,7 @@ import {
   TOTP_SECRET_PURPOSE,
 } from '../auth/twoFactor.ts';
 import { badRequest, conflict, unauthorized } from '../errors.ts';
+import { phoneField } from '../fields.ts';
 import { assertSameUser, currentUser, requireUser } from '../middleware/auth.ts';
 import { input, validate } from '../middleware/validate.ts';
 import { profileBody } from '../presenters/user.ts';
@@ -68,7 +68,7 @@ export const ProfileBody = z.object({
     .max(NAME_MAX_LENGTH, `Name must be at most ${NAME_MAX_LENGTH} characters.`)
     .optional(),
   // PayU needs a phone: a customer who signed up with Google adds (or anyone edits) it here.
-  phone: z.string({ error: PHONE_MESSAGE }).trim().regex(PHONE_PATTERN, PHONE_MESSAGE).optional(),
+  phone: phoneField().optional(),
 });
 type ProfileBody = z.infer<typeof ProfileBody>;
 

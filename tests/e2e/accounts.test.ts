@@ -116,7 +116,7 @@ describe.skipIf(!hasBrowser())('accounts in the browser', () => {
     // The wrong password is the point: Chromium logs its 401.
     const page = await browser.newPage(DESKTOP, { allowConsoleErrors: /status of 401 \(Unauthorized\)/ });
     await page.goto('/login');
-    await page.getByRole('link', { name: 'Forget Password' }).waitFor();
+    await page.getByRole('link', { name: 'Forgot password?' }).waitFor();
     await page.getByRole('link', { name: 'Register' }).last().waitFor();
     await screenshot(page, 'accounts-login-1280');
 
