@@ -45,6 +45,7 @@ type AccountLimiters = {
   codeCheckPair: Limiter;
   codeCheckIp: Limiter;
   twoFactorUser: Limiter;
+  passwordChangeUser: Limiter;
 };
 
 function createLimiters(pgPool: pg.Pool): Services['limiters'] {
@@ -150,6 +151,14 @@ function createAccountLimiters(pgPool: pg.Pool): AccountLimiters {
     }),
     twoFactorUser: createLimiter(pgPool, {
       name: 'two-factor-user',
+      points: 10,
+      durationSeconds: 900,
+      message: tooMany,
+    }),
+    // Changing the password checks the current one: guesses from a stolen session are capped
+    // per account (only the session's holder can spend it), like a login's per-pair budget.
+    passwordChangeUser: createLimiter(pgPool, {
+      name: 'password-change-user',
       points: 10,
       durationSeconds: 900,
       message: tooMany,

@@ -11,7 +11,7 @@ import {
 import { consumeCodes } from '../../core/db/codes.ts';
 import { deletePendingRegistration } from '../../core/db/pendingRegistrations.ts';
 import { consumeUserResetTokens } from '../../core/db/passwordResets.ts';
-import { revokeUserSessions } from '../../core/db/sessions.ts';
+import { revokeOtherUserSessions, revokeUserSessions } from '../../core/db/sessions.ts';
 import { lockUserPlans } from '../../core/db/subscriptions.ts';
 import {
   consumeUserChallenges,
@@ -24,17 +24,29 @@ import {
   disableTotp,
   enableTotp,
   findUserById,
+  replacePasswordHash,
   setPendingTotpSecret,
   updateUserName,
   updateUserPhone,
   type User,
 } from '../../core/db/users.ts';
 import { ACCOUNT_MESSAGES as M, NAME_MAX_LENGTH } from '../../core/domain/account.ts';
+import {
+  PASSWORD_CHANGE_MESSAGES as PC,
+  PASSWORD_MAX_LENGTH,
+  passwordChangeNeedsCurrent,
+} from '../../core/domain/password.ts';
 import { formatHoursMinutes } from '../../core/domain/usageBuckets.ts';
-import { accountDeletedMail, twoFactorChangedMail } from '../../core/emails/accounts.ts';
+import {
+  accountDeletedMail,
+  passwordChangedWhileSignedInMail,
+  twoFactorChangedMail,
+} from '../../core/emails/accounts.ts';
+import { hashPassword, verifyPassword } from '../../core/crypto/passwords.ts';
 import { sendJob } from '../../core/queue.ts';
 import { checkTotp, newTotpSecret, totpQrCode, totpUri } from '../../core/crypto/totp.ts';
 import { clearCookie, SESSION_COOKIE } from '../auth/cookies.ts';
+import { slowDownForAccount } from '../auth/throttle.ts';
 import {
   checkSecondFactor,
   hashRecoveryCode,
@@ -42,7 +54,7 @@ import {
   TOTP_SECRET_PURPOSE,
 } from '../auth/twoFactor.ts';
 import { badRequest, conflict, unauthorized } from '../errors.ts';
-import { phoneField } from '../fields.ts';
+import { newPasswordField, phoneField } from '../fields.ts';
 import { assertSameUser, currentUser, requireUser } from '../middleware/auth.ts';
 import { input, validate } from '../middleware/validate.ts';
 import { profileBody } from '../presenters/user.ts';
@@ -85,6 +97,16 @@ export const CodeBody = z.object({
 type CodeBody = z.infer<typeof CodeBody>;
 
 const WRONG_CODE = 'That code is not right. Please try again.';
+
+/** A signed-in password change; `currentPassword` is absent when the account has none yet (made with Google). */
+export const PasswordBody = z.object({
+  currentPassword: z
+    .string({ error: PC.currentRequired })
+    .max(PASSWORD_MAX_LENGTH * 4, PC.currentWrong)
+    .optional(),
+  newPassword: newPasswordField(PC.newRequired),
+});
+type PasswordBody = z.infer<typeof PasswordBody>;
 
 /**
  * The app parses bodies for POST, PUT and PATCH only; `DELETE /user` carries `{ email }`
@@ -176,6 +198,56 @@ export function userRoutes(services: Services): Router<AppState> {
     clearCookie(ctx, SESSION_COOKIE, { production: config.production });
     ctx.state.user = undefined;
     ctx.body = { message: 'Your account has been deleted.' };
+  });
+
+  // --- password ---------------------------------------------------------------------------
+
+  /** Whether the account has a password (an account made with Google may not, yet). */
+  router.get('/user/password', requireUser(), async (ctx) => {
+    const user = await sessionUserRow(ctx);
+    ctx.body = { hasPassword: user.password_hash !== null };
+  });
+
+  /**
+   * Changes the password (or sets a first one) while signed in: the same rules as a sign-up,
+   * the current password proven where there is one (guesses limited and slowed like a login's),
+   * every other session signed out, pending reset links and codes void, the owner mailed.
+   * Two-factor is not asked again: core/domain/password.ts says why.
+   */
+  router.post('/user/password', requireUser(), validate(PasswordBody), async (ctx) => {
+    const { currentPassword, newPassword } = input<PasswordBody>(ctx);
+    const me = currentUser(ctx);
+    await limiters.loginIp.consume(ctx.ip);
+    await limiters.passwordChangeUser.consume(me.id);
+    const user = await sessionUserRow(ctx);
+    const first = !passwordChangeNeedsCurrent({ hasPassword: user.password_hash !== null });
+    if (!first) {
+      if (!currentPassword) throw badRequest(PC.currentRequired);
+      await slowDownForAccount(limiters.loginAccountFailures, user.email);
+      if (!(await verifyPassword(user.password_hash, currentPassword))) {
+        await limiters.loginAccountFailures.add(user.email);
+        throw badRequest(PC.currentWrong);
+      }
+      if (currentPassword === newPassword) throw badRequest(PC.sameAsCurrent);
+    }
+    // Hashed before the transaction: slonik may retry it, and argon2 is most of the work.
+    const passwordHash = await hashPassword(newPassword);
+    const changed = await db.transaction(async (trx) => {
+      if (!(await replacePasswordHash(trx, user.id, user.password_hash, passwordHash))) return false;
+      await revokeOtherUserSessions(trx, user.id, me.sessionId);
+      await consumeUserResetTokens(trx, user.id);
+      await consumeCodes(trx, user.email);
+      await consumeUserChallenges(trx, user.id);
+      await sendJob(
+        boss,
+        'email-send',
+        passwordChangedWhileSignedInMail(user.email, first, config.supportEmail),
+        { db: trx },
+      );
+      return true;
+    });
+    if (!changed) throw conflict(PC.raced);
+    ctx.body = { message: first ? PC.set : PC.changed };
   });
 
   // --- two-factor settings ----------------------------------------------------------------

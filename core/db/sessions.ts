@@ -93,6 +93,23 @@ export async function revokeUserSessions(db: Db, userId: string): Promise<number
   return result.rowCount;
 }
 
+/**
+ * Signs a user out everywhere but the session `keepSessionId` (a password change keeps the
+ * browser that made it). Every cached session of the user is forgotten, the kept one too: it
+ * is simply read again from the table.
+ */
+export async function revokeOtherUserSessions(
+  db: Db,
+  userId: string,
+  keepSessionId: string,
+): Promise<number> {
+  forgetCachedSession({ userId });
+  const result = await db.query(sql.unsafe`
+    UPDATE sessions SET revoked_at = now()
+    WHERE user_id = ${userId} AND id <> ${keepSessionId} AND revoked_at IS NULL`);
+  return result.rowCount;
+}
+
 /** What a signed-in request needs of its session; the in-process cache keeps only this. */
 export type LiveSession = {
   session_id: string;

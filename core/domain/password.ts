@@ -79,3 +79,28 @@ export function passwordProblem(password: string): string | null {
   if (length(password) > PASSWORD_MAX_LENGTH) return PASSWORD_TOO_LONG_MESSAGE;
   return isValidPassword(password) ? null : PASSWORD_MESSAGE;
 }
+
+/**
+ * Changing the password while signed in (the Security page, `POST /api/user/password`). An
+ * account made with Google has no password yet: it sets a first one without a current one.
+ *
+ * The second factor is not asked again. The change already needs a proof beyond the session
+ * where one exists (the current password), and two-factor stays on: on such an account a
+ * password never signs anyone in alone, so whoever changes it still needs the authenticator
+ * for every new login. What guards against a stolen session is that every other session is
+ * signed out and the owner is mailed at once.
+ */
+export const PASSWORD_CHANGE_MESSAGES = {
+  currentRequired: 'Please enter your current password.',
+  currentWrong: 'Your current password is not right.',
+  newRequired: 'Please enter a new password.',
+  sameAsCurrent: 'Choose a new password that is different from your current one.',
+  raced: 'Your password was changed a moment ago, perhaps in another tab. Please try again.',
+  changed: 'Your password has been changed. Every other device has been signed out.',
+  set: 'Your password is set: you can now also log in with your email and password. Every other device has been signed out.',
+} as const;
+
+/** Whether a password change must first prove the current password (an account without one sets its first). */
+export function passwordChangeNeedsCurrent(account: { hasPassword: boolean }): boolean {
+  return account.hasPassword;
+}
