@@ -30,6 +30,9 @@ export const ACCOUNT_MESSAGES = {
   somethingWrong: 'Something went wrong',
   unknownError: 'Unknown Error',
   logoutFailed: 'Could not log out: the server could not be reached. Please try again.',
+  // Ours: a signed-in page whose session expired or was revoked (every call then answers 401).
+  sessionEnded: 'Your session has ended — log in again.',
+  sessionEndedLink: 'Log in again',
   verifyFailed: 'OTP verification failed',
   resendSuccess: 'A new OTP has been sent to your email.',
   resendFailed: 'Could not resend OTP',

@@ -185,10 +185,13 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
     try {
       await (kind === 'start' ? startVm(record.email) : stopVm(record.email));
     } catch (error) {
-      // A refusal (hours used up, plan expired, busy) says why; anything else is the spec's line.
+      // A refusal (hours used up, plan expired, busy) or an ended session says why; anything
+      // else is the spec's line.
       const fallback = kind === 'start' ? VM_MESSAGES.startFailed : VM_MESSAGES.stopFailed;
       setProblem(
-        error instanceof ApiError && error.status === 409 && error.message ? error.message : fallback,
+        error instanceof ApiError && (error.status === 409 || error.status === 401) && error.message
+          ? error.message
+          : fallback,
       );
     } finally {
       setBusy(null);
