@@ -138,3 +138,20 @@ export async function openProfileMenu(page: Page) {
   await panel.waitFor();
   return panel;
 }
+
+/**
+ * Signs up with Google through the sandbox's sign-in page, from /login: a new account with no
+ * password and no phone number. Waits to land where the login sends it (`/` unless `next`).
+ */
+export async function signUpWithGoogle(page: Page, name: string, email: string, next?: string) {
+  await page.goto(next ? `/login?next=${encodeURIComponent(next)}` : '/login');
+  await page.getByRole('button', { name: 'Continue with Google' }).click();
+  await page.waitForURL('**/sandbox/google/authorize?**');
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.waitForURL(`${baseUrl()}${next ?? '/'}`);
+}
+
+/** A phone number of its own for a test (trials are one per number). */
+export const uniquePhone = () => `9${String(randomInt(0, 1e9)).padStart(9, '0')}`;

@@ -76,10 +76,11 @@ export function PasswordChangeCard() {
           value={next}
           onChange={setNext}
           autoComplete="new-password"
-          describedBy="new-password-rules"
+          describedBy={next ? 'new-password-rules' : undefined}
           invalid={next !== '' && passwordProblem(next) !== null}
         />
-        <PasswordChecklist password={next} id="new-password-rules" />
+        {/* The rules tick off as the new password is typed (no row of crosses before that). */}
+        {next && <PasswordChecklist password={next} id="new-password-rules" />}
         <StatusMessage status={status} />
         <button type="submit" className="button primary" disabled={busy}>
           {busy ? 'Saving…' : needsCurrent ? 'Change password' : 'Set password'}

@@ -59,7 +59,7 @@ export function PhoneEditor({
         name="phone"
         value={phone}
         onChange={setPhone}
-        placeholder="10-digit mobile"
+        placeholder="e.g. 98765 43210"
       />
       {message && (
         <p className={`notice ${message.kind}`} role={message.kind === 'error' ? 'alert' : 'status'}>
