@@ -57,7 +57,7 @@ import { badRequest, conflict, unauthorized } from '../errors.ts';
 import { newPasswordField, phoneField } from '../fields.ts';
 import { assertSameUser, currentUser, requireUser } from '../middleware/auth.ts';
 import { input, validate } from '../middleware/validate.ts';
-import { profileBody } from '../presenters/user.ts';
+import { deletionPreviewBody, profileBody } from '../presenters/user.ts';
 import type { AppContext, AppState } from '../context.ts';
 import type { Services } from '../services.ts';
 
@@ -152,6 +152,11 @@ export function userRoutes(services: Services): Router<AppState> {
     ctx.body = profileBody(user);
   });
 
+  // What the delete dialog lists before the confirmation: the facts the deletion itself reads.
+  router.get('/user/deletion', requireUser(), async (ctx) => {
+    ctx.body = deletionPreviewBody(await deletionFacts(db, currentUser(ctx).id, new Date()));
+  });
+
   // Spec §4 "Delete account": after the confirmation, sign out everywhere and forget the person,
   // keeping the rows a business must keep (invoices, payments) attached to an anonymous user.
   // The SPA's dialog sends the email the customer typed, so a mistyped one is refused (403).
@@ -171,7 +176,7 @@ export function userRoutes(services: Services): Router<AppState> {
           me.email,
           me.name,
           {
-            machines: facts.machines,
+            machines: facts.machines.length,
             plan: facts.plan && {
               name: facts.plan.name,
               hoursLeft: formatHoursMinutes(facts.plan.secondsLeft / 3600),
