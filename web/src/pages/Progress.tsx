@@ -131,7 +131,6 @@ function UsageView({ usage, state, samples }: { usage: Usage; state: string; sam
   );
   const cards = progressCards({
     durationHours: usage.selectedDuration,
-    priceRupees: usage.selectedPrice,
     usedSeconds: used,
     purchasedAt: usage.purchaseDate,
     expiresAt: usage.expiryDate,
@@ -158,7 +157,7 @@ function UsageView({ usage, state, samples }: { usage: Usage; state: string; sam
 
       <section aria-label="Insights">
         <ul className="usage-cards">
-          {[cards.forecast, cards.suggestion, cards.peak, cards.savings].map((card) => (
+          {[cards.forecast, cards.suggestion, cards.peak].map((card) => (
             <UsageCard key={card.title} card={card} />
           ))}
         </ul>
