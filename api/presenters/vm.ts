@@ -5,6 +5,7 @@ import {
   keptUntil as keptUntilOf,
   planInForce,
 } from '../../core/domain/lifecycle.ts';
+import { handoverNotice, pendingHandover } from '../../core/domain/planHandover.ts';
 import { remainingSeconds } from '../../core/domain/usage.ts';
 import {
   displayStateOf,
@@ -22,6 +23,8 @@ export function dashboardBody(input: {
   subscription: DashboardSubscription | null;
   vm: DashboardVm | null;
   keptDisk?: DashboardKeptDisk | null;
+  /** Whether the subscription the machine still serves was a trial (asked only during a handover). */
+  earlierPlanWasTrial?: boolean;
   vmConfig: VmConfig;
   now: Date;
 }): DashboardBody {
@@ -35,7 +38,13 @@ export function dashboardBody(input: {
   const planActive = planInForce(plan, now);
   // The VM's usage belongs to the subscription it serves; a plan it does not serve yet starts at zero.
   const servesPlan = vm !== null && subscription !== null && vm.subscription_id === subscription.id;
-  const running = vm?.state === 'running';
+  // Paid, the machine not yet handed over to the new plan: neither its old clock nor its address.
+  const handover = pendingHandover(
+    { inForce: planActive, subscriptionId: subscription?.id ?? null },
+    vm && { subscriptionId: vm.subscription_id, state: vm.state },
+    input.earlierPlanWasTrial ?? false,
+  );
+  const running = vm?.state === 'running' && handover === null;
   const usageSeconds = vm && servesPlan ? usageAtStateChange(vm) : 0;
   const accruedNow = vm && servesPlan ? vm.usage_seconds : 0;
   const outOfHours = plan !== null && hoursExhausted(plan, accruedNow);
@@ -46,17 +55,19 @@ export function dashboardBody(input: {
   // Paid, and the provisioning job has not created the machine yet: it is being set up.
   if ((state === 'none' || state === 'terminated') && planActive && (!vm || !servesPlan))
     state = 'provisioning';
+  if (handover) state = 'starting';
 
   // Session-identified addresses: no email in links, history or logs (the spec's /:email forms
   // still answer). `v` changes on every start, so a browser never reuses an old address's file.
   const version = vm?.started_at ? vm.started_at.getTime() : 0;
-  const ready = vm
-    ? downloadsReady({
-        state: vm.state,
-        publicIp: vm.public_ip,
-        passwordStored: vm.password_encrypted !== null,
-      })
-    : { rdp: false, password: false };
+  const ready =
+    vm && !handover
+      ? downloadsReady({
+          state: vm.state,
+          publicIp: vm.public_ip,
+          passwordStored: vm.password_encrypted !== null,
+        })
+      : { rdp: false, password: false };
   const rdpUrl = ready.rdp ? `/api/vm/rdp?v=${version}` : null;
   const pwdUrl = ready.password ? '/api/vm/password' : null;
   const kept =
@@ -99,20 +110,23 @@ export function dashboardBody(input: {
     planActive,
     remainingSeconds: subscription ? remainingSeconds(subscription.hours, accruedNow) : null,
     outOfHours,
-    canStart: vm?.state === 'stopped' && planActive && !outOfHours,
+    canStart: vm?.state === 'stopped' && planActive && !outOfHours && handover === null,
     canStop: running,
     // The kept-disk notice says what happened and what a purchase brings back.
-    notice: keptDisk
-      ? null
-      : noticeFor(vm, state, {
-          planActive,
-          outOfHours,
-          hasPlan: subscription !== null,
-          restoring: waitingForDiskCopy,
-        }),
+    notice: handover
+      ? handoverNotice(handover)
+      : keptDisk
+        ? null
+        : noticeFor(vm, state, {
+            planActive,
+            outOfHours,
+            hasPlan: subscription !== null,
+            restoring: waitingForDiskCopy,
+          }),
     keptUntil,
     keptDisk,
     waitingForDiskCopy,
+    handover,
     streamingClientUrl: vmConfig.streamingClientUrl,
     setupVideoUrl: vmConfig.setupVideoUrl,
   };

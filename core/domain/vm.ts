@@ -5,6 +5,7 @@
  */
 import { hoursExhausted, planInForce } from './lifecycle.ts';
 import { USAGE_MESSAGES } from './usage.ts';
+import type { Handover } from './planHandover.ts';
 import type { Instant } from './time.ts';
 import type { DailyUsage, HourlyUsageEntry } from './usageBuckets.ts';
 
@@ -172,6 +173,12 @@ export type DashboardRecord = {
    * up to 20 minutes): the dashboard says so, and asks less often than in a transition.
    */
   waitingForDiskCopy: boolean;
+  /**
+   * A plan just paid whose machine still serves the earlier one (a replaced trial, a renewal):
+   * shown as "Upgrading…" with no address, files or clock until it is handed over
+   * (core/domain/planHandover.ts). Null otherwise.
+   */
+  handover: Handover | null;
   streamingClientUrl: string;
   setupVideoUrl: string | null;
 };

@@ -14,6 +14,7 @@ import { UsageClock } from '../components/UsageClock.tsx';
 import { HourBankNotice } from '../components/HourBankNotice.tsx';
 import { BrowserDesktop } from '../components/BrowserDesktop.tsx';
 import { desktopReachable } from '../../../core/domain/lifecycle.ts';
+import { handoverStatus } from '../../../core/domain/planHandover.ts';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { formatRupees, rupeesToPaise } from '../../../core/domain/money.ts';
 import { formatLongDate } from '../../../core/domain/time.ts';
@@ -217,7 +218,11 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
         <span>
           <span className="visually-hidden">Status: </span>
           <span data-field="status">
-            {record.waitingForDiskCopy ? VM_MESSAGES.waitingForDiskCopy : VM_STATUS_LABELS[state]}
+            {record.handover
+              ? handoverStatus(record.handover)
+              : record.waitingForDiskCopy
+                ? VM_MESSAGES.waitingForDiskCopy
+                : VM_STATUS_LABELS[state]}
           </span>
         </span>
         {TRANSITIONS.has(state) && <span className="spinner spinner-small" aria-hidden="true" />}
