@@ -1,17 +1,16 @@
 import { generate } from 'otplib';
 import { describe, expect, it } from 'vitest';
-import { SANDBOX_GOOGLE_CLIENT_ID } from '../../core/config/config.ts';
 import { countLiveSessions } from '../../core/db/sessions.ts';
 import { PASSWORD_CHANGE_MESSAGES as PC, PASSWORD_TOO_LONG_MESSAGE } from '../../core/domain/password.ts';
 import { startTestStack } from '../support/stack.ts';
 import {
   createUser,
   GOOD_PASSWORD,
+  googleClient,
   logIn,
   newClient,
   uniqueEmail,
   waitForMail,
-  type Client,
 } from '../support/accounts.ts';
 
 /**
@@ -26,26 +25,6 @@ const db = stack.services.db;
 const NEW_PASSWORD = 'N3w!Passw0rd-2026';
 
 const totp = (secret: string) => generate({ secret, epoch: Math.floor(Date.now() / 1000) });
-
-/** Signs `client` in with Google through the sandbox's page, as the browser does: a new account without a password. */
-async function signInWithGoogle(client: Client, email: string) {
-  const nonce = (await client.call('/api/auth/google/nonce', { method: 'POST' })).body.nonce as string;
-  const form = new URLSearchParams({
-    client_id: SANDBOX_GOOGLE_CLIENT_ID,
-    redirect_uri: `${stack.url}/auth/google/callback`,
-    state: 'state-1',
-    nonce,
-    name: 'Sana Khan',
-    email,
-    email_verified: 'true',
-  });
-  const authorized = await client.call('/sandbox/google/authorize', {
-    body: form.toString(),
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  });
-  const fragment = new URLSearchParams(new URL(authorized.headers.get('location')!).hash.slice(1));
-  return client.call('/api/auth/google', { body: { credential: fragment.get('id_token') } });
-}
 
 describe('POST /api/user/password', () => {
   it('changes the password, signs out every other session at once, keeps this one and mails the owner', async () => {
@@ -143,8 +122,7 @@ describe('POST /api/user/password', () => {
 
   it('lets an account made with Google set a first password, then log in with it', async () => {
     const email = uniqueEmail('google');
-    const client = newClient(stack);
-    expect((await signInWithGoogle(client, email)).status).toBe(200);
+    const client = await googleClient(stack, email);
     expect((await client.call('/api/user/password')).body).toEqual({ hasPassword: false });
 
     const set = await client.call('/api/user/password', { body: { newPassword: NEW_PASSWORD } });
