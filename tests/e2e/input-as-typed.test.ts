@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   baseUrl,
   DESKTOP,
+  expectNoHorizontalScroll,
   hasBrowser,
   MOBILE,
   screenshot,
@@ -72,6 +73,7 @@ describe.skipIf(!hasBrowser())('input as people type it', () => {
         rules.getByRole('listitem').filter({ hasText: 'Maximum 128 Characters' }).getAttribute('class'),
       ).resolves.toBe('failed');
       await screenshot(page, `input-password-too-long-${width}`);
+      await expectNoHorizontalScroll(page, width);
       expect(sent).toEqual([]);
     },
   );

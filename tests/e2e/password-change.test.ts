@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   baseUrl,
   DESKTOP,
+  expectNoHorizontalScroll,
   hasBrowser,
   MOBILE,
   screenshotsAtBothWidths,
@@ -73,6 +74,7 @@ describe.skipIf(!hasBrowser())('password change on the Security page', () => {
     await expect(max.getAttribute('class')).resolves.toBe('failed');
     await card.getByRole('button', { name: 'Change password' }).click();
     await card.getByText('Password must be at most 128 characters.').waitFor();
+    await expectNoHorizontalScroll(page, MOBILE.width);
     await screenshotsAtBothWidths(page, 'security-password-too-long');
   });
 

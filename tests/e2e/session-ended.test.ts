@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   baseUrl,
   DESKTOP,
+  expectNoHorizontalScroll,
   hasBrowser,
   MOBILE,
   screenshotsAtBothWidths,
@@ -102,6 +103,7 @@ describe.skipIf(!hasBrowser())('an expired session says so', () => {
     const login = notice.getByRole('link', { name: 'Log in again' });
     await expect(login.getAttribute('href')).resolves.toBe('/login?next=%2Fpayment');
     await expect(page.getByText('Redirecting to payment… please wait.').count()).resolves.toBe(0);
+    await expectNoHorizontalScroll(page, MOBILE.width);
     await screenshotsAtBothWidths(page, 'session-ended-payment');
 
     await login.click();

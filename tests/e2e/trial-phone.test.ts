@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DESKTOP, hasBrowser, MOBILE, screenshotsAtBothWidths, useBrowser } from '../support/browser.ts';
+import {
+  DESKTOP,
+  expectNoHorizontalScroll,
+  hasBrowser,
+  MOBILE,
+  screenshotsAtBothWidths,
+  useBrowser,
+} from '../support/browser.ts';
 import { signUpWithGoogle, uniqueEmail, uniquePhone } from '../support/e2eUsers.ts';
 
 /**
@@ -24,6 +31,7 @@ describe.skipIf(!hasBrowser())('trial without a phone', () => {
       const step = page.getByRole('region', { name: 'Add your phone number' });
       await step.getByText('The 1 hour trial is one per mobile number').waitFor();
       await expect(page.getByRole('button', { name: 'Start Now' }).count()).resolves.toBe(0);
+      await expectNoHorizontalScroll(page, width);
       await screenshotsAtBothWidths(page, `trial-phone-step-from-${width}`);
 
       // Pasted with the country code and spaces: kept whole, stored as ten digits.
