@@ -48,7 +48,7 @@ describe.skipIf(!hasBrowser())('the delete-account dialog', () => {
     await attempt.getByRole('button', { name: 'Cancel plan and request refund' }).click();
     await attempt.getByRole('button', { name: 'Confirm refund of ₹815.00' }).click();
     await attempt
-      .getByText(/^(Refund on its way \(accepted by PayU\)|Refunded): ₹815\.00/)
+      .getByText(/^(Refund of ₹815\.00 on its way \(accepted by PayU\)|Refunded ₹815\.00 on )/)
       .waitFor({ timeout: 30_000 });
 
     for (const viewport of [MOBILE, DESKTOP]) {
