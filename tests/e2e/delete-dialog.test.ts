@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DESKTOP, hasBrowser, MOBILE, screenshot, useBrowser, type Page } from '../support/browser.ts';
-import { buy, logIn, openProfileMenu, paymentVerified, registeredUser } from '../support/e2eUsers.ts';
+import { openProfileMenu, refundedLegendPlan, registeredUser } from '../support/e2eUsers.ts';
 
 /**
  * The delete-account dialog after a refund ended the plan: the machine is still named by its
@@ -40,16 +40,7 @@ describe.skipIf(!hasBrowser())('the delete-account dialog', () => {
   it('names the machine after a refund and keeps its buttons in view at 360 and 1280 px', async () => {
     const user = await registeredUser('Aarav Shah', 'delete');
     const page = await browser.newPage(MOBILE);
-    await logIn(page, user.email);
-    await buy(page, 'LEGEND', 30, '₹1,450.00');
-    await paymentVerified(page);
-    await page.goto('/history');
-    const attempt = page.locator('article.attempt-success').first();
-    await attempt.getByRole('button', { name: 'Cancel plan and request refund' }).click();
-    await attempt.getByRole('button', { name: 'Confirm refund of ₹815.00' }).click();
-    await attempt
-      .getByText(/^(Refund of ₹815\.00 on its way \(accepted by PayU\)|Refunded ₹815\.00 on )/)
-      .waitFor({ timeout: 30_000 });
+    await refundedLegendPlan(page, user.email);
 
     for (const viewport of [MOBILE, DESKTOP]) {
       await page.setViewportSize(viewport);

@@ -1,5 +1,4 @@
-import pg from 'pg';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   baseUrl,
   DESKTOP,
@@ -10,6 +9,7 @@ import {
   useBrowser,
 } from '../support/browser.ts';
 import { logIn, paymentVerified, registeredUser, runningLegendMachine } from '../support/e2eUsers.ts';
+import { stackDatabase } from '../support/stackDb.ts';
 import { HANDOVER_MESSAGES } from '../../core/domain/planHandover.ts';
 import { IDLE_MESSAGES } from '../../core/domain/idle.ts';
 
@@ -20,10 +20,7 @@ import { IDLE_MESSAGES } from '../../core/domain/idle.ts';
  */
 
 const browser = useBrowser();
-const db = hasBrowser() ? new pg.Pool({ connectionString: inject('stackDatabaseUrl'), max: 2 }) : null;
-afterAll(async () => {
-  await db?.end();
-});
+const db = stackDatabase();
 const SIZES = [
   { viewport: MOBILE, width: 360 },
   { viewport: DESKTOP, width: 1280 },
@@ -74,7 +71,7 @@ describe.skipIf(!hasBrowser())('journey details', () => {
 
     // The plan is paid: what payment-verify writes (the trial gives way, PRO LEGEND is active),
     // here without the vm-provision job that follows, so the moment before the handover stays.
-    await db!.query(
+    await db.query(
       `WITH u AS (SELECT id FROM users WHERE email = $1),
        trial AS (
          UPDATE subscriptions SET status = 'expired', expires_at = least(expires_at, now())

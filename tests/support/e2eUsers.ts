@@ -155,3 +155,20 @@ export async function signUpWithGoogle(page: Page, name: string, email: string, 
 
 /** A phone number of its own for a test (trials are one per number). */
 export const uniquePhone = () => `9${String(randomInt(0, 1e9)).padStart(9, '0')}`;
+
+/**
+ * Signs in, buys LEGEND 30 h and, on the history page, cancels it for the day-1 refund the
+ * policy gives (70% of ₹1,450 less the ₹200 charge: ₹815.00); waits until PayU has it.
+ */
+export async function refundedLegendPlan(page: Page, email: string): Promise<void> {
+  await logIn(page, email);
+  await buy(page, 'LEGEND', 30, '₹1,450.00');
+  await paymentVerified(page);
+  await page.goto('/history');
+  const attempt = page.locator('article.attempt-success').first();
+  await attempt.getByRole('button', { name: 'Cancel plan and request refund' }).click();
+  await attempt.getByRole('button', { name: 'Confirm refund of ₹815.00' }).click();
+  await attempt
+    .getByText(/^(Refund of ₹815\.00 on its way \(accepted by PayU\)|Refunded ₹815\.00 on )/)
+    .waitFor({ timeout: 30_000 });
+}
