@@ -61,6 +61,8 @@ const HANDLERS: Record<QueueName, Subscription> = {
     perJobResults: true,
     pollingIntervalSeconds: 0.5,
   },
+  // Operator alerts: their own pollers, and hours of retries through an SMTP outage.
+  'email-alert': { handler: emailSend, batchSize: 5, localConcurrency: 1, perJobResults: true },
   // Forgot-password: the worker decides whether anyone is mailed, so the API answers alike for all.
   'account-recovery': { handler: accountRecovery, batchSize: 1, localConcurrency: 2 },
   // Each job waits on PayU's verify API. Batches of 5 verified at once from two pollers, fetching

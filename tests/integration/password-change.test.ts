@@ -1,4 +1,3 @@
-import { generate } from 'otplib';
 import { describe, expect, it } from 'vitest';
 import { countLiveSessions } from '../../core/db/sessions.ts';
 import { PASSWORD_CHANGE_MESSAGES as PC, PASSWORD_TOO_LONG_MESSAGE } from '../../core/domain/password.ts';
@@ -11,6 +10,7 @@ import {
   newClient,
   uniqueEmail,
   waitForMail,
+  withTwoFactor,
 } from '../support/accounts.ts';
 
 /**
@@ -23,8 +23,6 @@ import {
 const stack = await startTestStack({ worker: true });
 const db = stack.services.db;
 const NEW_PASSWORD = 'N3w!Passw0rd-2026';
-
-const totp = (secret: string) => generate({ secret, epoch: Math.floor(Date.now() / 1000) });
 
 describe('POST /api/user/password', () => {
   it('changes the password, signs out every other session at once, keeps this one and mails the owner', async () => {
@@ -139,14 +137,7 @@ describe('POST /api/user/password', () => {
   });
 
   it('with two-factor on: changes without a code, and the new password still needs the second factor', async () => {
-    const user = await createUser(stack);
-    const client = newClient(stack);
-    await logIn(client, user.email);
-    const setup = await client.call('/api/user/two-factor/setup', { method: 'POST' });
-    const enabled = await client.call('/api/user/two-factor/enable', {
-      body: { code: await totp(setup.body.secret as string) },
-    });
-    expect(enabled.status).toBe(200);
+    const { user, client } = await withTwoFactor(stack);
 
     const changed = await client.call('/api/user/password', {
       body: { currentPassword: GOOD_PASSWORD, newPassword: NEW_PASSWORD },
