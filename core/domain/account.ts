@@ -8,7 +8,6 @@ import { EMAIL_MESSAGES, isDeliverableEmail } from './email.ts';
 export { EMAIL_MAX_LENGTH, normaliseEmail } from './email.ts';
 
 export const NAME_MAX_LENGTH = 100;
-export const OTP_LENGTH = 6;
 export const OTP_PATTERN = /^\d{6}$/;
 
 /**
