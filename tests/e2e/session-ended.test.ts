@@ -103,6 +103,17 @@ describe.skipIf(!hasBrowser())('an expired session says so', () => {
     const login = notice.getByRole('link', { name: 'Log in again' });
     await expect(login.getAttribute('href')).resolves.toBe('/login?next=%2Fpayment');
     await expect(page.getByText('Redirecting to payment… please wait.').count()).resolves.toBe(0);
+    // Scrolled down to the Pay button, the message stays in view below the sticky header.
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await expect
+      .poll(() =>
+        page.evaluate(() => {
+          const header = document.querySelector('.site-header')!.getBoundingClientRect();
+          const message = document.querySelector('.session-ended')!.getBoundingClientRect();
+          return window.scrollY > 0 && message.top >= header.bottom;
+        }),
+      )
+      .toBe(true);
     await expectNoHorizontalScroll(page, MOBILE.width);
     await screenshotsAtBothWidths(page, 'session-ended-payment');
 
