@@ -1,7 +1,7 @@
 import { hashToken, randomToken } from '../../core/crypto/crypto.ts';
 import { createDbPool, sql, type Db } from '../../core/db/pool.ts';
 import { insertSession } from '../../core/db/sessions.ts';
-import { insertVm } from '../../core/db/vms.ts';
+import { insertVm, type Vm } from '../../core/db/vms.ts';
 import {
   activateSubscription,
   insertPendingSubscription,
@@ -99,6 +99,26 @@ export async function paidPlanFor(
   return { subscription, plan };
 }
 
+/** A customer with a paid LEGEND plan and its machine (as inserted: `requested`). */
+export async function customerWithMachine(
+  db: Db,
+  person: { email: string; name: string; phone: string | null },
+): Promise<{ user: User; subscription: Subscription; plan: ReturnType<typeof getPlan>; vm: Vm }> {
+  const { user, subscription, plan } = await paidLegendPlan(db, person);
+  const vm = await insertVm(
+    db,
+    {
+      userId: user.id,
+      subscriptionId: subscription.id,
+      planId: plan.id,
+      instanceType: plan.instanceType,
+      storageGb: plan.storageGb,
+    },
+    new Date(),
+  );
+  return { user, subscription, plan, vm };
+}
+
 /** A user as a real purchase leaves them: active plan, a running machine, a live session. */
 export async function seedSignedInUser(
   url: string,
@@ -106,23 +126,7 @@ export async function seedSignedInUser(
   const db = await createDbPool(url, { maximumPoolSize: 2 });
   try {
     const email = 'bench.poll@example.com';
-    const { user, subscription, plan } = await paidLegendPlan(db, {
-      email,
-      name: 'Bench Poll',
-      phone: '9876543210',
-    });
-    const now = new Date();
-    const vm = await insertVm(
-      db,
-      {
-        userId: user.id,
-        subscriptionId: subscription.id,
-        planId: plan.id,
-        instanceType: plan.instanceType,
-        storageGb: plan.storageGb,
-      },
-      now,
-    );
+    const { user, vm } = await customerWithMachine(db, { email, name: 'Bench Poll', phone: '9876543210' });
     await db.query(sql.unsafe`
       UPDATE vms SET state = 'running', source = 'launch', instance_id = 'i-0bench0poll0000001',
         public_ip = '203.0.113.10', password_encrypted = 'sealed', started_at = now(),

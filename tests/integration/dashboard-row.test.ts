@@ -9,11 +9,9 @@ import {
 import { insertPendingMandate } from '../../core/db/autopay.ts';
 import { insertPayment } from '../../core/db/payments.ts';
 import { createDbPool, sql } from '../../core/db/pool.ts';
-import { activateSubscription, insertPendingSubscription } from '../../core/db/subscriptions.ts';
 import { insertUser } from '../../core/db/users.ts';
-import { insertVm } from '../../core/db/vms.ts';
-import { getPlan, planExpiry } from '../../core/domain/plans.ts';
 import { freshDatabase } from '../support/db.ts';
+import { customerWithMachine } from '../../scripts/bench/lib.ts';
 
 /**
  * The dashboard statement's row is taken on trust on every poll (no per-row validation on the
@@ -27,38 +25,11 @@ afterAll(() => db.end());
 
 describe('the dashboard row', () => {
   it('holds exactly what its schemas say, for a customer with a plan, a machine, a kept disk and AutoPay', async () => {
-    const user = await insertUser(db, {
+    const { user, subscription, plan, vm } = await customerWithMachine(db, {
       email: 'row.check@example.com',
       name: 'Row Check',
       phone: '9876500001',
-      passwordHash: null,
-      googleSub: null,
     });
-    const plan = getPlan('legend');
-    const pending = await insertPendingSubscription(db, {
-      userId: user.id,
-      planId: plan.id,
-      planName: plan.displayName,
-      isTrial: false,
-      hours: 30,
-      storageGb: plan.storageGb,
-      instanceType: plan.instanceType,
-      pricePaise: plan.pricesPaise[30],
-      trialPhone: null,
-    });
-    const now = new Date();
-    const subscription = (await activateSubscription(db, pending.id, now, planExpiry(now)))!;
-    const vm = await insertVm(
-      db,
-      {
-        userId: user.id,
-        subscriptionId: subscription.id,
-        planId: plan.id,
-        instanceType: plan.instanceType,
-        storageGb: plan.storageGb,
-      },
-      now,
-    );
     await db.query(sql.unsafe`
       UPDATE vms SET state = 'running', source = 'pool', instance_id = 'i-0row0check0000001',
         public_ip = '203.0.113.20', password_encrypted = 'sealed', started_at = now(),
