@@ -72,6 +72,7 @@ import { requestStart, requestStop, scheduleVmCheck } from '../core/commands/vmA
 import { snapshotTags, subnetForAttempt, TAGS, vmTags } from '../core/providers/vmEc2.ts';
 import { capturePassword, describeEc2Error, isRetryableCapacity, notify, RetryLater } from './cloudPc.ts';
 import type { WorkerDeps } from './deps.ts';
+import { userDataFor } from './machineSetup.ts';
 
 /**
  * The one executor of the machine lifecycle. It gathers a machine's inputs (row, plan, what EC2
@@ -485,6 +486,8 @@ async function launchMachine(deps: WorkerDeps, vm: Vm, log: WorkerDeps['log']): 
   const begun = await beginLaunch(db, vm.id, { subnetId, imageId }, now);
   if (!begun) return { done: true };
 
+  // This machine's own secrets and where it reports (the same document on every retry).
+  const userData = await userDataFor(deps, vm.id);
   let instance: Ec2Instance | null = null;
   try {
     instance = await deps.vmEc2.launcher.launchInstance({
@@ -497,6 +500,7 @@ async function launchMachine(deps: WorkerDeps, vm: Vm, log: WorkerDeps['log']): 
       volumeSizeGb: Math.max(vm.storage_gb, restore?.volume_gb ?? 0),
       snapshotId: restore?.snapshot_id ?? null,
       tags: vmTags(config.ec2, { id: vm.id, userId: vm.user_id, planId: vm.plan_id }),
+      userData,
     });
   } catch (error) {
     if ((error as { name?: string }).name === 'IdempotentParameterMismatch') {

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import type { MachineHealthReport } from '../domain/machineHealth.ts';
+import { PAIRING_STATES } from '../domain/streaming.ts';
+import { SECRETS_OF_VM } from './machineSecrets.ts';
 import { sql, type Db } from './pool.ts';
 import { currentSubscriptionOf, Subscription } from './subscriptions.ts';
 import { dashboardVmOf, Vm } from './vms.ts';
@@ -58,11 +61,34 @@ export const DashboardKeptDisk = z.object({
 });
 export type DashboardKeptDisk = z.infer<typeof DashboardKeptDisk>;
 
+/** The machine's last accepted health report (game streaming). */
+export type DashboardHealth = {
+  receivedAt: Date;
+  report: MachineHealthReport;
+  streamHostUnreachableAt: Date | null;
+};
+
+/** Moonlight devices paired with the machine, and pairings in flight or finished in the last minutes. */
+export const DashboardPairing = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  state: z.enum(PAIRING_STATES),
+  message: z.string().nullable(),
+  createdAt: z.string(),
+  pairedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+});
+export type DashboardPairing = z.infer<typeof DashboardPairing>;
+
 export type DashboardState = {
   user: { email: string; name: string };
   subscription: DashboardSubscription | null;
   vm: DashboardVm | null;
   keptDisk: DashboardKeptDisk | null;
+  /** Whether the machine was launched with secrets of its own (it can report its health and pair). */
+  reportsHealth: boolean;
+  health: DashboardHealth | null;
+  pairings: DashboardPairing[];
 };
 
 /** `s.col AS s_col, …` for every field of a row schema. */
@@ -101,14 +127,26 @@ const DashboardRow = z.looseObject({ email: z.string(), name: z.string() });
 // than the poll's query took to run.
 const DASHBOARD_SELECT = sql.fragment`
     SELECT u.email, u.name, ${prefixed('s', DashboardSubscription)}, ${prefixed('v', DashboardVm)},
-      ${prefixed('k', DashboardKeptDisk)}
+      ${prefixed('k', DashboardKeptDisk)},
+      ms.launch_token IS NOT NULL AS reports_health, h.received_at AS h_received_at, h.report AS h_report,
+      h.stream_host_unreachable_at AS h_unreachable_at, sp.pairings AS stream_pairings
     FROM users u
     LEFT JOIN LATERAL (SELECT * ${currentSubscriptionOf(sql.fragment`u.id`)}) s ON true
     LEFT JOIN LATERAL (SELECT * ${dashboardVmOf(sql.fragment`u.id`)}) v ON true
     LEFT JOIN LATERAL (
       SELECT id, state, created_at, completed_at, keep_until FROM vm_snapshots
       WHERE user_id = u.id AND state IN ('creating', 'completed')
-      ORDER BY created_at DESC LIMIT 1) k ON true`;
+      ORDER BY created_at DESC LIMIT 1) k ON true
+    LEFT JOIN ${SECRETS_OF_VM}
+    LEFT JOIN machine_health h ON h.vm_id = v.id
+    LEFT JOIN LATERAL (
+      SELECT json_agg(json_build_object('id', p.id, 'name', p.device_name, 'state', p.state,
+               'message', p.message, 'createdAt', p.created_at, 'pairedAt', p.paired_at,
+               'finishedAt', p.finished_at) ORDER BY p.created_at DESC) AS pairings
+      FROM (SELECT * FROM stream_pairings p WHERE p.vm_id = v.id
+              AND (p.state IN ('paired', 'removing', 'pending', 'sending', 'confirming')
+                   OR p.updated_at > now() - interval '10 minutes')
+            ORDER BY p.created_at DESC LIMIT 20) p) sp ON true`;
 
 /**
  * Null when the user does not exist or was deleted. A named prepared statement: each pooled
@@ -118,10 +156,22 @@ export async function findDashboardState(db: Db, userId: string): Promise<Dashbo
   const row = await db.maybeOne(sql.prepared('dashboard_state', DashboardRow)`
     ${DASHBOARD_SELECT} WHERE u.id = ${userId} AND u.deleted_at IS NULL`);
   if (!row) return null;
+  const vm = vmOf(row);
+  const receivedAt = row.h_received_at as Date | null;
   return {
     user: { email: row.email, name: row.name },
     subscription: subscriptionOf(row),
-    vm: vmOf(row),
+    vm,
     keptDisk: keptDiskOf(row),
+    reportsHealth: vm !== null && row.reports_health === true,
+    // Validated when it was accepted (api/routes/machineHealth.ts); stored as it came.
+    health: receivedAt
+      ? {
+          receivedAt,
+          report: row.h_report as MachineHealthReport,
+          streamHostUnreachableAt: (row.h_unreachable_at as Date | null) ?? null,
+        }
+      : null,
+    pairings: row.stream_pairings ? z.array(DashboardPairing).parse(row.stream_pairings) : [],
   };
 }

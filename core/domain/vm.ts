@@ -7,6 +7,8 @@ import { hoursExhausted, planInForce } from './lifecycle.ts';
 import { USAGE_MESSAGES } from './usage.ts';
 import type { Instant } from './time.ts';
 import type { DailyUsage, HourlyUsageEntry } from './usageBuckets.ts';
+import type { MachineHealthView } from './machineHealth.ts';
+import type { StreamingView } from './streaming.ts';
 
 /** The states a VM shows (spec §3 vmLastState: running or stopped, plus honest transitions). */
 export const VM_DISPLAY_STATES = [
@@ -174,6 +176,10 @@ export type DashboardRecord = {
   waitingForDiskCopy: boolean;
   streamingClientUrl: string;
   setupVideoUrl: string | null;
+  /** What the machine's own health report says (core/domain/machineHealth.ts); null without a machine. */
+  machineHealth: MachineHealthView | null;
+  /** How to connect and play: Moonlight, its paired devices, DCV's file (core/domain/streaming.ts). */
+  streaming: StreamingView | null;
 };
 
 /**

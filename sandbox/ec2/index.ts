@@ -29,6 +29,7 @@ import {
 } from './query.ts';
 import { createRdpListeners, type RdpListeners } from './rdpListeners.ts';
 import { createDcvServers, type DcvServers } from '../dcv/index.ts';
+import { createSunshineHosts, type SunshineHosts } from '../sunshine/index.ts';
 import { reservationsXml, instanceXml, stateChangeXml } from './render.ts';
 import { createSandboxServiceQuotas } from './serviceQuotas.ts';
 import type { ProfileName } from './timing.ts';
@@ -76,6 +77,11 @@ export type SandboxEc2Options = {
    * stand-in on this port, verifying tokens at `verifierUrl` as DCV's `auth-token-verifier`.
    */
   dcv?: { port: number; verifierUrl: string } | undefined;
+  /**
+   * Give every running instance launched with our user data (with a loopback address: needs
+   * `rdpListener`) a Sunshine stand-in on this port and the image's health reporter.
+   */
+  sunshine?: { port: number } | undefined;
 };
 
 export type SandboxEc2 = {
@@ -94,6 +100,8 @@ export type SandboxEc2 = {
   flush(): Promise<void>;
   /** The Service Quotas stand-in over the same account: mount at /sandbox/servicequotas. */
   serviceQuotas: Router;
+  /** The Sunshine stand-ins' control and state (mount at /sandbox/sunshine), when they run. */
+  sunshine: Router | null;
   /** Closes the Remote Desktop listeners (and flushes state). */
   close(): Promise<void>;
 };
@@ -207,9 +215,13 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
     : null;
   const dcvServers: DcvServers | null =
     options.dcv && options.rdpListener ? createDcvServers({ ...options.dcv, warn }) : null;
+  const sunshineHosts: SunshineHosts | null =
+    options.sunshine && options.rdpListener
+      ? createSunshineHosts({ port: options.sunshine.port, profile: options.profile ?? 'fast', warn })
+      : null;
   const syncListeners = async () => {
     const running = engine.runningAddresses();
-    await Promise.all([listeners?.sync(running), dcvServers?.sync(running)]);
+    await Promise.all([listeners?.sync(running), dcvServers?.sync(running), sunshineHosts?.sync(running)]);
   };
 
   function snapshotXml(v: SnapshotView): string {
@@ -256,6 +268,7 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
           iamInstanceProfile:
             str(params, 'IamInstanceProfile.Arn') ?? str(params, 'IamInstanceProfile.Name') ?? null,
           snapshotId: root?.get('Ebs.SnapshotId') ?? null,
+          userData: str(params, 'UserData') ?? null,
         };
         engine.checkFaults(action, { subnetId: request.subnetId, instanceType: request.instanceType });
         dryRun(params);
@@ -557,6 +570,7 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
       ...engine.snapshot(),
       rdpListeners: listeners?.listening() ?? null,
       dcvServers: dcvServers?.listening() ?? null,
+      sunshineHosts: sunshineHosts?.listening() ?? null,
     };
   });
   router.post('/_control', koaBody({ jsonLimit: '1mb', urlencoded: false, text: false }), async (ctx) => {
@@ -605,9 +619,11 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
       vcpuLimit: () => engine.vcpuLimit(),
       checkAuthorized: (action) => engine.checkAuthorized(action),
     }),
+    sunshine: sunshineHosts?.router ?? null,
     close: async () => {
       await listeners?.close();
       await dcvServers?.close();
+      await sunshineHosts?.close();
       await saver?.flush();
     },
   };

@@ -21,6 +21,7 @@ import { scheduleVmCheck } from '../../core/commands/vmActions.ts';
 import { poolTags, subnetForAttempt } from '../../core/providers/vmEc2.ts';
 import { describeEc2Error, isRetryableCapacity } from '../cloudPc.ts';
 import type { WorkerDeps } from '../deps.ts';
+import { userDataFor } from '../machineSetup.ts';
 
 /**
  * `pool-replenish` (cron, and after every claim): keeps WARM_POOL_SIZE instances per plan
@@ -86,6 +87,8 @@ async function launchPoolInstance(deps: WorkerDeps, row: PoolInstance): Promise<
   const subnetId = subnetForAttempt(config.ec2, row.launch_attempts, config.vm.launchAttemptsBeforeFallback);
   const begun = await beginPoolLaunch(db, row.id, subnetId);
   if (!begun) return false;
+  // This machine's own secrets and where it reports (the same document on every retry).
+  const userData = await userDataFor(deps, row.id);
   let instance: Ec2Instance | null = null;
   try {
     instance = await deps.vmEc2.launcher.launchInstance({
@@ -97,6 +100,7 @@ async function launchPoolInstance(deps: WorkerDeps, row: PoolInstance): Promise<
       subnetId,
       volumeSizeGb: row.storage_gb,
       tags: poolTags(config.ec2, { id: row.id, planId: row.plan_id }),
+      userData,
     });
   } catch (error) {
     if ((error as { name?: string }).name === 'IdempotentParameterMismatch')
