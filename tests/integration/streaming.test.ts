@@ -7,6 +7,7 @@ import { machineSettingsOf } from '../../core/domain/machineSetup.ts';
 import { STREAMING_MESSAGES } from '../../core/domain/streaming.ts';
 import { sendJob } from '../../core/queue.ts';
 import { sweepMachineHealth } from '../../worker/jobs/machineHealthSweep.ts';
+import { replenishPool } from '../../worker/jobs/poolReplenish.ts';
 import { userDataFor } from '../../worker/machineSetup.ts';
 import {
   createUser,
@@ -218,6 +219,27 @@ describe('a machine launched for a customer', () => {
       expect(seen).not.toContain(secret);
     }
   }, 120_000);
+});
+
+describe('a warm-pool spare', () => {
+  it('is launched with secrets of its own, which travel with it to the customer who claims it', async () => {
+    await replenishPool(cloud.deps({ vm: { warmPoolSize: { ...stack.config.vm.warmPoolSize, legend: 1 } } }));
+    const spare = await waitFor(
+      'the spare to be ready (first boot done, stopped)',
+      () =>
+        db.maybeOne(sql.type(z.object({ id: z.uuid(), instance_id: z.string() }))`
+          SELECT id, instance_id FROM pool_instances WHERE plan_id = 'legend' AND state = 'ready'
+          ORDER BY created_at DESC LIMIT 1`),
+      60_000,
+    );
+    const c = await customerWithMachine();
+    expect(c.instanceId).toBe(spare.instance_id);
+    const tokens = await db.anyFirst(sql.type(z.object({ t: z.uuid() }))`
+      SELECT launch_token AS t FROM machine_secrets WHERE launch_token IN (${spare.id}, ${c.vmId})`);
+    // Made once, for the spare's launch; the customer's machine reported (and pairs) with them.
+    expect(tokens).toEqual([spare.id]);
+    expect((await pair(c, '2468', 'Steam Deck')).status).toBe(200);
+  }, 150_000);
 });
 
 describe('POST /api/machine/health', () => {
