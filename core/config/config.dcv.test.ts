@@ -23,6 +23,7 @@ describe('the browser desktop configuration', () => {
     EC2_SECURITY_GROUP_IDS: 'sg-0aaa',
     EC2_SUBNET_IDS: 'subnet-0aaa',
     EC2_AMI_ID: 'ami-0123456789abcdef0',
+    WORKER_EGRESS_CIDRS: '203.0.113.10/32',
   };
 
   it("defaults to DCV's web client on the machine over HTTPS, port 8443", () => {

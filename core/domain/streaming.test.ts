@@ -15,6 +15,7 @@ import {
   PIN_PATTERN,
   STREAMING_INGRESS,
   STREAMING_MESSAGES,
+  streamingIngressResults,
 } from './streaming.ts';
 
 describe('PIN and device name', () => {
@@ -173,5 +174,51 @@ describe('machine user data', () => {
   it('refuses values that could break out of the line', () => {
     expect(() => machineUserData({ ...settings, sunshinePassword: 'x\n- task: evil' })).toThrow();
     expect(() => machineUserData({ ...settings, healthUrl: 'javascript:alert(1)' })).toThrow();
+  });
+});
+
+describe('streamingIngressResults', () => {
+  const anyone = ['0.0.0.0/0'];
+  const complete = [
+    { protocol: 'tcp', from: 47984, to: 47989, cidrs: anyone },
+    { protocol: 'tcp', from: 48010, to: 48010, cidrs: anyone },
+    { protocol: 'udp', from: 47998, to: 48010, cidrs: anyone },
+    { protocol: 'udp', from: 8443, to: 8443, cidrs: anyone },
+    { protocol: 'tcp', from: 47990, to: 47990, cidrs: ['203.0.113.10/32', '198.51.100.0/28'] },
+  ];
+  const worker = ['203.0.113.10/32', '198.51.100.0/28'];
+  const ok = (results: Array<{ ok: boolean }>) => results.map((r) => r.ok);
+
+  it('passes a group that opens the streaming ports and keeps Sunshine to the worker', () => {
+    expect(ok(streamingIngressResults(complete, worker))).toEqual([true, true, true]);
+    // A bare address is its /32.
+    expect(ok(streamingIngressResults(complete, ['198.51.100.0/28', '203.0.113.10'])).at(2)).toBe(true);
+    // A rule wider than the worker's addresses opens it to the rest of the range.
+    expect(ok(streamingIngressResults(complete, ['198.51.100.4/32', '203.0.113.10/32'])).at(2)).toBe(false);
+  });
+
+  it('names what Moonlight is missing', () => {
+    const [moonlight] = streamingIngressResults(complete.slice(1), worker);
+    expect(moonlight?.ok).toBe(false);
+    expect(moonlight?.detail).toBe('no inbound TCP 47984, TCP 47989: Moonlight cannot reach Sunshine');
+  });
+
+  it("fails Sunshine's API open to the internet, or to all traffic", () => {
+    for (const open of [
+      { protocol: 'tcp', from: 47990, to: 47990, cidrs: anyone },
+      { protocol: '-1', from: null, to: null, cidrs: ['10.0.0.0/8'] },
+      { protocol: 'tcp', from: 40000, to: 50000, cidrs: ['203.0.113.0/24'] },
+    ]) {
+      const api = streamingIngressResults([...complete, open], worker).at(2);
+      expect(api?.ok, JSON.stringify(open)).toBe(false);
+      expect(api?.detail).toMatch(/is open to/);
+    }
+  });
+
+  it('fails when the worker cannot reach it, or nobody said where the worker is', () => {
+    expect(streamingIngressResults(complete.slice(0, 4), worker).at(2)?.detail).toMatch(
+      /the worker cannot pair/,
+    );
+    expect(streamingIngressResults(complete, []).at(2)?.detail).toMatch(/WORKER_EGRESS_CIDRS is not set/);
   });
 });

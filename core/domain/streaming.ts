@@ -417,3 +417,131 @@ export function streamingView(input: {
     dcvFileUrl: running ? DCV_FILE_PATH : null,
   };
 }
+
+/** An inbound rule as a security group holds it: a protocol (`-1`: all), a port range, sources. */
+export type IngressPermission = { protocol: string; from: number | null; to: number | null; cidrs: string[] };
+
+type Cidr4 = { base: number; prefix: number };
+
+/** An IPv4 CIDR (`a.b.c.d/n`, or a bare address), or null. */
+export function parseCidr4(text: string): Cidr4 | null {
+  const match = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?:\/(\d{1,2}))?$/.exec(text.trim());
+  if (!match) return null;
+  const octets = match.slice(1, 5).map(Number);
+  const prefix = match[5] === undefined ? 32 : Number(match[5]);
+  if (octets.some((o) => o > 255) || prefix > 32) return null;
+  const address = octets.reduce((n, o) => n * 256 + o, 0);
+  const size = 2 ** (32 - prefix);
+  return { base: address - (address % size), prefix };
+}
+
+/** Whether every address of `inner` is in `outer`. */
+function cidrWithin(inner: Cidr4, outer: Cidr4): boolean {
+  if (outer.prefix > inner.prefix) return false;
+  const size = 2 ** (32 - outer.prefix);
+  return inner.base - (inner.base % size) === outer.base;
+}
+
+function covers(permission: IngressPermission, protocol: 'tcp' | 'udp', from: number, to: number): boolean {
+  const all = permission.protocol === '-1' || permission.protocol === 'all';
+  const same = permission.protocol === protocol || permission.protocol === (protocol === 'tcp' ? '6' : '17');
+  if (!all && !same) return false;
+  const low = all ? 0 : (permission.from ?? 0);
+  const high = all ? 65535 : (permission.to ?? 65535);
+  return low <= from && to <= high && permission.cidrs.length > 0;
+}
+
+export type IngressResult = { check: string; ok: boolean; detail: string; fix?: string };
+
+const describeRule = (r: IngressRule) =>
+  `${r.protocol.toUpperCase()} ${r.from === r.to ? r.from : `${r.from}–${r.to}`}`;
+
+/**
+ * What the preflight says of the machines' security group for game streaming: Moonlight's ports
+ * and DCV's QUIC open to customers, and Sunshine's API (47990) open to the worker's egress
+ * addresses and to nothing else.
+ */
+export function streamingIngressResults(
+  permissions: readonly IngressPermission[],
+  workerCidrs: readonly string[],
+): IngressResult[] {
+  const results: IngressResult[] = [];
+  const open = (rule: IngressRule) => permissions.some((p) => covers(p, rule.protocol, rule.from, rule.to));
+  const moonlight = STREAMING_INGRESS.filter((r) => r.purpose.startsWith('Moonlight'));
+  const missing = moonlight.filter((r) => !open(r));
+  results.push(
+    missing.length === 0
+      ? { check: 'security group allows Moonlight', ok: true, detail: moonlight.map(describeRule).join(', ') }
+      : {
+          check: 'security group allows Moonlight',
+          ok: false,
+          detail: `no inbound ${missing.map(describeRule).join(', ')}: Moonlight cannot reach Sunshine`,
+          fix: `add inbound rules ${missing.map(describeRule).join(', ')} from the customers' addresses (0.0.0.0/0)`,
+        },
+  );
+  const quic = STREAMING_INGRESS.find((r) => r.protocol === 'udp' && r.from === DCV_PORT) as IngressRule;
+  results.push(
+    open(quic)
+      ? {
+          check: `security group allows UDP ${DCV_PORT} (DCV over QUIC)`,
+          ok: true,
+          detail: describeRule(quic),
+        }
+      : {
+          check: `security group allows UDP ${DCV_PORT} (DCV over QUIC)`,
+          ok: false,
+          detail: `no inbound UDP ${DCV_PORT}: DCV's clients fall back to TCP (slower for games)`,
+          fix: `add an inbound rule UDP ${DCV_PORT} from the customers' addresses`,
+        },
+  );
+
+  const check = `security group keeps ${SUNSHINE_API_PORT} (Sunshine API) to WORKER_EGRESS_CIDRS`;
+  if (workerCidrs.length === 0) {
+    results.push({
+      check,
+      ok: false,
+      detail: 'WORKER_EGRESS_CIDRS is not set: pairing cannot be reached, or would be open to everyone',
+      fix: "set WORKER_EGRESS_CIDRS to the worker's public egress addresses (its NAT gateway's, as a.b.c.d/32)",
+    });
+    return results;
+  }
+  const worker = workerCidrs.map((text) => ({ text, cidr: parseCidr4(text) }));
+  const onApi = permissions.filter((p) => covers(p, 'tcp', SUNSHINE_API_PORT, SUNSHINE_API_PORT));
+  const strangers = [
+    ...new Set(
+      onApi.flatMap((p) =>
+        p.cidrs.filter((source) => {
+          const parsed = parseCidr4(source);
+          return !worker.some((w) => (parsed && w.cidr ? cidrWithin(parsed, w.cidr) : w.text === source));
+        }),
+      ),
+    ),
+  ];
+  const unreached = worker.filter(
+    (w) =>
+      !onApi.some((p) =>
+        p.cidrs.some((source) => {
+          const parsed = parseCidr4(source);
+          return parsed && w.cidr ? cidrWithin(w.cidr, parsed) : source === w.text;
+        }),
+      ),
+  );
+  if (strangers.length > 0) {
+    results.push({
+      check,
+      ok: false,
+      detail: `TCP ${SUNSHINE_API_PORT} is open to ${strangers.join(', ')}: anyone there can try every machine's Sunshine password`,
+      fix: `allow TCP ${SUNSHINE_API_PORT} only from WORKER_EGRESS_CIDRS (${workerCidrs.join(', ')})`,
+    });
+  } else if (unreached.length > 0) {
+    results.push({
+      check,
+      ok: false,
+      detail: `no inbound TCP ${SUNSHINE_API_PORT} from ${unreached.map((w) => w.text).join(', ')}: the worker cannot pair devices`,
+      fix: `add an inbound rule TCP ${SUNSHINE_API_PORT} from ${unreached.map((w) => w.text).join(', ')}`,
+    });
+  } else {
+    results.push({ check, ok: true, detail: `only from ${workerCidrs.join(', ')}` });
+  }
+  return results;
+}

@@ -482,8 +482,22 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
       case 'DescribeSecurityGroups': {
         engine.checkFaults(action, {});
         dryRun(params);
-        // Every group lets Remote Desktop (and the listener port, and DCV's 8443) in from anywhere.
-        const ports = [...new Set([3389, 8443, ...(options.rdpListener ? [options.rdpListener.port] : [])])];
+        // Every group is the one infra/README.md creates: Remote Desktop (and the listener port),
+        // DCV's 8443 over TCP and QUIC, Moonlight's ports from anywhere, and Sunshine's API
+        // (47990) only from where the sandbox's worker runs (this host: loopback).
+        const anywhere = '0.0.0.0/0';
+        const rules: Array<[string, number, number, string]> = [
+          ...[...new Set([3389, 8443, ...(options.rdpListener ? [options.rdpListener.port] : [])])].map(
+            (port): [string, number, number, string] => ['tcp', port, port, anywhere],
+          ),
+          ['udp', 8443, 8443, anywhere],
+          ['tcp', 47984, 47984, anywhere],
+          ['tcp', 47989, 47989, anywhere],
+          ['tcp', 48010, 48010, anywhere],
+          ['udp', 47998, 48000, anywhere],
+          ['udp', 48010, 48010, anywhere],
+          ['tcp', 47990, 47990, '127.0.0.0/8'],
+        ];
         return items(
           'securityGroupInfo',
           scalarList(params, 'GroupId').map(
@@ -495,12 +509,12 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
               leaf('vpcId', VPC_ID) +
               items(
                 'ipPermissions',
-                ports.map(
-                  (port) =>
-                    leaf('ipProtocol', 'tcp') +
-                    leaf('fromPort', port) +
-                    leaf('toPort', port) +
-                    items('ipRanges', [leaf('cidrIp', '0.0.0.0/0')]),
+                rules.map(
+                  ([protocol, from, to, cidr]) =>
+                    leaf('ipProtocol', protocol) +
+                    leaf('fromPort', from) +
+                    leaf('toPort', to) +
+                    items('ipRanges', [leaf('cidrIp', cidr)]),
                 ),
               ),
           ),
