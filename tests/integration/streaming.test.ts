@@ -377,6 +377,14 @@ describe('POST /api/machine/health', () => {
     );
     expect(alerts).toHaveLength(1);
     expect(alerts[0]?.message).toContain('5 health reports refused');
+    // And /metrics counts them for dashboards (the fleet figures are cached a few seconds).
+    await waitFor('the refusals in /metrics', async () => {
+      const text = (await stack.api('/metrics')).body as string;
+      const line = text
+        .split('\n')
+        .find((l) => l.startsWith('legend_machine_health_refused_last_hour{outcome="bad-signature"}'));
+      return line && Number(line.split(' ').at(-1)) >= 5;
+    });
   }, 120_000);
 });
 
