@@ -108,7 +108,7 @@ export function machineHealthRoutes(services: Services): Router<AppState> {
 
       const refuse = async (
         outcome: Exclude<HealthOutcome, 'accepted'>,
-        facts: { vmId?: string | null; record?: boolean } = {},
+        facts: { vmId?: string | null; record?: boolean; quiet?: boolean } = {},
       ) => {
         if (facts.record !== false) {
           await recordHealthRefusal(db, {
@@ -119,7 +119,8 @@ export function machineHealthRoutes(services: Services): Router<AppState> {
             at: now,
           });
         }
-        ctx.state.log.warn(
+        // A machine reporting before it is in service does so at every boot: not worth a warning.
+        ctx.state.log[facts.quiet ? 'info' : 'warn'](
           { outcome, callerAddress, instanceId: report.instanceId, vmId: facts.vmId ?? null },
           'machine health report refused',
         );
@@ -152,7 +153,7 @@ export function machineHealthRoutes(services: Services): Router<AppState> {
       // A spare in the warm pool, or a machine whose address we do not know yet (it is starting):
       // it proved who it is, but there is no address to check it against. It reports again.
       if (!machine.vm_id || machine.vm_state !== 'running' || !machine.public_ip)
-        return refuse('not-in-service', { vmId: machine.vm_id, record: false });
+        return refuse('not-in-service', { vmId: machine.vm_id, record: false, quiet: true });
       if (callerAddress !== machine.public_ip) return refuse('wrong-address', { vmId: machine.vm_id });
 
       const stored = await applyHealthReport(db, {

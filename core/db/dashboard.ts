@@ -73,6 +73,7 @@ export const DashboardPairing = z.object({
   id: z.uuid(),
   name: z.string(),
   state: z.enum(PAIRING_STATES),
+  outcome: z.string().nullable(),
   message: z.string().nullable(),
   createdAt: z.string(),
   pairedAt: z.string().nullable(),
@@ -141,7 +142,7 @@ const DASHBOARD_SELECT = sql.fragment`
     LEFT JOIN machine_health h ON h.vm_id = v.id
     LEFT JOIN LATERAL (
       SELECT json_agg(json_build_object('id', p.id, 'name', p.device_name, 'state', p.state,
-               'message', p.message, 'createdAt', p.created_at, 'pairedAt', p.paired_at,
+               'outcome', p.outcome, 'message', p.message, 'createdAt', p.created_at, 'pairedAt', p.paired_at,
                'finishedAt', p.finished_at) ORDER BY p.created_at DESC) AS pairings
       FROM (SELECT * FROM stream_pairings p WHERE p.vm_id = v.id
               AND (p.state IN ('paired', 'removing', 'pending', 'sending', 'confirming')

@@ -156,11 +156,15 @@ export async function requestRemoval(
     RETURNING ${COLUMNS}`);
 }
 
-/** removing → removed, or back to paired with the reason when it could not be removed. */
+/**
+ * removing → removed, or back to paired with why it could not be removed (its outcome is then
+ * no longer `paired`: the dashboard shows the reason beside the device).
+ */
 export async function finishRemoval(
   db: Db,
   id: string,
-  result: { removed: true; now: Date } | { removed: false; message: string; now: Date },
+  result:
+    { removed: true; now: Date } | { removed: false; outcome: PairingOutcome; message: string; now: Date },
 ): Promise<StreamPairing | null> {
   return result.removed
     ? db.maybeOne(sql.type(StreamPairing)`
@@ -169,7 +173,8 @@ export async function finishRemoval(
         WHERE id = ${id} AND state = 'removing'
         RETURNING ${COLUMNS}`)
     : db.maybeOne(sql.type(StreamPairing)`
-        UPDATE stream_pairings SET state = 'paired', message = ${result.message}, updated_at = ${ts(result.now)}
+        UPDATE stream_pairings SET state = 'paired', outcome = ${result.outcome}, message = ${result.message},
+          updated_at = ${ts(result.now)}
         WHERE id = ${id} AND state = 'removing'
         RETURNING ${COLUMNS}`);
 }

@@ -16,6 +16,7 @@ import {
   STREAMING_INGRESS,
   STREAMING_MESSAGES,
   streamingIngressResults,
+  streamingView,
 } from './streaming.ts';
 
 describe('PIN and device name', () => {
@@ -220,5 +221,67 @@ describe('streamingIngressResults', () => {
       /the worker cannot pair/,
     );
     expect(streamingIngressResults(complete, []).at(2)?.detail).toMatch(/WORKER_EGRESS_CIDRS is not set/);
+  });
+});
+
+describe('streamingView', () => {
+  const now = Date.parse('2026-03-10T12:00:00Z');
+  const at = (minutesAgo: number) => new Date(now - minutesAgo * 60_000).toISOString();
+  const ready = { reported: true, sunshineRunning: true, certificatePinned: true };
+  const row = (over: Partial<Parameters<typeof streamingView>[0]['pairings'][number]>) => ({
+    id: 'p',
+    name: 'TV',
+    state: 'paired' as const,
+    outcome: 'paired',
+    message: 'TV is paired. Open your PC in Moonlight to play.',
+    createdAt: at(30),
+    pairedAt: at(30),
+    finishedAt: at(30),
+    ...over,
+  });
+
+  it('lists paired devices without their success message, and a failed removal with its reason', () => {
+    const view = streamingView({
+      machine: { state: 'running', publicIp: '13.232.10.4' },
+      host: ready,
+      pairings: [
+        row({ id: 'a', name: 'TV' }),
+        row({ id: 'b', name: 'Phone', outcome: 'unreachable', message: 'We could not reach…' }),
+        row({ id: 'c', name: 'Old', state: 'removed' }),
+      ],
+      now,
+    });
+    expect(view.pairedDevices.map((d) => [d.name, d.problem])).toEqual([
+      ['TV', null],
+      ['Phone', 'We could not reach…'],
+    ]);
+    expect(view).toMatchObject({ host: '13.232.10.4', canPair: true, dcvFileUrl: '/api/vm/dcv-file' });
+  });
+
+  it('shows the newest attempt while it runs and for ten minutes after', () => {
+    const base = { machine: { state: 'running', publicIp: '13.232.10.4' }, host: ready, now };
+    const sending = row({
+      id: 'n',
+      state: 'sending',
+      outcome: null,
+      message: null,
+      finishedAt: null,
+      createdAt: at(0),
+    });
+    expect(streamingView({ ...base, pairings: [sending, row({})] }).pairing?.id).toBe('n');
+    const refused = row({ id: 'r', state: 'refused', outcome: 'no-moonlight-waiting', finishedAt: at(5) });
+    expect(streamingView({ ...base, pairings: [refused] }).pairing?.state).toBe('refused');
+    expect(streamingView({ ...base, pairings: [{ ...refused, finishedAt: at(11) }] }).pairing).toBeNull();
+  });
+
+  it('offers nothing to pair with while the PC is stopped, and says why', () => {
+    const view = streamingView({
+      machine: { state: 'stopped', publicIp: null },
+      host: ready,
+      pairings: [],
+      now,
+    });
+    expect(view).toMatchObject({ host: null, canPair: false, dcvFileUrl: null });
+    expect(view.pairBlockedBecause).toBe(STREAMING_MESSAGES.startFirst);
   });
 });

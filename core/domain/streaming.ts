@@ -338,6 +338,8 @@ export type PairingFacts = {
   id: string;
   name: string;
   state: PairingState;
+  /** For a paired device, `paired`; after a removal that failed, why (its message says it). */
+  outcome: string | null;
   message: string | null;
   createdAt: string;
   pairedAt: string | null;
@@ -405,7 +407,7 @@ export function streamingView(input: {
         name: p.name,
         pairedAt: p.pairedAt,
         removing: p.state === 'removing',
-        problem: p.state === 'paired' ? p.message : null,
+        problem: p.state === 'paired' && p.outcome !== 'paired' ? p.message : null,
       })),
     pairing: latest && {
       id: latest.id,

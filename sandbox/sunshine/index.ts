@@ -300,7 +300,7 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
     return {
       instanceId: machine.instanceId,
       gpu: {
-        name: h.gpu === false ? null : 'NVIDIA T4 (sandbox)',
+        name: h.gpu === false ? null : 'NVIDIA T4',
         driverVersion: h.gpu === false ? null : '553.24',
         licensed: h.gpu === false ? null : h.driverLicensed === undefined ? true : h.driverLicensed,
       },

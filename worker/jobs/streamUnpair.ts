@@ -30,6 +30,7 @@ export async function unpairDevice(deps: WorkerDeps, pairingId: string): Promise
   if (!host || !target) {
     await finishRemoval(db, pairing.id, {
       removed: false,
+      outcome: 'machine-changed',
       message: STREAMING_MESSAGES.startFirstToRemove,
       now: new Date(),
     });
@@ -55,6 +56,7 @@ export async function unpairDevice(deps: WorkerDeps, pairingId: string): Promise
     );
     await finishRemoval(db, pairing.id, {
       removed: false,
+      outcome,
       message: pairingAnswer(outcome, target.host, pairing.device_name).message,
       now: new Date(),
     });
