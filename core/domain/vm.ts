@@ -64,7 +64,8 @@ export const VM_MESSAGES = {
   noVm: 'You have no cloud PC yet.',
   passwordNotReady: 'Your password is not ready yet.',
   rdpNotReady: 'Your desktop file is not ready yet: your PC has an address only while it is running.',
-  setupVideoMissing: 'The setup video is coming soon.',
+  // Without SETUP_VIDEO_URL the setup row points to the step-by-step guides (How to connect).
+  setupGuides: 'See the step-by-step guides',
   rdpWhenRunning: 'Available while your PC is running',
   ipWhenStopped: 'Assigned when it starts',
   provisioningHint: 'Your hours start only when it is ready. This page updates by itself.',
