@@ -26,6 +26,7 @@ import { machineHealthRoutes, refuseLargeHealthReports } from './routes/machineH
 import { streamingRoutes } from './routes/streaming.ts';
 import { notFound } from './errors.ts';
 import { spa } from './static.ts';
+import { siteFileRoutes } from './routes/siteFiles.ts';
 
 export type AppOptions = {
   /** Extra apps mounted under a path prefix before the SPA, e.g. the dev sandbox at /sandbox. */
@@ -124,6 +125,7 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
   for (const mount of options.mounts ?? []) {
     app.use(mountAt(mount.prefix, mount.middleware));
   }
+  app.use(siteFileRoutes(services.config.publicUrl).routes());
   app.use(spa(options.spaDir, { sourceMaps: services.config.serveSourceMaps }));
   return app;
 }

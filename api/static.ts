@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Middleware } from 'koa';
 import serve from 'koa-static';
+import { isSitePage } from '../core/domain/siteRoutes.ts';
 import type { AppState } from './context.ts';
 
 export const SPA_DIR = path.resolve(import.meta.dirname, '../web/dist');
@@ -11,7 +12,8 @@ export const SPA_DIR = path.resolve(import.meta.dirname, '../web/dist');
  * Serves the built SPA: hashed files under /assets cached for a year (source maps only when
  * enabled), everything else
  * revalidated, and index.html (never cached) for any other GET that wants HTML, so
- * client-side routes survive a reload.
+ * client-side routes survive a reload. A path that is none of the SPA's pages
+ * (core/domain/siteRoutes.ts) gets the same page, which shows the app's not-found page, with 404.
  */
 export function spa(dir = SPA_DIR, options: { sourceMaps?: boolean } = {}): Middleware<AppState> {
   const files = serve(dir, {
@@ -49,7 +51,7 @@ export function spa(dir = SPA_DIR, options: { sourceMaps?: boolean } = {}): Midd
     }
     // Read on every navigation (it is under a kilobyte): a rebuild while the server runs then
     // never leaves pages pointing at hashed assets that no longer exist.
-    ctx.status = 200;
+    ctx.status = isSitePage(ctx.path) ? 200 : 404;
     ctx.type = 'html';
     ctx.set('Cache-Control', 'no-cache, no-store, must-revalidate');
     ctx.body = await readFile(indexFile);

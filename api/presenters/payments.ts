@@ -1,8 +1,9 @@
 import type { Refund } from '../../core/db/refunds.ts';
 import {
+  attemptProgress,
   notActivatedExplanation,
-  PAYMENT_STATE_LABELS,
   plainFailureReason,
+  type CheckoutWaitSettings,
 } from '../../core/domain/payments.ts';
 import type { PaymentAttemptRecord, RefundRecord } from '../../core/domain/planRecords.ts';
 import { CUSTOMER_REFUND_MESSAGES, type CustomerRefundRefusal } from '../../core/domain/refund.ts';
@@ -27,12 +28,20 @@ export function paymentAttemptBody(
   { payment, subscription, invoice }: RefundTarget,
   refunds: readonly Refund[],
   offer: { quote: Quote | null; refusal: CustomerRefundRefusal | null },
+  checkout: CheckoutWaitSettings,
 ): PaymentAttemptRecord {
+  const progress = attemptProgress(
+    { status: payment.status, createdAt: payment.created_at, nextCheckAt: payment.next_check_at },
+    new Date(),
+    checkout,
+  );
   const hours = payment.auto_refund_at ? (payment.auto_refund_at.getTime() - Date.now()) / 3_600_000 : 0;
   return {
     txnid: payment.txnid,
     status: payment.status,
-    statusLabel: PAYMENT_STATE_LABELS[payment.status],
+    statusLabel: progress.label,
+    statusDetail: progress.detail,
+    nextCheckAt: progress.nextCheckAt?.toISOString() ?? null,
     planName: subscription?.plan_name ?? 'Plan',
     hours: subscription?.hours ?? 0,
     isTrial: subscription?.is_trial ?? false,

@@ -1,7 +1,10 @@
+import type { CreditNote } from '../../core/db/creditNotes.ts';
 import type { Invoice } from '../../core/db/invoices.ts';
 import type { Payment } from '../../core/db/payments.ts';
 import type { Subscription } from '../../core/db/subscriptions.ts';
 import type {
+  CreditNoteRecord,
+  InvoiceListEntry,
   InvoiceRecord,
   PaymentStatusRecord,
   SubscriptionRecord,
@@ -99,6 +102,7 @@ export type InvoiceBody = InvoiceRecord;
 
 export function invoiceBody(i: Invoice): InvoiceBody {
   return {
+    kind: 'invoice',
     invoiceId: i.invoice_number,
     planName: i.plan_name,
     purchaseDate: i.purchased_at.toISOString(),
@@ -126,4 +130,61 @@ export function invoiceBody(i: Invoice): InvoiceBody {
     txnid: i.txnid,
     sacCode: i.sac_code,
   };
+}
+
+/** A credit note as the history and its printable page read it (core/domain/planRecords.ts). */
+export function creditNoteBody(c: CreditNote): CreditNoteRecord {
+  return {
+    kind: 'credit-note',
+    creditNoteId: c.credit_note_number,
+    invoiceId: c.invoice_number,
+    invoiceIssuedAt: c.invoice_issued_at.toISOString(),
+    issuedAt: c.issued_at.toISOString(),
+    reason: c.reason,
+    planName: c.plan_name,
+    description: c.description,
+    total: c.total_paise / 100,
+    totalPaise: c.total_paise,
+    taxablePaise: c.taxable_paise,
+    cgstPaise: c.cgst_paise,
+    sgstPaise: c.sgst_paise,
+    igstPaise: c.igst_paise,
+    gstRatePercent: c.gst_rate_percent,
+    supply: c.supply,
+    placeOfSupply: c.place_of_supply,
+    supplier: {
+      legalName: c.supplier_legal_name,
+      gstin: c.supplier_gstin,
+      address: c.supplier_address,
+      state: c.supplier_state,
+    },
+    customer: { name: c.customer_name, email: c.customer_email, phone: c.customer_phone },
+    txnid: c.txnid,
+    sacCode: c.sac_code,
+  };
+}
+
+/**
+ * The invoice list: invoices newest first, each followed by its credit notes (oldest first), so a
+ * credit note stands beside the invoice it reduces. A credit note whose invoice is not in the list
+ * (past its length) comes last.
+ */
+export function invoiceListBody(
+  invoices: readonly Invoice[],
+  creditNotes: readonly CreditNote[],
+): InvoiceListEntry[] {
+  const byInvoice = new Map<string, CreditNote[]>();
+  for (const note of [...creditNotes].sort(
+    (a, b) => a.sequence - b.sequence || +a.issued_at - +b.issued_at,
+  )) {
+    byInvoice.set(note.invoice_id, [...(byInvoice.get(note.invoice_id) ?? []), note]);
+  }
+  const entries: InvoiceListEntry[] = [];
+  for (const invoice of invoices) {
+    entries.push(invoiceBody(invoice));
+    for (const note of byInvoice.get(invoice.id) ?? []) entries.push(creditNoteBody(note));
+    byInvoice.delete(invoice.id);
+  }
+  for (const notes of byInvoice.values()) entries.push(...notes.map(creditNoteBody));
+  return entries;
 }

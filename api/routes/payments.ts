@@ -342,7 +342,7 @@ export function paymentRoutes(services: Services): Router<AppState> {
           invoice: invoices.get(payment.id) ?? null,
         };
         const own = refunds.filter((r) => r.payment_id === payment.id);
-        return paymentAttemptBody(target, own, offerOf(target, own, now));
+        return paymentAttemptBody(target, own, offerOf(target, own, now), config.checkout);
       }),
     };
   });
@@ -354,6 +354,7 @@ export function paymentRoutes(services: Services): Router<AppState> {
       target,
       await listRefundsForPayment(db, payment.id),
       await refundOffer(target, new Date()),
+      config.checkout,
     );
   });
 
@@ -384,6 +385,7 @@ export function paymentRoutes(services: Services): Router<AppState> {
       target,
       await listRefundsForPayment(db, payment.id),
       await refundOffer(target, new Date()),
+      config.checkout,
     );
   });
 

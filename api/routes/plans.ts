@@ -105,6 +105,8 @@ export function planRoutes(services: Services): Router<AppState> {
     const body: RefundPolicyBody = {
       rows: refundSchedule(config.refundPolicy),
       cancellationChargePaise: config.refundPolicy.cancellationChargePaise,
+      failedDebitReturnDays: config.checkout.failedDebitReturnDays,
+      autoRefundHours: config.autoRefundHours,
     };
     ctx.body = body;
   });

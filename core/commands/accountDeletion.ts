@@ -2,6 +2,7 @@ import { endKeptDisksOfUser } from '../db/snapshots.ts';
 import { cancelSubscription, findActiveSubscription, hasTrialPhoneOnRecord } from '../db/subscriptions.ts';
 import { listUndeletedVmsOfUser } from '../db/vms.ts';
 import { countInvoicesOfUser, minimiseInvoicesOfUser } from '../db/invoices.ts';
+import { minimiseCreditNotesOfUser } from '../db/creditNotes.ts';
 import { minimisePaymentsOfUser } from '../db/payments.ts';
 import type { Db } from '../db/pool.ts';
 import { sendJob, type Boss } from '../queue.ts';
@@ -74,12 +75,15 @@ export async function releaseUserResources(db: Db, boss: Boss, userId: string): 
 export async function minimiseKeptRecords(
   db: Db,
   userId: string,
-): Promise<{ invoices: number; payments: number }> {
-  const invoices = await minimiseInvoicesOfUser(db, userId, {
+): Promise<{ invoices: number; creditNotes: number; payments: number }> {
+  const replacement = {
     name: MINIMISED_CUSTOMER_NAME,
     email: minimisedCustomerEmail(userId),
     nameRequiredFromPaise: RECIPIENT_NAME_REQUIRED_FROM_PAISE,
-  });
+  };
+  const invoices = await minimiseInvoicesOfUser(db, userId, replacement);
+  // Credit notes name the same person as the invoices they reduce.
+  const creditNotes = await minimiseCreditNotesOfUser(db, userId, replacement);
   const payments = await minimisePaymentsOfUser(db, userId, PAYU_PERSONAL_FIELDS);
-  return { invoices, payments };
+  return { invoices, creditNotes, payments };
 }

@@ -3,7 +3,13 @@ import type { Db } from '../db/pool.ts';
 import { insertInvoice, takeInvoiceSequence, type Invoice } from '../db/invoices.ts';
 import type { Payment } from '../db/payments.ts';
 import type { Subscription } from '../db/subscriptions.ts';
-import { financialYear, findIndianState, formatInvoiceNumber, splitGst } from '../domain/gst.ts';
+import {
+  financialYear,
+  findIndianState,
+  formatInvoiceNumber,
+  splitGst,
+  type GstBreakdown,
+} from '../domain/gst.ts';
 import { getPlan } from '../domain/plans.ts';
 import { TRIAL_LABEL } from '../domain/trial.ts';
 
@@ -47,13 +53,7 @@ export async function issueInvoice(
     storage_gb: subscription.storage_gb,
     purchased_at: subscription.purchased_at,
     expires_at: subscription.expires_at,
-    total_paise: gst.totalPaise,
-    taxable_paise: gst.taxablePaise,
-    cgst_paise: gst.cgstPaise,
-    sgst_paise: gst.sgstPaise,
-    igst_paise: gst.igstPaise,
-    gst_rate_percent: gst.ratePercent,
-    supply: gst.supply,
+    ...gstColumns(gst),
     place_of_supply: stateLabel(gst.placeOfSupply),
     supplier_legal_name: settings.legalName,
     supplier_gstin: settings.gstin,
@@ -81,4 +81,17 @@ export function invoiceDescription(
 export function stateLabel(codeOrName: string): string {
   const state = findIndianState(codeOrName);
   return state ? `${state.code}-${state.name}` : codeOrName;
+}
+
+/** A tax split as a GST document's row stores it (invoices and credit notes). */
+export function gstColumns(gst: GstBreakdown) {
+  return {
+    total_paise: gst.totalPaise,
+    taxable_paise: gst.taxablePaise,
+    cgst_paise: gst.cgstPaise,
+    sgst_paise: gst.sgstPaise,
+    igst_paise: gst.igstPaise,
+    gst_rate_percent: gst.ratePercent,
+    supply: gst.supply,
+  };
 }

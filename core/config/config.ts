@@ -77,6 +77,18 @@ const EnvSchema = z.object({
     .default(24),
   /** Seconds before a refund's first status check at PayU; later checks back off from it. */
   REFUND_STATUS_POLL_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
+  /** Minutes without PayU's final answer after which a checkout reads "Not completed" in the history. */
+  CHECKOUT_NO_ANSWER_MINUTES: z.coerce
+    .number()
+    .min(1)
+    .max(72 * 60)
+    .default(30),
+  /**
+   * Days within which a bank returns a debit for a payment that did not complete: T+5 for card
+   * (card not present) and UPI payments to merchants in RBI's turn-around-time circular of
+   * 20 September 2019 (DPSS.CO.PD No.629/02.01.014/2019-20).
+   */
+  FAILED_DEBIT_RETURN_DAYS: z.coerce.number().int().min(1).max(60).default(5),
   // Cloud PCs on EC2: see core/config/vmConfig.ts.
   ...VM_ENV,
   // Usage page (progress): CloudWatch metrics pulled by the worker.
@@ -187,6 +199,8 @@ export type Config = {
   autoRefundHours: number;
   /** Seconds before a refund's first check_action_status; doubling after, up to six hours. */
   refundStatusPollSeconds: number;
+  /** How an unanswered checkout reads to the customer (core/domain/payments.ts). */
+  checkout: { noAnswerMinutes: number; failedDebitReturnDays: number };
   /** Where and how cloud PCs are launched (core/config/vmConfig.ts). */
   ec2: Ec2Config;
   /** The warm pool, deadlines and links of cloud PCs (core/config/vmConfig.ts). */
@@ -432,6 +446,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     refundPolicy: parseRefundPolicy(env.REFUND_PERCENT_BY_DAY, env.REFUND_CANCELLATION_CHARGE_RUPEES),
     autoRefundHours: env.AUTO_REFUND_HOURS,
     refundStatusPollSeconds: env.REFUND_STATUS_POLL_SECONDS,
+    checkout: {
+      noAnswerMinutes: env.CHECKOUT_NO_ANSWER_MINUTES,
+      failedDebitReturnDays: env.FAILED_DEBIT_RETURN_DAYS,
+    },
     ...vmSection,
     metrics: metricsConfig(env, vmSection.ec2, sandboxUrl),
   };

@@ -7,21 +7,10 @@ import { sql, type Db } from './pool.ts';
  * on the row lock, and a rolled-back purchase gives its number back, so numbers have no gaps.
  */
 
-export const Invoice = z.object({
-  id: z.uuid(),
-  invoice_number: z.string(),
-  financial_year: z.string(),
-  sequence: z.number().int(),
-  payment_id: z.uuid(),
-  subscription_id: z.uuid(),
-  user_id: z.uuid(),
-  issued_at: z.date(),
+/** What every GST document we issue stores (invoices here, credit notes in creditNotes.ts), frozen as issued. */
+export const GstDocumentColumns = z.object({
   plan_name: z.string(),
   description: z.string(),
-  hours: z.number().int(),
-  storage_gb: z.number().int(),
-  purchased_at: z.date(),
-  expires_at: z.date(),
   total_paise: z.number().int(),
   taxable_paise: z.number().int(),
   cgst_paise: z.number().int(),
@@ -34,12 +23,27 @@ export const Invoice = z.object({
   supplier_gstin: z.string(),
   supplier_address: z.string(),
   supplier_state: z.string(),
-  /** Services Accounting Code printed on the invoice; null on invoices issued before it was. */
+  /** Services Accounting Code printed on the document; null on invoices issued before it was. */
   sac_code: z.string().nullable(),
   customer_name: z.string(),
   customer_email: z.string(),
   customer_phone: z.string().nullable(),
   txnid: z.string(),
+});
+
+export const Invoice = GstDocumentColumns.extend({
+  id: z.uuid(),
+  invoice_number: z.string(),
+  financial_year: z.string(),
+  sequence: z.number().int(),
+  payment_id: z.uuid(),
+  subscription_id: z.uuid(),
+  user_id: z.uuid(),
+  issued_at: z.date(),
+  hours: z.number().int(),
+  storage_gb: z.number().int(),
+  purchased_at: z.date(),
+  expires_at: z.date(),
 });
 export type Invoice = z.infer<typeof Invoice>;
 

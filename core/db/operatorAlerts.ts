@@ -19,6 +19,8 @@ export const ALERT_KINDS = [
   // Payments: PayU took money that started nothing; a refund PayU refused or failed.
   'paid-not-activated',
   'refund-failed',
+  // A refund of an invoiced payment whose credit note could not be issued (it would credit more than invoiced).
+  'credit-note-not-issued',
   // Kept disks: a snapshot EC2 failed, or one of ours no row knows (deleted by the reconciler).
   'snapshot-failed',
   'orphan-snapshot',

@@ -110,25 +110,51 @@ function rateBasisPoints(ratePercent: number): number {
  * paisa going to CGST so the halves also add up exactly.
  */
 export function splitGst(input: GstInput): GstBreakdown {
-  const { totalPaise } = input;
+  const placeOfSupply = input.customerState?.trim() || input.fallbackCustomerState || input.supplierState;
+  return carveGst(
+    input.totalPaise,
+    input.ratePercent ?? DEFAULT_GST_RATE_PERCENT,
+    isSameState(input.supplierState, placeOfSupply) ? 'intra-state' : 'inter-state',
+    placeOfSupply,
+  );
+}
+
+/**
+ * The tax in a refund of an invoiced amount, for its credit note: carved out of the refunded
+ * (GST-inclusive) amount exactly as `splitGst` carved the invoice, at the invoice's rate and with
+ * its kind of supply and place of supply as recorded on it, whatever the configuration says now.
+ * A full refund therefore credits exactly the invoice's taxable value and tax.
+ */
+export function splitCreditNote(
+  refundPaise: number,
+  invoice: { ratePercent: number; supply: GstBreakdown['supply']; placeOfSupply: string },
+): GstBreakdown {
+  if (!(refundPaise > 0)) throw new RangeError(`A credit note is for a positive amount, got ${refundPaise}`);
+  return carveGst(refundPaise, invoice.ratePercent, invoice.supply, invoice.placeOfSupply);
+}
+
+function carveGst(
+  totalPaise: number,
+  ratePercent: number,
+  supply: GstBreakdown['supply'],
+  placeOfSupply: string,
+): GstBreakdown {
   assertPaise(totalPaise, 'invoice total');
   if (totalPaise < 0) throw new RangeError(`An invoice total cannot be negative, got ${totalPaise}`);
-  const ratePercent = input.ratePercent ?? DEFAULT_GST_RATE_PERCENT;
   const basisPoints = rateBasisPoints(ratePercent);
   const scaled = totalPaise * 100_00;
   if (!Number.isSafeInteger(scaled)) throw new RangeError(`Invoice total too large: ${totalPaise}`);
 
   const taxablePaise = divideRounded(scaled, 100_00 + basisPoints);
   const taxPaise = totalPaise - taxablePaise;
-  const placeOfSupply = input.customerState?.trim() || input.fallbackCustomerState || input.supplierState;
-  const intraState = isSameState(input.supplierState, placeOfSupply);
+  const intraState = supply === 'intra-state';
   const sgstPaise = intraState ? Math.floor(taxPaise / 2) : 0;
   return {
     totalPaise,
     taxablePaise,
     taxPaise,
     ratePercent,
-    supply: intraState ? 'intra-state' : 'inter-state',
+    supply,
     placeOfSupply,
     cgstPaise: intraState ? taxPaise - sgstPaise : 0,
     sgstPaise,
@@ -175,3 +201,26 @@ export function parseInvoiceNumber(
   const number = Number(sequence);
   return number >= 1 && Number.isSafeInteger(number) ? { financialYear: year, sequence: number } : null;
 }
+
+export const CREDIT_NOTE_PREFIX = 'CN';
+
+/**
+ * "CN/26-27/000001": a credit note's number, its own consecutive series per financial year. CGST
+ * Rules 53(1A)(c) cap the serial number at sixteen characters (letters, digits, "-" and "/"):
+ * this form is 15, and 16 past 999,999 credit notes in a year; beyond that it refuses.
+ */
+export function formatCreditNoteNumber(financialYearLabel: string, sequence: number): string {
+  if (!Number.isSafeInteger(sequence) || sequence < 1) {
+    throw new RangeError(`A credit note sequence starts at 1, got ${sequence}`);
+  }
+  const year = /^\d{2}(\d{2})-(\d{2})$/.exec(financialYearLabel);
+  if (!year) throw new RangeError(`Not a financial year: ${financialYearLabel}`);
+  const number = `${CREDIT_NOTE_PREFIX}/${year[1]}-${year[2]}/${String(sequence).padStart(6, '0')}`;
+  if (number.length > GST_SERIAL_MAX_LENGTH) {
+    throw new RangeError(`Credit note ${number} would exceed ${GST_SERIAL_MAX_LENGTH} characters`);
+  }
+  return number;
+}
+
+/** CGST Rules 46(b) and 53(1A)(c): a document's serial number has at most sixteen characters. */
+export const GST_SERIAL_MAX_LENGTH = 16;

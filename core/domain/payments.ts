@@ -3,6 +3,8 @@
  * reconciliation sweep asks PayU again, when an attempt is given up, how many checkouts a
  * customer may have open, and how PayU's reasons read to a person. Pure: no I/O.
  */
+import { formatIndiaClock, formatLongDate } from './time.ts';
+
 const MINUTE_MS = 60_000;
 
 /** Every state a payment attempt can be in; the same list as core/db/payments.ts stores. */
@@ -118,4 +120,51 @@ export function plainFailureReason(reason: string | null | undefined): string {
 export function notActivatedExplanation(refundHours: number): string {
   const when = refundHours >= 1 ? `within ${Math.round(refundHours)} hours` : 'shortly';
   return `We received your payment but could not start the plan it was for. We will refund the full amount to your original payment method ${when} unless our team sorts it out with you first; you do not need to do anything.`;
+}
+
+/** How long an unanswered checkout waits before it reads "Not completed", and what the bank does then. */
+export type CheckoutWaitSettings = {
+  /** Minutes without PayU's final answer after which the history says "Not completed" (configuration). */
+  noAnswerMinutes: number;
+  /** Days within which a bank returns a debit of a payment that did not complete (configuration). */
+  failedDebitReturnDays: number;
+};
+
+/** The sentence under a checkout that got no final answer (the issue's words, N from configuration). */
+export function notCompletedExplanation(failedDebitReturnDays: number): string {
+  return `Not completed — no money was taken. If your bank shows a debit, it is returned automatically within ${failedDebitReturnDays} days.`;
+}
+
+/**
+ * How a payment attempt reads in the history: its label, and under it what happens next.
+ * An attempt PayU has not answered for `noAnswerMinutes` (or that the sweep abandoned) reads
+ * "Not completed" with what the bank does with a debit; one still waiting says when we next ask
+ * PayU (the reconcile schedule's next check). The sweep goes on asking either way, so a payment
+ * PayU confirms late still starts its plan.
+ */
+export function attemptProgress(
+  attempt: { status: PaymentState; createdAt: Date; nextCheckAt: Date | null },
+  now: Date,
+  settings: CheckoutWaitSettings,
+): { label: string; detail: string | null; nextCheckAt: Date | null } {
+  const open = isOpenPayment(attempt.status);
+  const unanswered =
+    attempt.status === 'abandoned' ||
+    (open && now.getTime() - attempt.createdAt.getTime() >= settings.noAnswerMinutes * MINUTE_MS);
+  if (unanswered) {
+    return {
+      label: PAYMENT_STATE_LABELS.abandoned,
+      detail: notCompletedExplanation(settings.failedDebitReturnDays),
+      nextCheckAt: null,
+    };
+  }
+  if (!open) return { label: PAYMENT_STATE_LABELS[attempt.status], detail: null, nextCheckAt: null };
+  const next = attempt.nextCheckAt;
+  const when =
+    next === null || next.getTime() <= now.getTime()
+      ? 'We are checking with PayU now.'
+      : `We check with PayU again at ${formatIndiaClock(next)}${
+          formatLongDate(next) === formatLongDate(now) ? '' : ` on ${formatLongDate(next)}`
+        }.`;
+  return { label: PAYMENT_STATE_LABELS[attempt.status], detail: when, nextCheckAt: next };
 }

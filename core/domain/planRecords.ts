@@ -62,6 +62,13 @@ export type PaymentAttemptRecord = {
   txnid: string;
   status: PaymentStatusName;
   statusLabel: string;
+  /**
+   * Under the label: for a checkout PayU has not answered, when we ask again; past the configured
+   * wait (or abandoned), that no money was taken and when a bank returns a debit. Null otherwise.
+   */
+  statusDetail: string | null;
+  /** When the reconcile sweep next asks PayU about a checkout still waiting; null otherwise. */
+  nextCheckAt: string | null;
   planName: string;
   hours: number;
   isTrial: boolean;
@@ -84,19 +91,14 @@ export type PaymentAttemptRecord = {
   };
 };
 
-/** Spec §3 "Invoice" (invoiceId, planName, purchaseDate, expiryDate, total) plus what a GST invoice prints. */
-export type InvoiceRecord = {
-  invoiceId: string;
+/** What every GST document we issue prints (invoice or credit note): the line, the tax split, the parties. */
+export type GstDocumentRecord = {
   planName: string;
-  purchaseDate: string;
-  expiryDate: string;
-  /** Rupees, as the spec's total. */
+  description: string;
+  /** Rupees, as the spec's invoice total. */
   total: number;
   totalPaise: number;
   issuedAt: string;
-  description: string;
-  hours: number;
-  storageGb: number;
   taxablePaise: number;
   cgstPaise: number;
   sgstPaise: number;
@@ -107,6 +109,34 @@ export type InvoiceRecord = {
   supplier: { legalName: string; gstin: string; address: string; state: string };
   customer: { name: string; email: string; phone: string | null };
   txnid: string;
-  /** The SAC code printed on the invoice (null on invoices issued before it was recorded). */
+  /** The SAC code printed on it (null on invoices issued before it was recorded). */
   sacCode: string | null;
 };
+
+/** Spec §3 "Invoice" (invoiceId, planName, purchaseDate, expiryDate, total) plus what a GST invoice prints. */
+export type InvoiceRecord = GstDocumentRecord & {
+  /** Beside credit notes in the same list (`GET /invoices/user/{email}`): which document this is. */
+  kind: 'invoice';
+  invoiceId: string;
+  purchaseDate: string;
+  expiryDate: string;
+  hours: number;
+  storageGb: number;
+};
+
+/**
+ * A GST credit note (CGST Act s.34) for a refund of an invoiced plan, listed beside its invoice in
+ * `GET /invoices/user/{email}`: its own number (`creditNoteId`), the invoice it reduces
+ * (`invoiceId`, `invoiceIssuedAt`), the refunded amount (`total`, rupees, as the spec's invoices
+ * say it) and the tax in it, split as the invoice's was.
+ */
+export type CreditNoteRecord = GstDocumentRecord & {
+  kind: 'credit-note';
+  creditNoteId: string;
+  invoiceId: string;
+  invoiceIssuedAt: string;
+  reason: string;
+};
+
+/** An entry of the invoice list: an invoice, or a credit note beside the invoice it reduces. */
+export type InvoiceListEntry = InvoiceRecord | CreditNoteRecord;

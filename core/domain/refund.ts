@@ -3,8 +3,8 @@
  * the architecture fixes them at 40% / 30% / 25%. Every figure is configuration: callers
  * pass a policy built from config, this default is what config falls back to.
  */
-import { assertPaise } from './money.ts';
-import { dayNumber, indiaDate, type Instant } from './time.ts';
+import { assertPaise, formatRupees } from './money.ts';
+import { dayNumber, formatLongDate, indiaDate, type Instant } from './time.ts';
 
 export interface RefundPolicy {
   /** Percent refunded on each day of the plan: index 0 is day 1. Days past the list refund nothing. */
@@ -96,6 +96,10 @@ export function customerRefundRefusal(input: {
 export type RefundPolicyBody = {
   rows: Array<{ days: string; percent: number }>;
   cancellationChargePaise: number;
+  /** Days within which a bank returns a debit for a payment that did not complete (configuration). */
+  failedDebitReturnDays: number;
+  /** Hours before a payment that started no plan is refunded in full (configuration). */
+  autoRefundHours: number;
 };
 
 /**
@@ -104,3 +108,31 @@ export type RefundPolicyBody = {
  * a change means the job died or ran out of retries. `payment-reconcile` sends it again.
  */
 export const REFUND_STALLED_MS = 7 * 3600_000;
+
+/** A refund as the history and the dashboard read it. */
+export type RefundProgress = {
+  amountPaise: number;
+  status: 'requested' | 'accepted' | 'refunded' | 'failed';
+  requestedAt: string;
+  completedAt: string | null;
+};
+
+/** PayU has taken the refund on: the plan it was for has ended (payment-refund cancels it then). */
+export function refundEndsPlan(refund: Pick<RefundProgress, 'status'>): boolean {
+  return refund.status === 'accepted' || refund.status === 'refunded';
+}
+
+/** "Refunded ₹1,081.00 on 12 March 2026", or where the refund is on its way there. */
+export function refundLine(refund: RefundProgress): string {
+  const amount = formatRupees(refund.amountPaise);
+  switch (refund.status) {
+    case 'refunded':
+      return `Refunded ${amount} on ${formatLongDate(refund.completedAt ?? refund.requestedAt)}`;
+    case 'accepted':
+      return `Refund of ${amount} on its way (accepted by PayU)`;
+    case 'requested':
+      return `Refund of ${amount} requested on ${formatLongDate(refund.requestedAt)}`;
+    case 'failed':
+      return `Refund of ${amount} failed: our team has been told`;
+  }
+}

@@ -97,6 +97,7 @@ export function refundMail(
   txnid: string,
   stage: 'accepted' | 'refunded' | 'failed',
   publicUrl: string,
+  creditNote: { credit_note_number: string; invoice_number: string } | null = null,
 ): Mail {
   const amount = formatRupees(refund.amount_paise);
   const headline = {
@@ -109,6 +110,11 @@ export function refundMail(
     '',
     headline,
     `PayU transaction: ${txnid} · refund reference: ${refund.token}`,
+    ...(creditNote
+      ? [
+          `GST credit note ${creditNote.credit_note_number} against invoice ${creditNote.invoice_number}: ${publicUrl}/credit-note?creditNoteId=${encodeURIComponent(creditNote.credit_note_number)}`,
+        ]
+      : []),
     '',
     `Your payments and refunds: ${publicUrl}/history`,
   ];

@@ -304,7 +304,7 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
       }
       // PayU accepts at once; its SUCCESS comes at the first status check (REFUND_STATUS_POLL_SECONDS later).
       await attempt
-        .getByText(/^(Refund on its way \(accepted by PayU\)|Refunded): ₹815\.00/)
+        .getByText(/^(Refund of ₹815\.00 on its way \(accepted by PayU\)|Refunded ₹815\.00 on )/)
         .waitFor({ timeout: 30_000 });
       await screenshot(page, `plans-refund-done-${size}`);
       await page.close();

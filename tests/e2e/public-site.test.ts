@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   baseUrl,
   DESKTOP,
+  expectNoHorizontalScroll,
   hasBrowser,
   MOBILE,
   screenshot,
   useBrowser,
-  type Page,
 } from '../support/browser.ts';
 import { mailsTo, type Mail } from '../support/e2eUsers.ts';
 
@@ -24,12 +24,6 @@ async function waitForMail(to: string, match: (mail: Mail) => boolean): Promise<
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`no matching mail to ${to}`);
-}
-
-/** The page fits its viewport: nothing scrolls sideways. */
-async function expectNoHorizontalScroll(page: Page, width: number) {
-  const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-  expect(scrollWidth).toBeLessThanOrEqual(width);
 }
 
 const uniqueEmail = (label: string) => `${label}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.in`;
@@ -384,7 +378,8 @@ describe.skipIf(!hasBrowser())('blogs', () => {
   });
 
   it('shows a post, and for an unknown id the message and a link back to the blog', async () => {
-    const page = await browser.newPage(MOBILE);
+    // An unknown id answers 404 (Chromium logs the document's status as a console error).
+    const page = await browser.newPage(MOBILE, { allowConsoleErrors: /status of 404 \(Not Found\)/ });
     await page.goto('/BlogPostPage/3');
     await page
       .getByRole('heading', { level: 1, name: 'From payment to desktop: connecting in six steps' })

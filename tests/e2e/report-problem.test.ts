@@ -58,7 +58,8 @@ describe.skipIf(!hasBrowser())('report a problem', () => {
 
 describe.skipIf(!hasBrowser())('the shell', () => {
   it('shows the logged-out navigation and a 404 page for unknown routes', async () => {
-    const page = await browser.newPage(DESKTOP);
+    // The document itself answers 404, which Chromium logs as a console error.
+    const page = await browser.newPage(DESKTOP, { allowConsoleErrors: /status of 404 \(Not Found\)/ });
     await page.goto('/no/such/page');
     await page.getByRole('heading', { name: 'Page not found' }).waitFor();
     const nav = page.getByRole('navigation', { name: 'Main' });

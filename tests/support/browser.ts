@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { afterAll, afterEach, beforeAll, inject, type TestContext } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, inject, type TestContext } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 export const baseUrl = () => inject('baseUrl');
@@ -67,6 +67,12 @@ export function useBrowser() {
       return page;
     },
   };
+}
+
+/** The page fits its viewport: nothing scrolls sideways. */
+export async function expectNoHorizontalScroll(page: Page, width: number): Promise<void> {
+  const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+  expect(scrollWidth).toBeLessThanOrEqual(width);
 }
 
 /** Saves a screenshot under screenshots/ for people to look at (not compared). */

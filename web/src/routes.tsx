@@ -1,11 +1,13 @@
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import type { SitePath } from '../../core/domain/siteRoutes.ts';
 
 /**
  * Every route of spec §2. Pages load lazily so the landing page ships only what it needs.
  * A route whose feature is not built yet names it and shows the honest "coming soon" page.
+ * Paths come from core/domain/siteRoutes.ts, the list the server answers 200 (not 404) for.
  */
 export type RouteDef = {
-  path: string;
+  path: SitePath;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- pages take different props
   component: LazyExoticComponent<ComponentType<any>>;
   /** For not-yet-built routes: the feature name shown on the coming-soon page. */
@@ -39,8 +41,10 @@ export const ROUTES: RouteDef[] = [
   { path: '/report-problem', component: lazy(() => import('./pages/ReportProblem.tsx')) },
   { path: '/history', component: lazy(() => import('./pages/History.tsx')) },
   { path: '/invoice', component: lazy(() => import('./pages/Invoice.tsx')) },
+  { path: '/credit-note', component: lazy(() => import('./pages/CreditNote.tsx')) },
   { path: '/privacy-policy', component: lazy(() => import('./pages/PrivacyPolicy.tsx')) },
   { path: '/terms-of-service', component: lazy(() => import('./pages/TermsOfService.tsx')) },
+  { path: '/refund-policy', component: lazy(() => import('./pages/RefundPolicy.tsx')) },
   { path: '/contact-us', component: lazy(() => import('./pages/ContactUs.tsx')) },
   // The links in blog subscription mails (double opt-in).
   { path: '/subscribe/confirm', component: Subscription },

@@ -1,5 +1,7 @@
 import { raiseAlert } from '../../core/db/operatorAlerts.ts';
 import { findPaymentById, type Payment } from '../../core/db/payments.ts';
+import { findInvoiceByPayment } from '../../core/db/invoices.ts';
+import { issueCreditNote } from '../../core/commands/creditNotes.ts';
 import type { Db } from '../../core/db/pool.ts';
 import { findRefund, recordRefundStatus, settleRefund, type Refund } from '../../core/db/refunds.ts';
 import { cancelSubscription } from '../../core/db/subscriptions.ts';
@@ -138,15 +140,21 @@ async function follow(
   await deps.db.transaction(async (trx) => {
     const row = await recordRefundStatus(trx, refund.id, { payuStatus: status.payuStatus, final });
     if (!row) return;
-    if (final === 'refunded' && customer) {
-      await sendJob(
-        deps.boss,
-        'email-send',
-        refundMail(customer, row, payment.txnid, 'refunded', deps.config.publicUrl),
-        {
-          db: trx,
-        },
-      );
+    if (final === 'refunded') {
+      // The refund reduced an invoiced supply: its credit note is issued with it, once (the
+      // conditional status change above lets one transaction through; the note is keyed on the refund).
+      const invoice = await findInvoiceByPayment(trx, payment.id);
+      const creditNote = invoice
+        ? await issueCreditNote(trx, { refund: row, invoice, now: new Date() })
+        : null;
+      if (customer) {
+        await sendJob(
+          deps.boss,
+          'email-send',
+          refundMail(customer, row, payment.txnid, 'refunded', deps.config.publicUrl, creditNote),
+          { db: trx },
+        );
+      }
     } else if (final === 'failed') {
       await alertFailed(trx, row, payment, `PayU reports the refund ${status.payuStatus}`);
       if (customer) {

@@ -6,6 +6,8 @@ import { api, ApiError, swrFetcher } from './fetcher.ts';
 import { TIMERS_MS } from '../../../core/domain/constants.ts';
 import type {
   CheckoutRecord,
+  CreditNoteRecord,
+  InvoiceListEntry,
   InvoiceRecord,
   PaymentStatusRecord,
   SubscriptionRecord,
@@ -24,6 +26,10 @@ export type PaymentStatus = PaymentStatusRecord;
 
 /** What an invoice answers (declared once, in core/domain/planRecords.ts). */
 export type Invoice = InvoiceRecord;
+/** A GST credit note, listed beside its invoice. */
+export type CreditNote = CreditNoteRecord;
+/** An entry of the invoice list: an invoice or a credit note (`kind`). */
+export type InvoiceEntry = InvoiceListEntry;
 
 export type SelectVmPayload = {
   email: string;
@@ -96,7 +102,7 @@ export function invoicesKey(email: string | null): string | null {
 }
 
 export function useInvoices(email: string | null) {
-  return useSWR<Invoice[]>(invoicesKey(email), swrFetcher, { shouldRetryOnError: false });
+  return useSWR<InvoiceEntry[]>(invoicesKey(email), swrFetcher, { shouldRetryOnError: false });
 }
 
 export function isNotFound(error: unknown): boolean {

@@ -1,17 +1,19 @@
 import { Link } from 'wouter';
 
+/** `compact`: also on the dashboard's short footer (policies and contact). */
 const LINKS = [
-  { label: 'Privacy Policy', href: '/privacy-policy' },
-  { label: 'Terms of Service', href: '/terms-of-service' },
-  { label: 'Contact Us', href: '/contact-us' },
-  { label: 'Blogs', href: '/blogs' },
-  { label: 'Services', href: '/services' },
-  { label: 'Plans', href: '/select-vm' },
+  { label: 'Privacy Policy', href: '/privacy-policy', compact: true },
+  { label: 'Terms of Service', href: '/terms-of-service', compact: true },
+  { label: 'Refund Policy', href: '/refund-policy', compact: true },
+  { label: 'Contact Us', href: '/contact-us', compact: true },
+  { label: 'Blogs', href: '/blogs', compact: false },
+  { label: 'Services', href: '/services', compact: false },
+  { label: 'Plans', href: '/select-vm', compact: false },
 ];
 
-/** Footer links of spec §2. `compact` is the dashboard's: policy, terms, contact only. */
+/** Footer links of spec §2, with the refund policy. `compact` is the dashboard's: policies and contact. */
 export function Footer({ compact = false }: { compact?: boolean }) {
-  const links = compact ? LINKS.slice(0, 3) : LINKS;
+  const links = compact ? LINKS.filter((link) => link.compact) : LINKS;
   return (
     <footer className="site-footer">
       <div className="container footer-row">

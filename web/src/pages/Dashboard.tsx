@@ -10,6 +10,7 @@ import { Dialog } from '../components/Dialog.tsx';
 import { IdleNotice, IdleSettingCard } from '../components/IdleAutoStop.tsx';
 import { RequireUser } from '../components/RequireUser.tsx';
 import { PaymentNotices } from '../components/PaymentNotices.tsx';
+import { NoPlanCard } from '../components/NoPlanCard.tsx';
 import { UsageClock } from '../components/UsageClock.tsx';
 import { HourBankNotice } from '../components/HourBankNotice.tsx';
 import { BrowserDesktop } from '../components/BrowserDesktop.tsx';
@@ -100,12 +101,7 @@ function DashboardView({ user }: { user: SessionUser }) {
           {VM_MESSAGES.loading}
         </p>
       ) : !data.selectedPlan ? (
-        <div className="card dashboard-empty">
-          <p>{VM_MESSAGES.noPlan}</p>
-          <Link href="/select-vm" className="button primary">
-            Choose a plan
-          </Link>
-        </div>
+        <NoPlanCard />
       ) : (
         <DashboardBody record={data} />
       )}

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { ApiError } from '../api/fetcher.ts';
-import { useHistoryEmail, useInvoices, type Invoice } from '../api/plans.ts';
+import { useHistoryEmail, useInvoices, type CreditNote, type Invoice } from '../api/plans.ts';
 import { useSession } from '../api/session.ts';
 import { Page } from '../components/Layout.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
@@ -9,6 +9,7 @@ import { formatInvoiceDate, formatInvoiceTotal } from '../components/invoiceForm
 import { requestRefund, usePayments, type PaymentAttempt } from '../api/payments.ts';
 import { errorMessage } from '../api/fetcher.ts';
 import { formatRupees } from '../../../core/domain/money.ts';
+import { refundEndsPlan, refundLine } from '../../../core/domain/refund.ts';
 
 /** Spec §2 History: invoice cards; loading, email not detected, error and empty states; the named invoice highlighted. */
 export default function History() {
@@ -18,6 +19,11 @@ export default function History() {
   const highlighted = new URLSearchParams(useSearch()).get('invoiceId');
   const email = useHistoryEmail(session.user?.email ?? null);
   const { data, error, isLoading } = useInvoices(session.status === 'loading' ? null : email);
+  // The refunds of each invoiced payment, so an invoice whose plan was refunded says so.
+  const { data: payments } = usePayments(session.status === 'user');
+  const refundsByInvoice = new Map(
+    (payments?.payments ?? []).flatMap((p) => (p.invoiceId ? [[p.invoiceId, p.refunds] as const] : [])),
+  );
 
   useEffect(() => {
     // Not logged in (or the session ended): the guard's answer, /login.
@@ -56,11 +62,21 @@ export default function History() {
   } else {
     body = (
       <ul className="history-list">
-        {data.map((invoice) => (
-          <li key={invoice.invoiceId}>
-            <InvoiceCard invoice={invoice} highlighted={invoice.invoiceId === highlighted} />
-          </li>
-        ))}
+        {data.map((entry) =>
+          entry.kind === 'credit-note' ? (
+            <li key={entry.creditNoteId}>
+              <CreditNoteCard note={entry} />
+            </li>
+          ) : (
+            <li key={entry.invoiceId}>
+              <InvoiceCard
+                invoice={entry}
+                refunds={refundsByInvoice.get(entry.invoiceId) ?? []}
+                highlighted={entry.invoiceId === highlighted}
+              />
+            </li>
+          ),
+        )}
       </ul>
     );
   }
@@ -72,13 +88,6 @@ export default function History() {
     </Page>
   );
 }
-
-const REFUND_LABELS: Record<PaymentAttempt['refunds'][number]['status'], string> = {
-  requested: 'Refund requested',
-  accepted: 'Refund on its way (accepted by PayU)',
-  refunded: 'Refunded',
-  failed: 'Refund failed: our team has been told',
-};
 
 const REFUND_SOURCES: Record<PaymentAttempt['refunds'][number]['source'], string> = {
   auto: 'automatic, the payment started no plan',
@@ -146,13 +155,20 @@ function AttemptCard({ attempt }: { attempt: PaymentAttempt }) {
           </div>
         )}
       </dl>
+      {attempt.statusDetail && (
+        <p className={attempt.nextCheckAt ? 'attempt-detail muted' : 'attempt-detail notice info'}>
+          {attempt.statusDetail}
+        </p>
+      )}
       {attempt.failureReason && <p className="muted">{attempt.failureReason}</p>}
       {attempt.notActivated && <p className="notice warning">{attempt.notActivated.explanation}</p>}
       {attempt.refunds.map((refund) => (
-        <p key={refund.reference} className={`notice ${refund.status === 'failed' ? 'error' : 'info'}`}>
-          {REFUND_LABELS[refund.status]}: {formatRupees(refund.amountPaise)} ({REFUND_SOURCES[refund.source]}
-          ). Refund reference <code>{refund.reference}</code>
-          {refund.completedAt ? `, completed ${formatInvoiceDate(refund.completedAt)}` : ''}.
+        <p
+          key={refund.reference}
+          className={`notice ${refund.status === 'failed' ? 'error' : refund.status === 'refunded' ? 'success' : 'info'} refund-line`}
+        >
+          <strong>{refundLine(refund)}</strong> ({REFUND_SOURCES[refund.source]}). Refund reference{' '}
+          <code>{refund.reference}</code>.
         </p>
       ))}
       {attempt.refundOffer.amountPaise !== null && <RefundRequest attempt={attempt} />}
@@ -216,11 +232,21 @@ function RefundRequest({ attempt }: { attempt: PaymentAttempt }) {
   );
 }
 
-function InvoiceCard({ invoice, highlighted }: { invoice: Invoice; highlighted: boolean }) {
+function InvoiceCard({
+  invoice,
+  refunds,
+  highlighted,
+}: {
+  invoice: Invoice;
+  refunds: PaymentAttempt['refunds'];
+  highlighted: boolean;
+}) {
   const ref = useRef<HTMLElement>(null);
   useEffect(() => {
     if (highlighted) ref.current?.scrollIntoView({ block: 'center', behavior: 'smooth' });
   }, [highlighted]);
+  // A refund PayU took on ended the plan: its expiry no longer holds.
+  const ending = refunds.find(refundEndsPlan);
   return (
     <article
       ref={ref}
@@ -241,13 +267,53 @@ function InvoiceCard({ invoice, highlighted }: { invoice: Invoice; highlighted: 
           <dt>Purchased</dt>
           <dd>{formatInvoiceDate(invoice.purchaseDate)}</dd>
         </div>
-        <div>
-          <dt>Expires</dt>
-          <dd>{formatInvoiceDate(invoice.expiryDate)}</dd>
-        </div>
+        {ending ? (
+          <div>
+            <dt>Plan</dt>
+            <dd>Refunded and ended</dd>
+          </div>
+        ) : (
+          <div>
+            <dt>Expires</dt>
+            <dd>{formatInvoiceDate(invoice.expiryDate)}</dd>
+          </div>
+        )}
       </dl>
+      {ending && <p className="notice success refund-line">{refundLine(ending)}</p>}
       <Link href={`/invoice?invoiceId=${encodeURIComponent(invoice.invoiceId)}`} className="button ghost">
         View invoice
+      </Link>
+    </article>
+  );
+}
+
+/** A GST credit note, beside the invoice it reduces. */
+function CreditNoteCard({ note }: { note: CreditNote }) {
+  return (
+    <article className="card invoice-card credit-note-card" aria-label={`Credit note ${note.creditNoteId}`}>
+      <header className="invoice-card-head">
+        <h2>Credit note</h2>
+        <p className="invoice-card-total">−{formatRupees(note.totalPaise)}</p>
+      </header>
+      <dl className="invoice-card-facts">
+        <div>
+          <dt>Credit note</dt>
+          <dd>{note.creditNoteId}</dd>
+        </div>
+        <div>
+          <dt>Against invoice</dt>
+          <dd>{note.invoiceId}</dd>
+        </div>
+        <div>
+          <dt>Issued</dt>
+          <dd>{formatInvoiceDate(note.issuedAt)}</dd>
+        </div>
+      </dl>
+      <Link
+        href={`/credit-note?creditNoteId=${encodeURIComponent(note.creditNoteId)}`}
+        className="button ghost"
+      >
+        View credit note
       </Link>
     </article>
   );

@@ -3,7 +3,7 @@ import { useSite } from '../api/site.ts';
 import { LegalPage, MailLink, type LegalSection } from '../components/LegalPage.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { SITE_FACTS, rupeesShort } from '../../../core/domain/content/facts.ts';
-import { useRefundPolicy } from '../api/payments.ts';
+import { RefundPolicyText } from '../components/RefundPolicyText.tsx';
 import { TRIAL_LABEL, TRIAL_OFFERS } from '../../../core/domain/trial.ts';
 
 /**
@@ -13,9 +13,6 @@ import { TRIAL_LABEL, TRIAL_OFFERS } from '../../../core/domain/trial.ts';
 export default function TermsOfService() {
   usePageTitle('Terms of Service');
   const site = useSite();
-  // The policy the server applies (configuration), not a copy: one source for these pages and refunds.
-  const { data: policy } = useRefundPolicy();
-  const charge = policy ? rupeesShort(policy.cancellationChargePaise) : '…';
   const trialPrices = TRIAL_OFFERS.map(
     (offer) => `${rupeesShort(offer.pricePaise)} on ${offer.plan.name}`,
   ).join(', ');
@@ -108,33 +105,10 @@ export default function TermsOfService() {
       title: 'Cancellation and refunds',
       body: (
         <>
+          <RefundPolicyText />
           <p>
-            You may cancel a paid plan from your <Link href="/history">plan history</Link> (it shows the
-            amount before you confirm) or by writing to <MailLink address={site?.contactEmail} />. The refund
-            is a share of the price you paid, depending on the day of the plan on which you cancel (the day of
-            purchase is day 1, and days change at midnight India time):
-          </p>
-          <table className="refund-table">
-            <caption className="visually-hidden">Refund by day of the plan</caption>
-            <thead>
-              <tr>
-                <th scope="col">Cancelled on</th>
-                <th scope="col">Refund</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(policy?.rows ?? []).map((row) => (
-                <tr key={row.days}>
-                  <th scope="row">{row.days}</th>
-                  <td>{row.percent > 0 ? `${row.percent}% of the price` : 'No refund'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <p>
-            A cancellation charge of {charge} is deducted from every refund (a refund is never less than
-            zero). Refunds go back to the original payment method through PayU, usually within 5–7 working
-            days of approval. Your cloud PC stops and the plan ends when a cancellation is processed.
+            The <Link href="/refund-policy">refund policy</Link> page says the same, with what happens to
+            payments that do not complete.
           </p>
         </>
       ),
