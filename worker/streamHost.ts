@@ -5,7 +5,12 @@ import {
   type StreamHost,
 } from '../core/db/machineHealth.ts';
 import { raiseAlert, resolveAlertsByKeys } from '../core/db/operatorAlerts.ts';
-import { failureRetryable, SUNSHINE_API_PORT, type PairingOutcome } from '../core/domain/streaming.ts';
+import {
+  failureRetryable,
+  outcomeOfFailure,
+  SUNSHINE_API_PORT,
+  type PairingOutcome,
+} from '../core/domain/streaming.ts';
 import {
   createSunshine,
   SunshineError,
@@ -91,4 +96,21 @@ export async function streamHostFailed(
     { vmId: host.vmId, outcome, kind: error.kind, status: error.status, err: error },
     'stream host: Sunshine call failed',
   );
+}
+
+/**
+ * What a failed call to a machine's Sunshine ends in: recorded as above, and answered as the
+ * outcome to tell the customer. Anything but a Sunshine failure (the database) is thrown on, for
+ * the queue to retry.
+ */
+export async function sunshineCallFailed(
+  deps: WorkerDeps,
+  host: StreamHost,
+  address: string,
+  error: unknown,
+): Promise<PairingOutcome> {
+  if (!(error instanceof SunshineError)) throw error;
+  const outcome = outcomeOfFailure(error.kind);
+  await streamHostFailed(deps, { vmId: host.vm_id, instanceId: host.instance_id, address }, outcome, error);
+  return outcome;
 }

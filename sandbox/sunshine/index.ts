@@ -1,12 +1,12 @@
 import { createHmac, randomUUID, X509Certificate } from 'node:crypto';
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer, type Server } from 'node:https';
-import { request as httpsRequest } from 'node:https';
+import { createServer, request as httpsRequest, type Server } from 'node:https';
 import type { Socket } from 'node:net';
 import Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import { z } from 'zod';
 import { HOST_CERT, HOST_KEY, IMPOSTOR_CERT, IMPOSTOR_KEY } from './certs.ts';
+import { listenAt, serialQueue } from '../machineServers.ts';
 
 /**
  * What runs on each sandbox machine for game streaming, on the loopback address the sandbox EC2
@@ -146,7 +146,7 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
   const machines = new Map<string, Machine>();
   const disks = new Map<string, Disk>();
   const failed = new Set<string>();
-  let queue: Promise<void> = Promise.resolve();
+  const queue = serialQueue(options.warn, 'sandbox Sunshine: hosts');
 
   function disk(instanceId: string): Disk {
     let found = disks.get(instanceId);
@@ -187,24 +187,16 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
     });
     const listening = state.control.api !== 'down';
     if (listening) {
-      try {
-        await new Promise<void>((resolve, reject) => {
-          server.once('error', reject);
-          server.listen(options.port, address, () => {
-            server.off('error', reject);
-            resolve();
-          });
-        });
-      } catch (error) {
-        const key = `${address}:${options.port}`;
-        if (!failed.has(key)) {
-          failed.add(key);
-          options.warn(
-            `sandbox Sunshine: cannot listen on ${key} for ${instanceId}: ${(error as Error).message}`,
-          );
-        }
+      if (
+        !(await listenAt(
+          server,
+          { port: options.port, address, instanceId },
+          failed,
+          options.warn,
+          'sandbox Sunshine',
+        ))
+      )
         return;
-      }
       server.unref();
     }
     const machine: Machine = {
@@ -413,7 +405,7 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
   const router = new Router();
   router.get('/_state', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    await queue;
+    await queue.settled();
     const hosts: Record<string, unknown> = {};
     for (const machine of machines.values()) {
       const state = disk(machine.instanceId);
@@ -436,7 +428,7 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
       ctx.body = { message: 'not a sandbox Sunshine control request', issues: parsed.error.issues };
       return;
     }
-    await queue;
+    await queue.settled();
     const unknown: string[] = [];
     for (const [key, change] of Object.entries(parsed.data.machines)) {
       const machine = [...machines.values()].find((m) => m.address === key || m.instanceId === key);
@@ -470,17 +462,13 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
     port: options.port,
     router,
     sync(running) {
-      const next = queue.then(() => reconcile(running));
-      queue = next.then(undefined, (error: unknown) =>
-        options.warn(`sandbox Sunshine: hosts: ${(error as Error).message}`),
-      );
-      return next;
+      return queue.run(() => reconcile(running));
     },
     listening() {
       return Object.fromEntries([...machines].map(([id, m]) => [id, `${m.address}:${options.port}`]));
     },
     async close() {
-      await queue;
+      await queue.settled();
       await Promise.all([...machines.keys()].map(shut));
     },
   };

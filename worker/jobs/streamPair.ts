@@ -9,19 +9,14 @@ import {
 } from '../../core/db/streamPairings.ts';
 import {
   newlyPairedClient,
-  outcomeOfFailure,
   PAIRING_CONFIRM_SECONDS,
   pairingAnswer,
   type PairingOutcome,
 } from '../../core/domain/streaming.ts';
-import {
-  SunshineError,
-  type SunshineClientEntry,
-  type SunshineTarget,
-} from '../../core/providers/sunshine.ts';
+import type { SunshineClientEntry, SunshineTarget } from '../../core/providers/sunshine.ts';
 import { parsePayload, type Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
-import { streamHostFailed, streamHostReached, sunshineOf, targetOf, withRetry } from '../streamHost.ts';
+import { streamHostReached, sunshineCallFailed, sunshineOf, targetOf, withRetry } from '../streamHost.ts';
 
 /**
  * `stream-pair`: relays the PIN a customer typed on the dashboard to their machine's Sunshine.
@@ -71,15 +66,7 @@ export async function pairDevice(deps: WorkerDeps, pairingId: string): Promise<v
     await streamHostReached(deps, pairing.vm_id);
     return finish(found.outcome, found.clientUuid);
   } catch (error) {
-    if (!(error instanceof SunshineError)) throw error;
-    const outcome = outcomeOfFailure(error.kind);
-    await streamHostFailed(
-      deps,
-      { vmId: host.vm_id, instanceId: host.instance_id, address: target.host },
-      outcome,
-      error,
-    );
-    return finish(outcome);
+    return finish(await sunshineCallFailed(deps, host, target.host, error));
   }
 
   async function pairWith(

@@ -1,10 +1,9 @@
 import { findStreamHost } from '../../core/db/machineHealth.ts';
 import { finishRemoval, findPairing } from '../../core/db/streamPairings.ts';
-import { outcomeOfFailure, pairingAnswer, STREAMING_MESSAGES } from '../../core/domain/streaming.ts';
-import { SunshineError } from '../../core/providers/sunshine.ts';
+import { pairingAnswer, STREAMING_MESSAGES } from '../../core/domain/streaming.ts';
 import { parsePayload, type Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
-import { streamHostFailed, streamHostReached, sunshineOf, targetOf, withRetry } from '../streamHost.ts';
+import { streamHostReached, sunshineCallFailed, sunshineOf, targetOf, withRetry } from '../streamHost.ts';
 
 /**
  * `stream-unpair`: removes a paired Moonlight device on the machine (`POST /api/clients/unpair`
@@ -46,14 +45,7 @@ export async function unpairDevice(deps: WorkerDeps, pairingId: string): Promise
       'stream-unpair: removed',
     );
   } catch (error) {
-    if (!(error instanceof SunshineError)) throw error;
-    const outcome = outcomeOfFailure(error.kind);
-    await streamHostFailed(
-      deps,
-      { vmId: host.vm_id, instanceId: host.instance_id, address: target.host },
-      outcome,
-      error,
-    );
+    const outcome = await sunshineCallFailed(deps, host, target.host, error);
     await finishRemoval(db, pairing.id, {
       removed: false,
       outcome,
