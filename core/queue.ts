@@ -52,8 +52,8 @@ const AccountRecovery = z.object({
  */
 const PaymentVerify = z.object({
   txnid: z.string().min(1).max(25),
-  /** Which callback asked, for logs. */
-  source: z.enum(['surl', 'furl', 'webhook', 'notify', 'spa']),
+  /** Which callback asked, for logs (`autopay`: the renewal sweep, right after a debit). */
+  source: z.enum(['surl', 'furl', 'webhook', 'notify', 'spa', 'autopay']),
 });
 
 /** One refund row to take to PayU and follow to its end; the row says what is due (worker/jobs/paymentRefund.ts). */
@@ -95,6 +95,9 @@ const AlertWebhook = z.object({
   text: z.string().min(1).max(4000),
 });
 
+/** An AutoPay mandate the customer cancelled (or a newer one replaced): revoke it at PayU. */
+const AutopayRevoke = z.object({ mandateId: z.uuid() });
+
 /** Cron sweeps carry nothing: they select their own bounded batch. */
 const Sweep = z.object({}).strip();
 
@@ -134,6 +137,16 @@ export const QUEUES = {
     retryBackoff: true,
     retryDelayMax: 60,
     expireInSeconds: 30,
+  }),
+  // Operator alerts: their own queue, so an SMTP outage of hours does not lose them (a code's
+  // short budget would give up after minutes). At least 2 h 10 min of retries: 10, 20, 40, 80,
+  // 160, 320 s, then every 10 min (each delay up to twice that, by pg-boss's jitter).
+  'email-alert': defineQueue(EmailSend, {
+    retryLimit: 18,
+    retryDelay: 10,
+    retryBackoff: true,
+    retryDelayMax: 600,
+    expireInSeconds: 60,
   }),
   'account-recovery': defineQueue(AccountRecovery, {
     // A code or link is only useful for minutes: retry briefly, then the person asks again.
@@ -300,6 +313,24 @@ export const QUEUES = {
     retryBackoff: false,
     expireInSeconds: 120,
   }),
+  // AutoPay (cron, every minute): pre-debit notices that fell due, debits that fell due, the
+  // outcome of settled debits, debits PayU never answered, revokes whose job was lost. Each
+  // step is a conditional transition, so a failed run needs only the next one.
+  'autopay-renewal': defineQueue(Sweep, {
+    retryLimit: 1,
+    retryDelay: 20,
+    retryBackoff: false,
+    expireInSeconds: 300,
+  }),
+  // Revoking a cancelled mandate at PayU: retried for about an hour; the sweep sends a lost one again.
+  'autopay-revoke': defineQueue(AutopayRevoke, {
+    policy: 'short',
+    retryLimit: 10,
+    retryDelay: 10,
+    retryBackoff: true,
+    retryDelayMax: 600,
+    expireInSeconds: 60,
+  }),
 } as const;
 
 export type QueueName = keyof typeof QUEUES;
@@ -458,21 +489,38 @@ export async function sendJob<Q extends QueueName>(
 }
 
 /**
- * Mails someone is waiting for at a screen (a code or a reset link), and operator alerts. Sent
- * as `email-send` like any mail, they travel on `email-code`, which bulk mail cannot delay.
+ * Mails someone is waiting for at a screen (a code or a reset link). Sent as `email-send` like
+ * any mail, they travel on `email-code`, which bulk mail cannot delay.
  */
 export const CODE_MAIL_KINDS: ReadonlySet<string> = new Set([
   'register-code',
   'login-code',
   'password-reset',
-  'operator-alert',
 ]);
 
-/** The queue a job named `name` really goes to: `email-code` for the mails above. */
+/**
+ * The queue a job named `name` really goes to: `email-code` for the mails above, `email-alert`
+ * for operator alerts (ahead of bulk mail too, and retried for hours).
+ */
 export function mailQueueFor(name: QueueName, payload: unknown): QueueName {
   if (name !== 'email-send') return name;
   const kind = (payload as { kind?: unknown }).kind;
+  if (kind === 'operator-alert') return 'email-alert';
   return typeof kind === 'string' && CODE_MAIL_KINDS.has(kind) ? 'email-code' : name;
+}
+
+/**
+ * The shortest time a queue's retries span, from the first failure to the last try: pg-boss waits
+ * `retryDelay × 2^n` (capped at `retryDelayMax`) before retry n, plus up to as much again at random.
+ */
+export function shortestRetrySpanSeconds(name: QueueName): number {
+  const { retryLimit, retryDelay, retryBackoff, retryDelayMax } = QUEUES[name].options;
+  let total = 0;
+  for (let n = 0; n < retryLimit; n++) {
+    const delay = retryBackoff ? Math.max(retryDelay, 1) * 2 ** Math.min(16, n) : retryDelay;
+    total += Math.min(retryDelayMax ?? Infinity, delay);
+  }
+  return total;
 }
 
 /** Lets pg-boss run its SQL on a slonik connection (and so inside a slonik transaction). */

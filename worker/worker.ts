@@ -32,6 +32,8 @@ import { streamUnpair } from './jobs/streamUnpair.ts';
 import { machineHealthSweep } from './jobs/machineHealthSweep.ts';
 import { createSunshine, type Sunshine } from '../core/providers/sunshine.ts';
 import { SUNSHINE_TIMEOUT_MS } from './streamHost.ts';
+import { autopayRenewal } from './jobs/autopayRenewal.ts';
+import { autopayRevoke } from './jobs/autopayRevoke.ts';
 import {
   createRegistry,
   jobDurationHistogram,
@@ -64,6 +66,8 @@ const HANDLERS: Record<QueueName, Subscription> = {
     perJobResults: true,
     pollingIntervalSeconds: 0.5,
   },
+  // Operator alerts: their own pollers, and hours of retries through an SMTP outage.
+  'email-alert': { handler: emailSend, batchSize: 5, localConcurrency: 1, perJobResults: true },
   // Forgot-password: the worker decides whether anyone is mailed, so the API answers alike for all.
   'account-recovery': { handler: accountRecovery, batchSize: 1, localConcurrency: 2 },
   // Each job waits on PayU's verify API. Batches of 5 verified at once from two pollers, fetching
@@ -97,6 +101,9 @@ const HANDLERS: Record<QueueName, Subscription> = {
   'stream-pair': { handler: streamPair, batchSize: 1, localConcurrency: 4, pollingIntervalSeconds: 0.5 },
   'stream-unpair': { handler: streamUnpair, batchSize: 1, localConcurrency: 2, pollingIntervalSeconds: 0.5 },
   'machine-health': { handler: machineHealthSweep, batchSize: 1, localConcurrency: 1 },
+  // AutoPay: the renewal sweep (its steps are claimed row by row) and revokes at PayU.
+  'autopay-renewal': { handler: autopayRenewal, batchSize: 1, localConcurrency: 1 },
+  'autopay-revoke': { handler: autopayRevoke, batchSize: 1, localConcurrency: 2 },
 };
 
 export type RunningWorker = {

@@ -1,12 +1,13 @@
 import type {
+  DashboardAutopay,
   DashboardHealth,
   DashboardKeptDisk,
   DashboardPairing,
   DashboardSubscription,
   DashboardVm,
 } from '../../core/db/dashboard.ts';
-import { assessHealth } from '../../core/domain/machineHealth.ts';
-import { normaliseFingerprint } from '../../core/domain/machineHealth.ts';
+import { autoRenewRecord } from '../../core/domain/autopay.ts';
+import { assessHealth, normaliseFingerprint } from '../../core/domain/machineHealth.ts';
 import { streamingView } from '../../core/domain/streaming.ts';
 import {
   downloadsReady,
@@ -35,6 +36,7 @@ export function dashboardBody(input: {
   reportsHealth?: boolean;
   health?: DashboardHealth | null;
   pairings?: DashboardPairing[];
+  autopay?: DashboardAutopay | null;
   vmConfig: VmConfig;
   now: Date;
 }): DashboardBody {
@@ -129,6 +131,7 @@ export function dashboardBody(input: {
     streamingClientUrl: vmConfig.streamingClientUrl,
     setupVideoUrl: vmConfig.setupVideoUrl,
     ...streamingFields(vm, input, now),
+    autoRenew: autoRenewOf(input.autopay ?? null),
   };
 }
 
@@ -168,6 +171,28 @@ function streamingFields(
       now,
     }),
   };
+}
+
+function autoRenewOf(a: DashboardAutopay | null) {
+  return autoRenewRecord(
+    a && {
+      status: a.status,
+      amountPaise: a.amount_paise,
+      method: a.method,
+      nextDebitAt: a.next_debit_at,
+      problem: a.problem,
+    },
+    a?.renewal_state && a.debit_at && a.renewal_at
+      ? {
+          state: a.renewal_state,
+          noticeSentAt: a.notice_sent_at,
+          debitAt: a.debit_at,
+          nextAttemptAt: a.next_attempt_at,
+          failureReason: a.failure_reason,
+          renewalAt: a.renewal_at,
+        }
+      : null,
+  );
 }
 
 /**

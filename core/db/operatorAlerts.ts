@@ -33,6 +33,8 @@ export const ALERT_KINDS = [
   'machine-silent',
   'health-forged',
   'stream-host-unreachable',
+  // AutoPay: a PayU answer we cannot read, or a renewal that needs a person.
+  'autopay-problem',
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 

@@ -9,6 +9,7 @@ import type { Instant } from './time.ts';
 import type { DailyUsage, HourlyUsageEntry } from './usageBuckets.ts';
 import type { MachineHealthView } from './machineHealth.ts';
 import type { StreamingView } from './streaming.ts';
+import type { AutoRenewRecord } from './autopay.ts';
 
 /** The states a VM shows (spec §3 vmLastState: running or stopped, plus honest transitions). */
 export const VM_DISPLAY_STATES = [
@@ -181,6 +182,8 @@ export type DashboardRecord = {
   machineHealth: MachineHealthView | null;
   /** How to connect and play: Moonlight, its paired devices, DCV's file (core/domain/streaming.ts). */
   streaming: StreamingView | null;
+  /** Automatic renewal (AutoPay): null when the customer never turned it on. */
+  autoRenew: AutoRenewRecord | null;
 };
 
 /**

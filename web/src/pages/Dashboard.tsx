@@ -13,6 +13,7 @@ import { PaymentNotices } from '../components/PaymentNotices.tsx';
 import { NoPlanCard } from '../components/NoPlanCard.tsx';
 import { UsageClock } from '../components/UsageClock.tsx';
 import { HourBankNotice } from '../components/HourBankNotice.tsx';
+import { AutoPayPanel } from '../components/AutoPayPanel.tsx';
 import { BrowserDesktop } from '../components/BrowserDesktop.tsx';
 import { ConnectGuides } from '../components/ConnectGuides.tsx';
 import { MachineHealthLine } from '../components/MachineHealthLine.tsx';
@@ -135,6 +136,7 @@ function DashboardBody({ record }: { record: DashboardRecord }) {
         <DownloadsCard record={record} state={state} />
         <ConnectGuides record={record} />
         <IdleSettingCard enabled={record.vmLastState !== 'none'} />
+        <AutoPayPanel record={record} />
       </div>
     </>
   );
