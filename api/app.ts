@@ -59,6 +59,8 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
       // The /payment page posts its form to PayU's hosted checkout (our own origin in sandbox
       // mode, named anyway: a page opened under another host name still may post there).
       formActions: origins([services.config.payu.checkoutUrl]),
+      // The connection check page fetches its regional endpoint from the browser.
+      connectSources: origins([services.config.connectionCheck.pingUrl]),
     }),
   );
 

@@ -43,7 +43,8 @@ import {
 
 type Handler = (deps: WorkerDeps) => (jobs: import('../core/queue.ts').Job<unknown>[]) => Promise<unknown>;
 
-type Subscription = {
+/** How the worker takes the jobs of one queue (a pg-boss `work` registration; not a customer's plan). */
+type QueueWorker = {
   handler: Handler;
   batchSize: number;
   localConcurrency: number;
@@ -54,7 +55,7 @@ type Subscription = {
 };
 
 /** Every queue the worker serves, with its handler and how many jobs it takes at once. */
-const HANDLERS: Record<QueueName, Subscription> = {
+const HANDLERS: Record<QueueName, QueueWorker> = {
   // Bulk mail: batches of 10 from two pollers over the pooled SMTP transport, fetching again at
   // once while batches come back full, so a backlog drains at SMTP speed.
   'email-send': { handler: emailSend, batchSize: 10, localConcurrency: 2, perJobResults: true },

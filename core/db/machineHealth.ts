@@ -5,7 +5,7 @@ import {
   type HealthOutcome,
   type MachineHealthReport,
 } from '../domain/machineHealth.ts';
-import { SECRETS_OF_VM } from './machineSecrets.ts';
+import { launchTokenOf, SECRETS_OF_VM } from './machineSecrets.ts';
 import { sql, type Db } from './pool.ts';
 
 /**
@@ -33,9 +33,7 @@ export async function findReportingMachine(db: Db, instanceId: string): Promise<
     SELECT v.id AS vm_id, v.state AS vm_state, v.public_ip, ms.health_secret_sealed
     FROM (SELECT ${instanceId}::text AS instance_id) q
     LEFT JOIN vms v ON v.instance_id = q.instance_id
-    LEFT JOIN pool_instances p ON p.instance_id = q.instance_id
-    JOIN machine_secrets ms ON ms.launch_token = CASE
-      WHEN v.id IS NOT NULL AND v.source IS DISTINCT FROM 'pool' THEN v.id ELSE p.id END
+    JOIN machine_secrets ms ON ms.launch_token = ${launchTokenOf(sql.fragment`q.instance_id`, sql.fragment`v.id`)}
     LIMIT 1`);
 }
 

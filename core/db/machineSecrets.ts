@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { sql, type Db } from './pool.ts';
+import { sql, type Db, type FragmentSqlToken } from './pool.ts';
 
 /**
  * Each machine's own secrets (sql/0021_streaming.sql), keyed by the ClientToken of the launch
@@ -45,9 +45,14 @@ export async function secretsForLaunch(
 }
 
 /**
- * `machine_secrets ms` joined to the machine `v` (a `vms` row alias) whose instance they were
- * made for: its own launch, or the warm-pool spare it claimed.
+ * The launch whose secrets an instance carries, in SQL: the warm-pool spare's row when the
+ * instance began as a spare (its row keeps the instance id after a claim, so the secrets travel
+ * to the customer and are never re-made), else the machine's own id, its ClientToken.
  */
-export const SECRETS_OF_VM = sql.fragment`machine_secrets ms ON ms.launch_token = CASE
-    WHEN v.source = 'pool' THEN (SELECT p.id FROM pool_instances p WHERE p.instance_id = v.instance_id)
-    ELSE v.id END`;
+export function launchTokenOf(instanceId: FragmentSqlToken, vmId: FragmentSqlToken) {
+  return sql.fragment`COALESCE((SELECT p.id FROM pool_instances p WHERE p.instance_id = ${instanceId}), ${vmId})`;
+}
+
+/** `machine_secrets ms` joined to the machine `v` (a `vms` row alias) whose instance they were made for. */
+export const SECRETS_OF_VM = sql.fragment`machine_secrets ms
+  ON ms.launch_token = ${launchTokenOf(sql.fragment`v.instance_id`, sql.fragment`v.id`)}`;

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
 import type { Services } from '../../api/services.ts';
 import { createDbPool, sql } from '../../core/db/pool.ts';
+import { awsRegionPingUrl } from '../../core/config/connectionCheckConfig.ts';
 import { startTestStack, waitFor, type TestStack } from '../support/stack.ts';
 import {
   createUser,
@@ -375,7 +376,14 @@ describe('the database out of reach', () => {
 describe('production defaults', async () => {
   const production = {
     ...stack.services,
-    config: { ...stack.config, production: true, publicUrl: 'https://legend.example', trustProxyHops: 1 },
+    config: {
+      ...stack.config,
+      production: true,
+      publicUrl: 'https://legend.example',
+      trustProxyHops: 1,
+      // What production's configuration names by default (core/config/config.connectionCheck.test.ts).
+      connectionCheck: { pingUrl: awsRegionPingUrl('ap-south-1'), region: 'ap-south-1' },
+    },
   };
   const { url } = await serve(createApp(production).callback());
 
@@ -414,6 +422,14 @@ describe('production defaults', async () => {
     expect(reply.headers.get('cross-origin-opener-policy')).toBe('same-origin');
     expect(reply.headers.get('cross-origin-resource-policy')).toBe('same-origin');
     expect(reply.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it("lets pages fetch from our origin and the connection check's regional endpoint, nothing more", async () => {
+    const reply = await requestFrom(loopbackAddress(), `${url}/healthz`, { method: 'GET', headers: {} });
+    const directives = (reply.headers.get('content-security-policy') ?? '').split(';').map((d) => d.trim());
+    expect(directives.filter((d) => d.startsWith('connect-src'))).toEqual([
+      "connect-src 'self' https://dynamodb.ap-south-1.amazonaws.com",
+    ]);
   });
 });
 

@@ -6,6 +6,7 @@ import { checkCapacity, CHECKOUT_KEY, selectVm, useCurrentPlan, type PlanChoice 
 import { useSession } from '../api/session.ts';
 import { Page } from '../components/Layout.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
+import { ConnectionCheckLink } from '../components/ConnectionCheckLink.tsx';
 import { forgetChoice, loginPathFor, pendingChoice, rememberChoice, rememberReturnTo } from '../returnTo.ts';
 import { writeStored } from '../storage.ts';
 import {
@@ -68,6 +69,7 @@ export default function SelectVm() {
           </div>
         </div>
       )}
+      <ConnectionCheckLink on="plans" />
       <ul className="pricing-grid">
         {CARD_PLANS.map((plan) => (
           <li key={plan.id}>
