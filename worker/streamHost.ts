@@ -1,4 +1,5 @@
 import { openSunshinePassword } from '../core/crypto/machineSecrets.ts';
+import { desktopReachable } from '../core/domain/lifecycle.ts';
 import {
   clearStreamHostUnreachable,
   markStreamHostUnreachable,
@@ -38,8 +39,8 @@ export function sunshineOf(deps: WorkerDeps): Sunshine {
 /** The target for a machine that runs and reported its host; null when it cannot be called. */
 export function targetOf(deps: WorkerDeps, host: StreamHost): SunshineTarget | null {
   if (
-    host.state !== 'running' ||
     !host.public_ip ||
+    !desktopReachable({ state: host.state, publicIp: host.public_ip }) ||
     !host.sunshine_cert_sha256 ||
     !host.sunshine_username ||
     !host.sunshine_password_sealed

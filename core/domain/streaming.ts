@@ -10,6 +10,7 @@
  * is; `POST /api/clients/unpair {uuid}` removes one. Moonlight waits about two minutes for the PIN.
  */
 import { DCV_PORT, DCV_SESSION_ID } from './desktop.ts';
+import { desktopReachable } from './lifecycle.ts';
 import { toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
 
 /** Sunshine's web UI and REST API (its base port 47989 + 1), HTTPS with its own certificate. */
@@ -290,7 +291,7 @@ export function pairingRefusal(
   host: { reported: boolean; sunshineRunning: boolean | null; certificatePinned: boolean },
   purpose: 'pair' | 'remove',
 ): { status: 409; message: string } | null {
-  if (machine.state !== 'running' || machine.publicIp === null)
+  if (!desktopReachable(machine))
     return {
       status: 409,
       message: purpose === 'pair' ? STREAMING_MESSAGES.startFirst : STREAMING_MESSAGES.startFirstToRemove,
@@ -386,7 +387,7 @@ export function streamingView(input: {
   now: Instant;
 }): StreamingView {
   const { machine, host, pairings } = input;
-  const running = machine.state === 'running' && machine.publicIp !== null;
+  const running = desktopReachable(machine);
   const refusal = pairingRefusal(machine, host, 'pair');
   // The newest attempt, while it runs or for a few minutes after (its answer stays on the card).
   const recent = toEpochMs(input.now) - PAIRING_SHOWN_AFTER_MS;
