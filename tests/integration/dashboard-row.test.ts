@@ -100,6 +100,9 @@ describe('the dashboard row', () => {
       subscription: null,
       vm: null,
       keptDisk: null,
+      reportsHealth: false,
+      health: null,
+      pairings: [],
       autopay: null,
     });
     await db.query(sql.unsafe`UPDATE users SET deleted_at = now() WHERE id = ${user.id}`);
