@@ -9,6 +9,7 @@ import { benchTimeToDesktop } from './bench/timeToDesktop.ts';
 import { benchReconcile } from './bench/reconcile.ts';
 import { benchSweep } from './bench/sweep.ts';
 import { benchMail } from './bench/mail.ts';
+import { benchSite } from './bench/site.ts';
 
 /**
  * `npm run bench`: prints figures for the product's performance targets, each with the
@@ -35,6 +36,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   sweep: benchSweep,
   // Bulk mail throughput and sign-in code latency under a newsletter backlog.
   mail: benchMail,
+  // Lighthouse mobile on the public pages, best of two runs (needs Chromium; says so without).
+  site: benchSite,
 };
 
 const only = process.argv.slice(2);
