@@ -48,9 +48,16 @@ export function useBrowser() {
   });
 
   return {
-    async newPage(viewport = DESKTOP, options: { allowConsoleErrors?: RegExp } = {}): Promise<Page> {
+    async newPage(
+      viewport = DESKTOP,
+      options: { allowConsoleErrors?: RegExp; javaScriptEnabled?: boolean } = {},
+    ): Promise<Page> {
       if (!browser) throw new Error('no browser');
-      const context = await browser.newContext({ viewport, baseURL: baseUrl() });
+      const context = await browser.newContext({
+        viewport,
+        baseURL: baseUrl(),
+        javaScriptEnabled: options.javaScriptEnabled ?? true,
+      });
       contexts.push(context);
       const page = await context.newPage();
       page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
