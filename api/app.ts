@@ -22,6 +22,7 @@ import { vmRoutes } from './routes/vm.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { desktopRoutes, refuseLargeDcvAuth } from './routes/desktop.ts';
 import { idleRoutes } from './routes/idle.ts';
+import { autopayRoutes } from './routes/autopay.ts';
 import { notFound } from './errors.ts';
 import { spa } from './static.ts';
 import { siteFileRoutes } from './routes/siteFiles.ts';
@@ -139,6 +140,7 @@ export function apiRouters(services: Services): Router<AppState>[] {
     usageRoutes(services),
     desktopRoutes(services),
     idleRoutes(services),
+    autopayRoutes(services),
   ];
 }
 

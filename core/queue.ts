@@ -52,8 +52,8 @@ const AccountRecovery = z.object({
  */
 const PaymentVerify = z.object({
   txnid: z.string().min(1).max(25),
-  /** Which callback asked, for logs. */
-  source: z.enum(['surl', 'furl', 'webhook', 'notify', 'spa']),
+  /** Which callback asked, for logs (`autopay`: the renewal sweep, right after a debit). */
+  source: z.enum(['surl', 'furl', 'webhook', 'notify', 'spa', 'autopay']),
 });
 
 /** One refund row to take to PayU and follow to its end; the row says what is due (worker/jobs/paymentRefund.ts). */
@@ -88,6 +88,9 @@ const AlertWebhook = z.object({
   alertId: z.uuid(),
   text: z.string().min(1).max(4000),
 });
+
+/** An AutoPay mandate the customer cancelled (or a newer one replaced): revoke it at PayU. */
+const AutopayRevoke = z.object({ mandateId: z.uuid() });
 
 /** Cron sweeps carry nothing: they select their own bounded batch. */
 const Sweep = z.object({}).strip();
@@ -270,6 +273,24 @@ export const QUEUES = {
     retryDelay: 20,
     retryBackoff: false,
     expireInSeconds: 120,
+  }),
+  // AutoPay (cron, every minute): pre-debit notices that fell due, debits that fell due, the
+  // outcome of settled debits, debits PayU never answered, revokes whose job was lost. Each
+  // step is a conditional transition, so a failed run needs only the next one.
+  'autopay-renewal': defineQueue(Sweep, {
+    retryLimit: 1,
+    retryDelay: 20,
+    retryBackoff: false,
+    expireInSeconds: 300,
+  }),
+  // Revoking a cancelled mandate at PayU: retried for about an hour; the sweep sends a lost one again.
+  'autopay-revoke': defineQueue(AutopayRevoke, {
+    policy: 'short',
+    retryLimit: 10,
+    retryDelay: 10,
+    retryBackoff: true,
+    retryDelayMax: 600,
+    expireInSeconds: 60,
   }),
 } as const;
 

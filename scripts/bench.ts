@@ -5,6 +5,7 @@ import { benchEnumeration } from './bench/enumeration.ts';
 import { benchBundle } from './bench-bundle.ts';
 import { recordedFigures } from './bench/lib.ts';
 import { benchPoll } from './bench/poll.ts';
+import { benchPoolSim } from './bench/poolSim.ts';
 import { benchTimeToDesktop } from './bench/timeToDesktop.ts';
 import { benchReconcile } from './bench/reconcile.ts';
 import { benchSweep } from './bench/sweep.ts';
@@ -36,6 +37,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   sweep: benchSweep,
   // Bulk mail throughput and sign-in code latency under a newsletter backlog.
   mail: benchMail,
+  // SIMULATION: a month of purchases against the real pool rules: paid → connectable and idle cost.
+  'pool-sim': benchPoolSim,
   // Lighthouse mobile on the public pages, best of two runs (needs Chromium; says so without).
   site: benchSite,
 };

@@ -23,6 +23,7 @@ const SWEEPS = [
   'housekeeping',
   'alert-notify',
   'metrics-pull',
+  'autopay-renewal',
 ] as const;
 type Sweep = (typeof SWEEPS)[number];
 const isSweep = (name: string | undefined): name is Sweep =>

@@ -58,6 +58,7 @@ import {
   type SnapshotProgress,
 } from '../core/domain/lifecycle.ts';
 import { isPlanId } from '../core/domain/plans.ts';
+import { mayClaimSpare } from '../core/domain/pool.ts';
 import { planSeconds, type HourAlertPercent } from '../core/domain/usage.ts';
 import { VM_MESSAGES } from '../core/domain/vm.ts';
 import {
@@ -470,7 +471,7 @@ async function launchMachine(deps: WorkerDeps, vm: Vm, log: WorkerDeps['log']): 
   // the machine is ready); usually marked already, when the copy completed.
   if (restore?.state === 'completed') await markSnapshotRestored(db, restore.id, vm.id);
   // A machine that brings back a kept disk must be launched from it: never a warm-pool spare.
-  if (vm.state === 'requested' && !vm.restore_snapshot_id) {
+  if (vm.state === 'requested' && mayClaimSpare({ restoring: !!vm.restore_snapshot_id })) {
     const claimed = await claimFromPool(deps, vm);
     if (claimed) {
       log.info({ instanceId: claimed.instance_id }, 'lifecycle: warm-pool instance claimed');

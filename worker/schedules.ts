@@ -19,6 +19,8 @@ export async function registerSchedules(deps: WorkerDeps): Promise<void> {
   await deps.boss.schedule('vm-idle', '* * * * *', {});
   // Payments not yet final: asked about on their backoff schedule; automatic refunds that fell due.
   await deps.boss.schedule('payment-reconcile', '* * * * *', {});
+  // AutoPay: pre-debit notices, debits and their outcomes as they fall due.
+  await deps.boss.schedule('autopay-renewal', '* * * * *', {});
   // Dead rows: rate-limit counters, expired sessions, codes and links (core/db/housekeeping.ts).
   await deps.boss.schedule('housekeeping', '17 * * * *', {});
   // Operator alerts reach a person within a minute (OPS_EMAIL, ALERT_WEBHOOK_URL).

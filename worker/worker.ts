@@ -27,6 +27,8 @@ import { createCloudWatch, type CloudWatch } from '../core/providers/cloudwatch.
 import { registerSchedules } from './schedules.ts';
 import { alertNotify } from './jobs/alertNotify.ts';
 import { alertWebhook } from './jobs/alertWebhook.ts';
+import { autopayRenewal } from './jobs/autopayRenewal.ts';
+import { autopayRevoke } from './jobs/autopayRevoke.ts';
 import {
   createRegistry,
   jobDurationHistogram,
@@ -87,6 +89,9 @@ const HANDLERS: Record<QueueName, Subscription> = {
   housekeeping: { handler: housekeeping, batchSize: 1, localConcurrency: 1 },
   'alert-notify': { handler: alertNotify, batchSize: 1, localConcurrency: 1 },
   'alert-webhook': { handler: alertWebhook, batchSize: 1, localConcurrency: 2 },
+  // AutoPay: the renewal sweep (its steps are claimed row by row) and revokes at PayU.
+  'autopay-renewal': { handler: autopayRenewal, batchSize: 1, localConcurrency: 1 },
+  'autopay-revoke': { handler: autopayRevoke, batchSize: 1, localConcurrency: 2 },
 };
 
 export type RunningWorker = {

@@ -1,4 +1,10 @@
-import type { DashboardKeptDisk, DashboardSubscription, DashboardVm } from '../../core/db/dashboard.ts';
+import type {
+  DashboardAutopay,
+  DashboardKeptDisk,
+  DashboardSubscription,
+  DashboardVm,
+} from '../../core/db/dashboard.ts';
+import { autoRenewRecord } from '../../core/domain/autopay.ts';
 import {
   downloadsReady,
   hoursExhausted,
@@ -22,6 +28,7 @@ export function dashboardBody(input: {
   subscription: DashboardSubscription | null;
   vm: DashboardVm | null;
   keptDisk?: DashboardKeptDisk | null;
+  autopay?: DashboardAutopay | null;
   vmConfig: VmConfig;
   now: Date;
 }): DashboardBody {
@@ -115,7 +122,30 @@ export function dashboardBody(input: {
     waitingForDiskCopy,
     streamingClientUrl: vmConfig.streamingClientUrl,
     setupVideoUrl: vmConfig.setupVideoUrl,
+    autoRenew: autoRenewOf(input.autopay ?? null),
   };
+}
+
+function autoRenewOf(a: DashboardAutopay | null) {
+  return autoRenewRecord(
+    a && {
+      status: a.status,
+      amountPaise: a.amount_paise,
+      method: a.method,
+      nextDebitAt: a.next_debit_at,
+      problem: a.problem,
+    },
+    a?.renewal_state && a.debit_at && a.renewal_at
+      ? {
+          state: a.renewal_state,
+          noticeSentAt: a.notice_sent_at,
+          debitAt: a.debit_at,
+          nextAttemptAt: a.next_attempt_at,
+          failureReason: a.failure_reason,
+          renewalAt: a.renewal_at,
+        }
+      : null,
+  );
 }
 
 /**

@@ -31,7 +31,7 @@ import {
   findSubscription,
   findSubscriptionsByIds,
 } from '../../core/db/subscriptions.ts';
-import { getPlan } from '../../core/domain/plans.ts';
+import { getPlan, planExpiry } from '../../core/domain/plans.ts';
 import { PAYMENT_MESSAGES } from '../../core/domain/subscription.ts';
 import { TRIAL_LABEL } from '../../core/domain/trial.ts';
 import {
@@ -43,6 +43,8 @@ import {
   type PostedFields,
 } from '../../core/providers/payu.ts';
 import { checkPurchase, matchesPending } from '../../core/commands/purchases.ts';
+import { recordCheckoutMandate, renewalTerms } from '../../core/commands/autopay.ts';
+import { AUTOPAY_MESSAGES, autoRenewRefusal, siDetails } from '../../core/domain/autopay.ts';
 import { sendJob } from '../../core/queue.ts';
 import { badRequest, conflict, HttpError, notFound, tooManyRequests } from '../errors.ts';
 import { assertSameUser, currentUser, requireUser } from '../middleware/auth.ts';
@@ -86,6 +88,8 @@ export const CreatePaymentBody = z.object({
   plan: z.string().trim().max(60).optional(),
   duration: Duration,
   storage: z.unknown().optional(),
+  /** "Renew automatically every month": registers a PayU standing instruction (UPI AutoPay or card). */
+  autoRenew: z.boolean({ error: 'autoRenew must be true or false.' }).optional(),
 });
 type CreatePaymentBody = z.infer<typeof CreatePaymentBody>;
 
@@ -137,8 +141,22 @@ export function paymentRoutes(services: Services): Router<AppState> {
     const pending = await findLatestPendingSubscription(db, user.id);
     if (!pending) throw conflict(NO_PENDING);
     if (!matchesPending(pending, { plan: body.plan, hours: body.duration })) throw conflict(PLAN_CHANGED);
+    // A renewal's "Pay now" renews the plan still running (core/commands/autopay.ts).
+    const renewal = await renewalTerms(db, pending.id);
+    if (body.autoRenew) {
+      const refusal = renewal
+        ? AUTOPAY_MESSAGES.alreadyOn
+        : autoRenewRefusal({
+            available: config.autopay.enabled,
+            isTrial: pending.is_trial,
+            pricePaise: pending.price_paise,
+            clientAmount: body.amount,
+          });
+      if (refusal) throw badRequest(refusal);
+    }
     // Again, right before money: another tab may have bought a plan, capacity may have gone.
     const check = await checkPurchase(db, {
+      renews: renewal?.renews_subscription_id ?? null,
       user,
       request: {
         plan: pending.is_trial ? pending.plan_name : pending.plan_id,
@@ -159,6 +177,8 @@ export function paymentRoutes(services: Services): Router<AppState> {
       throw tooManyRequests(OPEN_CHECKOUT_WINDOW_MS / 1000 / 3, OPEN_CHECKOUT_LIMIT_MESSAGE);
 
     const txnid = newTxnId();
+    // The mandate's first debit is at the end of the month this payment buys.
+    const si = body.autoRenew ? siDetails(formatAmount(pending.price_paise), planExpiry(now)) : undefined;
     const productinfo = pending.is_trial
       ? `Legend Cloud ${pending.plan_name} (${getPlan(pending.plan_id).displayName}), ${TRIAL_LABEL}`
       : `Legend Cloud ${pending.plan_name}, ${pending.hours} hours, one month`;
@@ -175,20 +195,25 @@ export function paymentRoutes(services: Services): Router<AppState> {
       udf1: pending.plan_name,
       udf2: String(pending.hours),
       udf3: `${pending.storage_gb} GB`,
+      ...(si ? { siDetails: si } : {}),
     });
-    await insertPayment(
-      db,
-      {
-        txnid,
-        userId: user.id,
-        subscriptionId: pending.id,
-        amountPaise: pending.price_paise,
-        amount: formatAmount(pending.price_paise),
-        productinfo,
-      },
-      now,
-    );
-    ctx.state.log.info({ txnid, subscriptionId: pending.id }, 'payment started');
+    await db.transaction(async (trx) => {
+      const payment = await insertPayment(
+        trx,
+        {
+          txnid,
+          userId: user.id,
+          subscriptionId: pending.id,
+          amountPaise: pending.price_paise,
+          amount: formatAmount(pending.price_paise),
+          productinfo,
+        },
+        now,
+      );
+      if (si)
+        await recordCheckoutMandate(trx, { payment, subscription: pending, endDate: si.paymentEndDate });
+    });
+    ctx.state.log.info({ txnid, subscriptionId: pending.id, autoRenew: si !== undefined }, 'payment started');
     ctx.body = checkout;
   });
 

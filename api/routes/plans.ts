@@ -12,6 +12,8 @@ import {
 import { findKeptSnapshotOfUser } from '../../core/db/snapshots.ts';
 import { findLiveVmByUser } from '../../core/db/vms.ts';
 import { checkoutMachineNote } from '../../core/domain/lifecycle.ts';
+import { autoRenewOffer } from '../../core/domain/autopay.ts';
+import { renewalTerms } from '../../core/commands/autopay.ts';
 import type { CheckoutRecord } from '../../core/domain/planRecords.ts';
 import { findPlan } from '../../core/domain/plans.ts';
 import { PLAN_CHOICE_MESSAGES } from '../../core/domain/subscription.ts';
@@ -189,6 +191,16 @@ export function planRoutes(services: Services): Router<AppState> {
         kept: kept && { state: kept.state, keepUntil: kept.keep_until, completedAt: kept.completed_at },
         now: new Date(),
       }),
+      // A renewal's "Pay now" renews under the mandate already on: nothing to opt into.
+      autoRenew: (await renewalTerms(db, pending.id))
+        ? null
+        : autoRenewOffer({
+            available: config.autopay.enabled,
+            isTrial: pending.is_trial,
+            pricePaise: pending.price_paise,
+            now: new Date(),
+            noticeMinutes: config.autopay.noticeMinutes,
+          }),
     };
     ctx.body = body;
   });

@@ -14,6 +14,7 @@ import {
 } from '../domain/accountDeletion.ts';
 import { remainingSeconds } from '../domain/usage.ts';
 import { requestTerminate } from './vmActions.ts';
+import { endAutoRenewOfUser } from './autopay.ts';
 
 /** What a deletion is about to do, for its confirmation mail (core/emails/accounts.ts). */
 export type DeletionFacts = {
@@ -65,6 +66,8 @@ export async function releaseUserResources(db: Db, boss: Boss, userId: string): 
   // Kept disks (snapshots of expired machines) go too: every window ends now, and the
   // vm-reconcile run sent here deletes them in EC2 (and retries what fails).
   if ((await endKeptDisksOfUser(db, userId, now)) > 0) await sendJob(boss, 'vm-reconcile', {}, { db });
+  // Automatic renewal: never another debit; the mandate is revoked at PayU by its job.
+  await endAutoRenewOfUser(db, boss, userId, now);
 }
 
 /**

@@ -84,9 +84,13 @@ export function resolvePurchase(request: PurchaseRequest): PurchaseCheck {
   };
 }
 
-/** The active plan that stops this purchase, in the terms of checkPlanChoice (a running trial never does for a plan). */
-function blockingPlan(active: Subscription | null, buyingTrial: boolean) {
-  if (!active || (active.is_trial && !buyingTrial)) return null;
+/**
+ * The active plan that stops this purchase, in the terms of checkPlanChoice (a running trial
+ * never does for a plan, nor the plan a renewal renews: "Pay now" of a renewal AutoPay could not
+ * take).
+ */
+function blockingPlan(active: Subscription | null, buyingTrial: boolean, renews: string | null) {
+  if (!active || (active.is_trial && !buyingTrial) || active.id === renews) return null;
   return { plan: active.plan_name, hours: active.hours, expiresAt: active.expires_at };
 }
 
@@ -98,9 +102,12 @@ export async function checkPurchase(
     request: PurchaseRequest;
     capacityLimits: Readonly<Record<string, number>>;
     now: Date;
+    /** The plan this purchase renews on the same machine (a renewal's "Pay now"), if any. */
+    renews?: string | null;
   },
 ): Promise<PurchaseCheck> {
   const { user, request, now } = input;
+  const renews = input.renews ?? null;
   const resolved = resolvePurchase(request);
   // One trial ever: say so first, rather than that the (used) trial is still running.
   if (
@@ -113,7 +120,7 @@ export async function checkPurchase(
   }
   const active = await findActiveSubscription(db, user.id, now);
   // The active-plan rule comes first in the spec, before even the duration.
-  const blocking = blockingPlan(active, request.isTrial || isTrialPlanName(request.plan));
+  const blocking = blockingPlan(active, request.isTrial || isTrialPlanName(request.plan), renews);
   if (blocking) {
     const choice = checkPlanChoice(
       { loggedIn: true, current: blocking, plan: request.plan, hours: request.hours },
@@ -127,6 +134,8 @@ export async function checkPurchase(
   if (purchase.isTrial && !user.phone) {
     return { ok: false, problem: 'trial-needs-phone', message: TRIAL_NEEDS_PHONE_MESSAGE };
   }
+  // A renewal keeps the machine it renews: it takes no capacity it does not hold already.
+  if (renews) return resolved;
   const capacity = await checkCapacity(db, purchase.planId, { limits: input.capacityLimits, now });
   if (!capacity.ok) return { ok: false, problem: 'capacity', message: capacity.message };
   return resolved;

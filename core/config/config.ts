@@ -9,6 +9,7 @@ import {
   type Ec2Config,
   type VmConfig,
 } from './vmConfig.ts';
+import { AUTOPAY_ENV, parseAutopayConfig, type AutopayConfig } from './autopayConfig.ts';
 
 /**
  * Every environment variable the product reads, in one place. Each process calls
@@ -91,6 +92,8 @@ const EnvSchema = z.object({
   FAILED_DEBIT_RETURN_DAYS: z.coerce.number().int().min(1).max(60).default(5),
   // Cloud PCs on EC2: see core/config/vmConfig.ts.
   ...VM_ENV,
+  // AutoPay through PayU standing instructions: see core/config/autopayConfig.ts.
+  ...AUTOPAY_ENV,
   // Usage page (progress): CloudWatch metrics pulled by the worker.
   /** Another CloudWatch endpoint (the sandbox, a VPC endpoint); unset means AWS's own. */
   CLOUDWATCH_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
@@ -207,6 +210,8 @@ export type Config = {
   vm: VmConfig;
   /** CPU and GPU utilisation for the usage page, from CloudWatch (see metricsConfig). */
   metrics: MetricsConfig;
+  /** Plans that renew themselves through PayU standing instructions (core/config/autopayConfig.ts). */
+  autopay: AutopayConfig;
 };
 
 export type MetricsConfig = {
@@ -368,8 +373,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const sandboxUrl = (env.SANDBOX_URL ?? `http://127.0.0.1:${port}`).replace(/\/+$/, '');
   const googleMode = env.GOOGLE_CLIENT_ID ? 'google' : sandboxEnabled ? 'sandbox' : 'off';
   let vmSection: { ec2: Ec2Config; vm: VmConfig };
+  let autopay: AutopayConfig;
   try {
     vmSection = parseVmConfig(env, { production, sandboxUrl, publicUrl, profile: env.SANDBOX_PROFILE });
+    autopay = parseAutopayConfig(env, { production, payuSandbox });
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
@@ -452,6 +459,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     ...vmSection,
     metrics: metricsConfig(env, vmSection.ec2, sandboxUrl),
+    autopay,
   };
 }
 

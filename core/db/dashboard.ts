@@ -2,11 +2,12 @@ import { z } from 'zod';
 import { sql, type Db } from './pool.ts';
 import { currentSubscriptionOf, Subscription } from './subscriptions.ts';
 import { dashboardVmOf, Vm } from './vms.ts';
+import { MANDATE_STATUSES, RENEWAL_STATES } from '../domain/autopay.ts';
 
 /**
  * Everything the dashboard shows, in one statement: the signed-in user's name and email (fresh,
  * even when the session came from the cache), their current subscription, the VM the
- * dashboard shows and the disk kept from an expired one. The dashboard is polled, so this is the one round trip a poll makes. The
+ * dashboard shows, the disk kept from an expired one and their automatic renewal. The dashboard is polled, so this is the one round trip a poll makes. The
  * subscription and VM are chosen by the same fragments `findCurrentSubscription` and
  * `findDashboardVm` use, so the rule for "which one" lives in one place.
  */
@@ -58,11 +59,29 @@ export const DashboardKeptDisk = z.object({
 });
 export type DashboardKeptDisk = z.infer<typeof DashboardKeptDisk>;
 
+/** The customer's latest AutoPay mandate (not an unpaid checkout's) and its latest renewal. */
+export const DashboardAutopay = z.object({
+  id: z.uuid(),
+  status: z.enum(MANDATE_STATUSES),
+  amount_paise: z.number().int(),
+  method: z.enum(['upi', 'card']).nullable(),
+  next_debit_at: z.date().nullable(),
+  problem: z.string().nullable(),
+  renewal_state: z.enum(RENEWAL_STATES).nullable(),
+  notice_sent_at: z.date().nullable(),
+  debit_at: z.date().nullable(),
+  next_attempt_at: z.date().nullable(),
+  failure_reason: z.string().nullable(),
+  renewal_at: z.date().nullable(),
+});
+export type DashboardAutopay = z.infer<typeof DashboardAutopay>;
+
 export type DashboardState = {
   user: { email: string; name: string };
   subscription: DashboardSubscription | null;
   vm: DashboardVm | null;
   keptDisk: DashboardKeptDisk | null;
+  autopay: DashboardAutopay | null;
 };
 
 /** `s.col AS s_col, …` for every field of a row schema. */
@@ -94,6 +113,7 @@ function unprefixed<S extends z.ZodObject>(alias: string, schema: S) {
 const subscriptionOf = unprefixed('s', DashboardSubscription);
 const vmOf = unprefixed('v', DashboardVm);
 const keptDiskOf = unprefixed('k', DashboardKeptDisk);
+const autopayOf = unprefixed('a', DashboardAutopay);
 
 const DashboardRow = z.looseObject({ email: z.string(), name: z.string() });
 // Built once: everything but the user's id, which the statement names once (the subscription,
@@ -101,14 +121,20 @@ const DashboardRow = z.looseObject({ email: z.string(), name: z.string() });
 // than the poll's query took to run.
 const DASHBOARD_SELECT = sql.fragment`
     SELECT u.email, u.name, ${prefixed('s', DashboardSubscription)}, ${prefixed('v', DashboardVm)},
-      ${prefixed('k', DashboardKeptDisk)}
+      ${prefixed('k', DashboardKeptDisk)}, ${prefixed('a', DashboardAutopay)}
     FROM users u
     LEFT JOIN LATERAL (SELECT * ${currentSubscriptionOf(sql.fragment`u.id`)}) s ON true
     LEFT JOIN LATERAL (SELECT * ${dashboardVmOf(sql.fragment`u.id`)}) v ON true
     LEFT JOIN LATERAL (
       SELECT id, state, created_at, completed_at, keep_until FROM vm_snapshots
       WHERE user_id = u.id AND state IN ('creating', 'completed')
-      ORDER BY created_at DESC LIMIT 1) k ON true`;
+      ORDER BY created_at DESC LIMIT 1) k ON true
+    LEFT JOIN LATERAL (
+      SELECT m.id, m.status, m.amount_paise, m.method, m.next_debit_at, m.problem, r.state AS renewal_state,
+        r.notice_sent_at, r.debit_at, r.next_attempt_at, r.failure_reason, r.renewal_at
+      FROM autopay_mandates m LEFT JOIN autopay_renewals r ON r.id = m.latest_renewal_id
+      WHERE m.user_id = u.id AND m.status <> 'pending'
+      ORDER BY m.created_at DESC LIMIT 1) a ON true`;
 
 /**
  * Null when the user does not exist or was deleted. A named prepared statement: each pooled
@@ -123,5 +149,6 @@ export async function findDashboardState(db: Db, userId: string): Promise<Dashbo
     subscription: subscriptionOf(row),
     vm: vmOf(row),
     keptDisk: keptDiskOf(row),
+    autopay: autopayOf(row),
   };
 }

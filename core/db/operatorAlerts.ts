@@ -26,6 +26,8 @@ export const ALERT_KINDS = [
   'orphan-snapshot',
   // A job exhausted its retries and waits in its dead-letter queue (core/db/deadLetters.ts).
   'job-dead-lettered',
+  // AutoPay: a PayU answer we cannot read, or a renewal that needs a person.
+  'autopay-problem',
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 

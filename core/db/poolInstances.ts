@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { POOL_STATES } from '../domain/lifecycle.ts';
+import { SPARE_CLAIM_ORDER } from '../domain/pool.ts';
 import { sql, type Db } from './pool.ts';
 
 /**
@@ -181,10 +182,22 @@ export async function markPoolFailed(
     RETURNING ${COLUMNS}`);
 }
 
+/** The columns `SPARE_CLAIM_ORDER` names: the claim's ORDER BY is that rule, not a copy of it. */
+const CLAIM_ORDER_COLUMNS = { hot: 'hot', readyAt: 'ready_at', id: 'id' } as const;
+const CLAIM_ORDER = sql.join(
+  SPARE_CLAIM_ORDER.map(({ by, descending }) =>
+    descending
+      ? sql.fragment`${sql.identifier([CLAIM_ORDER_COLUMNS[by]])} DESC`
+      : sql.fragment`${sql.identifier([CLAIM_ORDER_COLUMNS[by]])}`,
+  ),
+  sql.fragment`, `,
+);
+
 /**
- * Takes a ready instance that fits the machine (plan, type and disk) for a VM: a hot (running)
- * one first, then the oldest. SKIP LOCKED: two purchases at once take two different instances,
- * neither waits for the other.
+ * Takes a ready instance that fits the machine (plan, type and disk) for a VM, in the order of
+ * `SPARE_CLAIM_ORDER` (core/domain/pool.ts: a hot one first, then the oldest; `chooseSpare` is
+ * the same rule over rows in memory, proven equal by tests/integration/pool-claim-order.test.ts).
+ * SKIP LOCKED: two purchases at once take two different instances, neither waits for the other.
  */
 export async function claimPoolInstance(
   db: Db,
@@ -198,7 +211,7 @@ export async function claimPoolInstance(
       SELECT id FROM pool_instances
       WHERE state = 'ready' AND plan_id = ${machine.planId} AND instance_type = ${machine.instanceType}
         AND storage_gb = ${machine.storageGb}
-      ORDER BY hot DESC, ready_at, id
+      ORDER BY ${CLAIM_ORDER}
       LIMIT 1
       FOR UPDATE SKIP LOCKED)
     RETURNING ${COLUMNS}`);

@@ -4,6 +4,7 @@
  * one shape; nothing here may import core/db, which the SPA cannot bundle.
  */
 import type { PaymentState } from './payments.ts';
+import type { AutoRenewOffer } from './autopay.ts';
 
 /** The lifecycle of a plan choice; the same list as core/db/subscriptions.ts's SUBSCRIPTION_STATUSES. */
 export type SubscriptionStatus = 'pending_payment' | 'active' | 'expired' | 'cancelled';
@@ -32,6 +33,8 @@ export type SubscriptionRecord = {
 export type CheckoutRecord = SubscriptionRecord & {
   /** A sentence about the machine and files the plan comes with; null for a first machine. */
   machineNote: string | null;
+  /** "Renew automatically every month": what it would charge and when; null when not offered (trial, renewal, no SI). */
+  autoRenew: AutoRenewOffer | null;
 };
 
 export type PaymentStatusRecord = {

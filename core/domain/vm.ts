@@ -7,6 +7,7 @@ import { hoursExhausted, planInForce } from './lifecycle.ts';
 import { USAGE_MESSAGES } from './usage.ts';
 import type { Instant } from './time.ts';
 import type { DailyUsage, HourlyUsageEntry } from './usageBuckets.ts';
+import type { AutoRenewRecord } from './autopay.ts';
 
 /** The states a VM shows (spec §3 vmLastState: running or stopped, plus honest transitions). */
 export const VM_DISPLAY_STATES = [
@@ -174,6 +175,8 @@ export type DashboardRecord = {
   waitingForDiskCopy: boolean;
   streamingClientUrl: string;
   setupVideoUrl: string | null;
+  /** Automatic renewal (AutoPay): null when the customer never turned it on. */
+  autoRenew: AutoRenewRecord | null;
 };
 
 /**

@@ -17,7 +17,12 @@ function invoiceLinks(publicUrl: string, invoice: Pick<Invoice, 'invoice_number'
   };
 }
 
-export function paymentReceiptMail(invoice: Invoice, publicUrl: string): Mail {
+/** The receipt (with a renewal's, the post-debit alert of an AutoPay debit) and its GST invoice. */
+export function paymentReceiptMail(
+  invoice: Invoice,
+  publicUrl: string,
+  options: { renewal?: boolean } = {},
+): Mail {
   const links = invoiceLinks(publicUrl, invoice);
   const tax =
     invoice.supply === 'intra-state'
@@ -30,7 +35,9 @@ export function paymentReceiptMail(invoice: Invoice, publicUrl: string): Mail {
     `Hi ${invoice.customer_name},`,
     '',
     `Thank you: we received your payment of ${formatRupees(invoice.total_paise)} for ${invoice.plan_name}.`,
-    'Your Virtual Computer is being prepared; your dashboard shows it as soon as it is ready.',
+    options.renewal
+      ? 'Your plan is renewed on the same Virtual Computer, with everything on its disk; its hours start again.'
+      : 'Your Virtual Computer is being prepared; your dashboard shows it as soon as it is ready.',
     '',
     `Invoice: ${invoice.invoice_number}`,
     `Plan: ${invoice.description}`,

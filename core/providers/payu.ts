@@ -107,9 +107,11 @@ export type RequestHashFields = {
 
 /**
  * `sha512(key|txnid|amount|productinfo|firstname|email|udf1|udf2|udf3|udf4|udf5||||||SALT)`,
- * lowercase hex. Absent udfs stay as empty fields.
+ * lowercase hex. Absent udfs stay as empty fields. A standing-instruction registration (si=1)
+ * hashes its `si_details` string too, just before the salt:
+ * `…|udf5||||||si_details|SALT` (docs.payu.in, UPI Consent Transaction).
  */
-export function requestHash(fields: RequestHashFields, salt: string): string {
+export function requestHash(fields: RequestHashFields, salt: string, siDetails?: string): string {
   const parts = [
     fields.key,
     fields.txnid,
@@ -128,6 +130,7 @@ export function requestHash(fields: RequestHashFields, salt: string): string {
     '',
     '',
     '',
+    ...(siDetails === undefined ? [] : [siDetails]),
     salt,
   ];
   return sha512(parts.join('|'));
@@ -154,6 +157,11 @@ export type CheckoutInput = {
   phone: string;
   surl: string;
   furl: string;
+  /**
+   * A standing-instruction registration (AutoPay): PayU's `si_details` JSON, posted with
+   * `si=1` and `api_version=7` and covered by the hash.
+   */
+  siDetails?: Record<string, unknown>;
 } & Udfs;
 
 /** The spec's payment-start fields: the SPA posts all but `action` as a form to `action`. */
@@ -174,6 +182,10 @@ export type PaymentStart = {
   udf3: string;
   udf4: string;
   udf5: string;
+  /** Only on a standing-instruction registration. */
+  si?: '1';
+  api_version?: '7';
+  si_details?: string;
 };
 
 function invalid(message: string): never {
@@ -217,6 +229,8 @@ export function buildCheckout(config: PayUConfig, input: CheckoutInput): Payment
   };
   for (const [name, value] of Object.entries(udfs)) checkText(name, value, UDF_MAX, false);
   const amount = formatAmount(input.amountPaise);
+  const siDetails = input.siDetails === undefined ? undefined : JSON.stringify(input.siDetails);
+  if (siDetails?.includes('|')) invalid('si_details must not contain "|"');
   const signed = {
     key: config.key,
     txnid: input.txnid,
@@ -232,7 +246,10 @@ export function buildCheckout(config: PayUConfig, input: CheckoutInput): Payment
     phone: input.phone,
     surl: input.surl,
     furl: input.furl,
-    hash: requestHash(signed, config.salt),
+    hash: requestHash(signed, config.salt, siDetails),
+    ...(siDetails === undefined
+      ? {}
+      : { si: '1' as const, api_version: '7' as const, si_details: siDetails }),
   };
 }
 
@@ -485,16 +502,23 @@ export function parseRefund(body: unknown): RefundResult {
   };
 }
 
-/** A PayU client bound to one merchant configuration. */
-export function createPayUClient(config: PayUConfig, options: PayUClientOptions = {}): PayUClient {
+/** One postservice.php command: form-encoded in, JSON out, every failure a PayUError. */
+export type PostService = (
+  command: string,
+  vars: { var1: string; var2?: string; var3?: string },
+) => Promise<unknown>;
+
+/**
+ * PayU's server API (`…/merchant/postservice.php?form=2`) for one merchant: `hash =
+ * sha512(key|command|var1|SALT)`, a timeout on every call, and transport failures sorted into
+ * PayUError kinds. The checkout client and the standing-instruction client (payuSi.ts) share it.
+ */
+export function createPostService(config: PayUConfig, options: PayUClientOptions = {}): PostService {
   const doFetch = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? 15_000;
   const endpoint = `${config.apiUrl.replace(/\/+$/, '')}/merchant/postservice.php?form=2`;
 
-  async function call(
-    command: string,
-    vars: { var1: string; var2?: string; var3?: string },
-  ): Promise<unknown> {
+  return async function call(command, vars) {
     const body = new URLSearchParams({
       key: config.key,
       command,
@@ -542,7 +566,12 @@ export function createPayUClient(config: PayUConfig, options: PayUClientOptions 
         cause: error,
       });
     }
-  }
+  };
+}
+
+/** A PayU client bound to one merchant configuration. */
+export function createPayUClient(config: PayUConfig, options: PayUClientOptions = {}): PayUClient {
+  const call = createPostService(config, options);
 
   return {
     config,

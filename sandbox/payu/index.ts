@@ -4,6 +4,7 @@ import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import { z } from 'zod';
 import { AUTOSUBMIT_JS, checkoutPage, errorPage, returnPage } from './pages.ts';
+import { createStandingInstructions, readSiDetails } from './standingInstructions.ts';
 import {
   addedOn,
   amountToPaise,
@@ -13,6 +14,7 @@ import {
   paiseToAmount,
   requestHash,
   reverseHash,
+  verifyAnswer,
   type CheckoutFields,
 } from './wire.ts';
 
@@ -50,6 +52,10 @@ export type SandboxPayUTransaction = CheckoutFields & {
   createdAt: string;
   /** What the checkout page told the browser. */
   browserStatus: 'initiated' | 'success' | 'failure';
+  /** How the customer paid (PayU's `mode`): a card unless they chose UPI. */
+  mode: 'CC' | 'UPI';
+  /** A standing-instruction registration (si=1): its si_details; paying registers the mandate. */
+  siDetails: Record<string, unknown> | null;
   /** What verify_payment answers; normally the same as browserStatus once completed. */
   serverStatus: ServerStatus;
   unmappedstatus: string;
@@ -114,6 +120,9 @@ const PaymentForm = z.object({
   udf3: Optional,
   udf4: Optional,
   udf5: Optional,
+  si: Optional,
+  si_details: Optional,
+  api_version: Optional,
 });
 const REQUIRED = [
   'key',
@@ -132,7 +141,12 @@ const Target = z.enum(['surl', 'webhook', 'both']);
 const Times = z.number().int().min(1).max(100).default(1);
 const Control = z.discriminatedUnion('action', [
   /** Exactly what pressing a checkout button does, without a browser. */
-  z.object({ action: z.literal('complete'), txnid: Text, outcome: z.enum(['success', 'failure']) }),
+  z.object({
+    action: z.literal('complete'),
+    txnid: Text,
+    outcome: z.enum(['success', 'failure']),
+    mode: z.enum(['CC', 'UPI']).default('CC'),
+  }),
   /** The last callback again, unchanged and validly hashed. */
   z.object({
     action: z.literal('replay'),
@@ -210,6 +224,9 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
   const byMihpayid = new Map<string, string>();
   const refunds = new Map<string, SandboxPayURefund>();
   const deliveries: SandboxPayUDelivery[] = [];
+  /** Every server API call received, by command name, newest first. */
+  const serverCalls: Array<{ command: string; at: string }> = [];
+  const standing = createStandingInstructions({ newMihpayid: () => newMihpayid((id) => byMihpayid.has(id)) });
 
   const router = new Router();
   const form = koaBody({ urlencoded: true, json: false, text: false, multipart: false, formLimit: '64kb' });
@@ -234,7 +251,7 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
     const success = status === 'success';
     const fields: Record<string, string> = {
       mihpayid: txn.mihpayid,
-      mode: 'CC',
+      mode: txn.mode,
       status,
       unmappedstatus: success ? 'captured' : 'failed',
       key: txn.key,
@@ -259,8 +276,8 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
       error: success ? 'E000' : 'E308',
       error_Message: success ? 'No Error' : 'Transaction failed (sandbox: Fail payment was pressed)',
       bank_ref_num: success ? txn.bankRefNum : '',
-      bankcode: 'CC',
-      PG_TYPE: 'CC-PG',
+      bankcode: txn.mode,
+      PG_TYPE: `${txn.mode}-PG`,
       net_amount_debit: success ? paiseToAmount(txn.amountPaise) : '0',
       addedon: addedOn(new Date(txn.completedAt ?? txn.createdAt)),
       field1: success ? txn.bankRefNum : '',
@@ -340,7 +357,18 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
   function complete(
     txn: SandboxPayUTransaction,
     outcome: 'success' | 'failure',
+    mode: 'CC' | 'UPI' = 'CC',
   ): { fields: Record<string, string>; webhook: Promise<SandboxPayUDelivery> | null } {
+    txn.mode = mode;
+    if (outcome === 'success' && txn.siDetails) {
+      standing.register({
+        mihpayid: txn.mihpayid,
+        txnid: txn.txnid,
+        email: txn.email,
+        mode,
+        siDetails: txn.siDetails,
+      });
+    }
     txn.browserStatus = outcome;
     txn.serverStatus = outcome;
     txn.unmappedstatus = outcome === 'success' ? 'captured' : 'failed';
@@ -387,7 +415,9 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
       udf4: p.udf4,
       udf5: p.udf5,
     };
-    if (requestHash(fields, salt) !== p.hash.toLowerCase()) {
+    const siDetails = p.si === '1' ? readSiDetails(p.si_details) : null;
+    if (p.si === '1' && !siDetails) return html(ctx, 400, errorPage('Invalid si_details'));
+    if (requestHash(fields, salt, p.si === '1' ? p.si_details : undefined) !== p.hash.toLowerCase()) {
       return html(ctx, 400, errorPage('Transaction failed due to incorrectly calculated hash parameter.'));
     }
     if (transactions.has(p.txnid))
@@ -401,6 +431,8 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
       mihpayid,
       createdAt: new Date().toISOString(),
       browserStatus: 'initiated',
+      mode: 'CC',
+      siDetails,
       serverStatus: 'pending',
       unmappedstatus: 'initiated',
       completedAt: null,
@@ -421,20 +453,21 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
         transactions.delete(oldest);
       }
     }
-    html(ctx, 200, checkoutPage({ merchant, ...txn }));
+    html(ctx, 200, checkoutPage({ merchant, ...txn, si: siDetails }));
   });
 
   router.post('/_complete', form, (ctx) => {
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;
     const txn = typeof body.txnid === 'string' ? transactions.get(body.txnid) : undefined;
     const outcome = body.outcome;
+    const mode = body.mode === 'UPI' ? 'UPI' : 'CC';
     if (!txn || (outcome !== 'success' && outcome !== 'failure')) {
       return html(ctx, 404, errorPage('No such transaction is waiting for payment'));
     }
     if (txn.browserStatus !== 'initiated') {
       return html(ctx, 409, errorPage('This transaction has already been completed'));
     }
-    const { fields } = complete(txn, outcome);
+    const { fields } = complete(txn, outcome, mode);
     html(ctx, 200, returnPage(outcome, outcome === 'success' ? txn.surl : txn.furl, fields));
   });
 
@@ -461,7 +494,7 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
       additional_charges: '0.00',
       productinfo: txn.productinfo,
       firstname: txn.firstname,
-      bankcode: 'CC',
+      bankcode: txn.mode,
       udf1: txn.udf1,
       udf2: txn.udf2,
       udf3: txn.udf3,
@@ -477,9 +510,9 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
       // PayU sends this one as a JSON number.
       net_amount_debit: success ? txn.amountPaise / 100 : 0,
       disc: '0.00',
-      mode: 'CC',
-      PG_TYPE: 'CC-PG',
-      card_no: '512345XXXXXX2346',
+      mode: txn.mode,
+      PG_TYPE: `${txn.mode}-PG`,
+      card_no: txn.mode === 'CC' ? '512345XXXXXX2346' : '',
       name_on_card: txn.firstname,
       status: txn.serverStatus,
       unmappedstatus: txn.unmappedstatus,
@@ -496,6 +529,15 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
     txn.serverStatus = next;
     txn.unmappedstatus = { pending: 'pending', success: 'captured', failure: 'failed' }[next];
     if (next !== 'pending') {
+      if (next === 'success' && txn.siDetails) {
+        standing.register({
+          mihpayid: txn.mihpayid,
+          txnid: txn.txnid,
+          email: txn.email,
+          mode: txn.mode,
+          siDetails: txn.siDetails,
+        });
+      }
       txn.browserStatus = next;
       txn.completedAt = new Date().toISOString();
       txn.lastCallback = callbackFields(txn, next);
@@ -503,24 +545,12 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
   }
 
   function verifyPayment(var1: string): Record<string, unknown> {
-    const txnids = var1.split('|').filter((t) => t !== '');
-    const details: Record<string, unknown> = {};
-    let found = 0;
-    for (const txnid of txnids) {
+    return verifyAnswer(var1, (txnid) => {
       const txn = transactions.get(txnid);
-      if (txn) {
-        found++;
-        advanceScript(txn);
-        details[txnid] = verifyEntry(txn);
-      } else {
-        details[txnid] = { mihpayid: 'Not Found', status: 'Not Found' };
-      }
-    }
-    return {
-      status: found > 0 ? 1 : 0,
-      msg: `${found} out of ${txnids.length} Transactions Fetched Successfully`,
-      transaction_details: details,
-    };
+      if (!txn) return undefined;
+      advanceScript(txn);
+      return verifyEntry(txn);
+    });
   }
 
   function refund(mihpayid: string, token: string, amount: string): Record<string, unknown> {
@@ -599,6 +629,8 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
     }
     const command = get('command');
     const var1 = get('var1');
+    serverCalls.unshift({ command: command.slice(0, 60), at: new Date().toISOString() });
+    serverCalls.splice(KEEP_DELIVERIES);
     if (get('hash').toLowerCase() !== commandHash(key, command, var1, salt)) {
       ctx.body = { status: 0, msg: 'Invalid Hash.' };
       return;
@@ -609,6 +641,8 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
       ctx.body = refund(var1, get('var2'), get('var3'));
     } else if (command === 'check_action_status') {
       ctx.body = actionStatus(var1);
+    } else if (standing.handles(command)) {
+      ctx.body = standing.answer(command, var1);
     } else {
       ctx.body = { status: 0, msg: 'Invalid command' };
     }
@@ -618,8 +652,14 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
   // Control API for tests
 
   router.post('/_control', json, async (ctx) => {
-    const parsed = Control.safeParse(ctx.request.body);
     ctx.set('Cache-Control', 'no-store');
+    const si = standing.control(ctx.request.body);
+    if (si) {
+      ctx.status = si.status;
+      ctx.body = si.body;
+      return;
+    }
+    const parsed = Control.safeParse(ctx.request.body);
     if (!parsed.success) {
       ctx.status = 400;
       ctx.body = { message: 'not a control request', issues: parsed.error.issues };
@@ -683,7 +723,7 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
           ctx.body = { message: 'already completed' };
           return;
         }
-        const { fields, webhook } = complete(txn, command.outcome);
+        const { fields, webhook } = complete(txn, command.outcome, command.mode);
         ctx.body = {
           ok: true,
           fields,
@@ -737,6 +777,7 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
 
   router.get('/_state', (ctx) => {
     const txnid = typeof ctx.query.txnid === 'string' ? ctx.query.txnid : undefined;
+    const authpayuid = typeof ctx.query.authpayuid === 'string' ? ctx.query.authpayuid : undefined;
     const pick = <T extends { txnid: string }>(list: Iterable<T>) =>
       [...list].filter((x) => txnid === undefined || x.txnid === txnid);
     ctx.set('Cache-Control', 'no-store');
@@ -745,6 +786,12 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
       transactions: pick(transactions.values()),
       refunds: pick(refunds.values()),
       deliveries: pick(deliveries),
+      ...standing.state({ txnid, authpayuid }),
+      serverCalls,
+      serverCallCounts: serverCalls.reduce<Record<string, number>>((counts, call) => {
+        counts[call.command] = (counts[call.command] ?? 0) + 1;
+        return counts;
+      }, {}),
     };
   });
 

@@ -27,10 +27,22 @@ export type CheckoutView = {
   firstname: string;
   email: string;
   phone: string;
+  /** A standing-instruction registration (si=1): what the customer agrees to be debited. */
+  si?: Record<string, unknown> | null;
 };
 
 export function checkoutPage(view: CheckoutView): string {
   const amount = rupees(view.amountPaise);
+  const si = view.si;
+  const standing = si
+    ? `<dt>Standing instruction</dt><dd>₹${escape(String(si.billingAmount))} ${escape(String(si.billingCycle).toLowerCase())} from ${escape(String(si.paymentStartDate))} until ${escape(String(si.paymentEndDate))}</dd>`
+    : '';
+  const upi = si
+    ? `<form method="post" action="_complete">
+${hidden({ txnid: view.txnid, outcome: 'success', mode: 'UPI' })}
+<button type="submit" class="primary">Pay ${escape(amount)} with UPI AutoPay (success)</button>
+</form>`
+    : '';
   return page(
     'PayU checkout',
     `<section class="payu-checkout">
@@ -42,8 +54,10 @@ export function checkoutPage(view: CheckoutView): string {
   <dt>Email</dt><dd>${escape(view.email)}</dd>
   <dt>Phone</dt><dd>${escape(view.phone)}</dd>
   <dt>Transaction</dt><dd><code>${escape(view.txnid)}</code></dd>
+  ${standing}
 </dl>
 <div class="payu-actions">
+${upi}
 <form method="post" action="_complete">
 ${hidden({ txnid: view.txnid, outcome: 'success' })}
 <button type="submit" class="primary">Pay ${escape(amount)} (success)</button>

@@ -26,8 +26,8 @@ export type CheckoutFields = {
   udf5: string;
 };
 
-/** key|txnid|amount|productinfo|firstname|email|udf1..udf5||||||SALT */
-export function requestHash(f: CheckoutFields, salt: string): string {
+/** key|txnid|amount|productinfo|firstname|email|udf1..udf5||||||SALT, with si_details before the salt on an SI registration. */
+export function requestHash(f: CheckoutFields, salt: string, siDetails?: string): string {
   return sha512(
     [
       f.key,
@@ -46,6 +46,7 @@ export function requestHash(f: CheckoutFields, salt: string): string {
       '',
       '',
       '',
+      ...(siDetails === undefined ? [] : [siDetails]),
       salt,
     ].join('|'),
   );
@@ -116,4 +117,28 @@ export function digits(count: number): string {
 export function addedOn(at: Date): string {
   const ist = new Date(at.getTime() + 330 * 60_000);
   return ist.toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/**
+ * PayU's answer to verify_payment (and verify_si_payment) for `var1` (txnids joined with "|"):
+ * each txnid's entry, or "Not Found". `entryOf` answers a known transaction's entry (and may
+ * count the question), or undefined.
+ */
+export function verifyAnswer(
+  var1: string,
+  entryOf: (txnid: string) => Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  const txnids = var1.split('|').filter((t) => t !== '');
+  const details: Record<string, unknown> = {};
+  let found = 0;
+  for (const txnid of txnids) {
+    const entry = entryOf(txnid);
+    if (entry) found++;
+    details[txnid] = entry ?? { mihpayid: 'Not Found', status: 'Not Found' };
+  }
+  return {
+    status: found > 0 ? 1 : 0,
+    msg: `${found} out of ${txnids.length} Transactions Fetched Successfully`,
+    transaction_details: details,
+  };
 }

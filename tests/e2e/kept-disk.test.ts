@@ -1,9 +1,7 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import pg from 'pg';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DESKTOP, hasBrowser, screenshotsAtBothWidths, useBrowser } from '../support/browser.ts';
 import { registeredUser, runningLegendMachine, waitForMail } from '../support/e2eUsers.ts';
+import { stackDatabase } from '../support/stackDb.ts';
 import { formatLongDate } from '../../core/domain/time.ts';
 
 /**
@@ -15,31 +13,7 @@ import { formatLongDate } from '../../core/domain/time.ts';
  */
 
 const browser = useBrowser();
-const run = promisify(execFile);
-const databaseUrl = inject('stackDatabaseUrl');
-const db = hasBrowser() ? new pg.Pool({ connectionString: databaseUrl, max: 2 }) : null;
-afterAll(async () => {
-  await db?.end();
-});
-
-async function one<T>(text: string, values: unknown[]): Promise<T | undefined> {
-  const result = await db!.query(text, values);
-  return result.rows[0] as T | undefined;
-}
-
-/** Until `check` answers something, running the expiry sweep now and then (as its cron would). */
-async function untilSwept<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const found = await check();
-    if (found !== undefined) return found;
-    await run(process.execPath, ['scripts/jobs.ts', 'run', 'plan-expiry'], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'test' },
-    });
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+const db = stackDatabase();
 
 describe.skipIf(!hasBrowser())('kept disk after expiry', () => {
   it('the dashboard shows when the disk was saved and until when it is kept; the checkout promises the files back', async () => {
@@ -48,13 +22,13 @@ describe.skipIf(!hasBrowser())('kept disk after expiry', () => {
     await runningLegendMachine(page, user.email);
 
     // The plan ended more than the grace period ago.
-    await db!.query(
+    await db.query(
       `UPDATE subscriptions SET expires_at = now() - interval '30 days', purchased_at = now() - interval '60 days'
        WHERE user_id = (SELECT id FROM users WHERE email = $1) AND status = 'active'`,
       [user.email],
     );
-    const kept = await untilSwept('the disk kept and the machine deleted', () =>
-      one<{ completed_at: Date; keep_until: Date }>(
+    const kept = await db.untilSwept('plan-expiry', 'the disk kept and the machine deleted', () =>
+      db.one<{ completed_at: Date; keep_until: Date }>(
         `SELECT k.completed_at, k.keep_until FROM vm_snapshots k JOIN vms v ON v.id = k.vm_id
          WHERE k.user_id = (SELECT id FROM users WHERE email = $1) AND k.state = 'completed'
            AND v.state = 'terminated'`,

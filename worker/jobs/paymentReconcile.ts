@@ -16,6 +16,8 @@ import {
 } from '../../core/domain/payments.ts';
 import { requestRefund } from '../../core/commands/refunds.ts';
 import { createPayUClient, type PayUClient } from '../../core/providers/payu.ts';
+import { createPayUSiClient, type PayUSiClient } from '../../core/providers/payuSi.ts';
+import { siDebitPaymentIds, verifySiDebit } from '../../core/commands/autopayVerify.ts';
 import { sendJob, type Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { applyVerification, paidNotActivatedAlertKey } from './paymentVerify.ts';
@@ -48,6 +50,7 @@ export async function reconcilePayments(
   deps: WorkerDeps,
   payu: PayUClient,
   now: Date,
+  si: PayUSiClient = createPayUSiClient(deps.config.payu),
 ): Promise<ReconcileResult> {
   const log = deps.log.child({ job: 'payment-reconcile' });
   const claimed = await claimDuePayments(
@@ -64,8 +67,32 @@ export async function reconcilePayments(
     refundsRedriven: 0,
   };
   const failures: Error[] = [];
-  for (let i = 0; i < claimed.length; i += RECONCILE_BATCH_SIZE) {
-    const batch = claimed.slice(i, i + RECONCILE_BATCH_SIZE);
+  // AutoPay debits are asked about one by one with verify_si_payment; checkouts in batches.
+  const siDebits = await siDebitPaymentIds(
+    deps.db,
+    claimed.map((p) => p.id),
+  );
+  const checkouts = claimed.filter((p) => !siDebits.has(p.id));
+  for (const payment of claimed.filter((p) => siDebits.has(p.id))) {
+    let answer;
+    try {
+      result.calls++;
+      answer = await verifySiDebit(deps, payment, si);
+    } catch (error) {
+      await checkAgainSoon(deps, [payment], now);
+      log.error(
+        { err: error, txnid: payment.txnid },
+        'payment-reconcile: verify_si_payment failed; checking again soon',
+      );
+      failures.push(error as Error);
+      continue;
+    }
+    const outcome = await applyVerification(deps, payment, answer, log.child({ txnid: payment.txnid }));
+    result.checked++;
+    result.outcomes[outcome] = (result.outcomes[outcome] ?? 0) + 1;
+  }
+  for (let i = 0; i < checkouts.length; i += RECONCILE_BATCH_SIZE) {
+    const batch = checkouts.slice(i, i + RECONCILE_BATCH_SIZE);
     let answers;
     try {
       result.calls++;

@@ -24,6 +24,13 @@ import { planExpiry } from '../../core/domain/plans.ts';
 import { trialExpiry } from '../../core/domain/trial.ts';
 import { paymentNotActivatedMail, paymentReceiptMail } from '../../core/emails/payments.ts';
 import { issueInvoice } from '../../core/commands/invoicing.ts';
+import {
+  afterActivation,
+  giveWayToRenewal,
+  renewalPeriodEnd,
+  renewalTerms,
+} from '../../core/commands/autopay.ts';
+import { isSiDebit, verifySiDebit } from '../../core/commands/autopayVerify.ts';
 import { createPayUClient, type PayUClient, type VerifyPaymentResult } from '../../core/providers/payu.ts';
 import { parsePayload, sendJob, type Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
@@ -77,7 +84,10 @@ async function verifyPayment(
     return;
   }
   // Outside any transaction: slonik may retry a transaction, and PayU must not be asked twice for one write.
-  const answer = await payu.verifyPayment(txnid);
+  // An AutoPay debit is asked about with verify_si_payment.
+  const answer = (await isSiDebit(deps.db, payment.id))
+    ? await verifySiDebit(deps, payment)
+    : await payu.verifyPayment(txnid);
   const outcome = await applyVerification(deps, payment, answer, log);
   // A callback arrived but PayU has not decided: the sweep asks again within a minute or two.
   if (outcome === 'open') await checkPaymentBy(deps.db, txnid, new Date(Date.now() + 60_000));
@@ -203,18 +213,26 @@ async function settleSuccess(
     if (subscription.is_trial && subscription.trial_phone)
       await lockTrialPhone(trx, subscription.trial_phone);
 
+    // An AutoPay debit or a renewal's "Pay now" renews the active plan on its machine.
+    const renewal = await renewalTerms(trx, subscription.id);
     await expireLapsedSubscriptions(trx, paid.user_id, now);
     const active = await findActiveSubscription(trx, paid.user_id, now);
     if (active) {
-      // A running trial gives way to a bought plan; anything else means this purchase overlaps one.
+      // A running trial gives way to a bought plan, the renewed plan to its renewal; anything
+      // else means this purchase overlaps one.
       if (active.is_trial && !subscription.is_trial) await supersedeTrial(trx, active.id);
+      else if (renewal?.renews_subscription_id === active.id) await giveWayToRenewal(trx, active.id, now);
       else return refuse(`another plan (${active.plan_name}) is active`);
     }
     if (subscription.is_trial && (await hasUsedTrial(trx, paid.user_id, subscription.trial_phone))) {
       return refuse('a trial was already used by this account or phone number');
     }
 
-    const expiresAt = subscription.is_trial ? trialExpiry(now) : planExpiry(now);
+    const expiresAt = subscription.is_trial
+      ? trialExpiry(now)
+      : renewal
+        ? renewalPeriodEnd(renewal, now)
+        : planExpiry(now);
     const activated = await activateSubscription(trx, subscription.id, now, expiresAt);
     if (!activated?.purchased_at || !activated.expires_at)
       return refuse('the subscription could not be activated');
@@ -224,7 +242,20 @@ async function settleSuccess(
       customer: { name: customer.name, email: customer.email, phone: customer.phone },
       now,
     });
-    await sendJob(boss, 'email-send', paymentReceiptMail(invoice, config.publicUrl), { db: trx });
+    await afterActivation(trx, boss, config, {
+      payment: paid,
+      answer: verified.answer,
+      subscription: activated,
+      now,
+    });
+    await sendJob(
+      boss,
+      'email-send',
+      paymentReceiptMail(invoice, config.publicUrl, { renewal: renewal !== null }),
+      {
+        db: trx,
+      },
+    );
     await sendJob(
       boss,
       'vm-provision',

@@ -14,6 +14,7 @@ import {
 } from '../../core/db/poolInstances.ts';
 import { countMachinesInUse } from '../../core/db/vms.ts';
 import { PLANS } from '../../core/domain/plans.ts';
+import { decidePoolTopUp } from '../../core/domain/pool.ts';
 import { HOUR_MS } from '../../core/domain/time.ts';
 import type { Ec2Instance } from '../../core/providers/ec2.ts';
 import { attemptBudget, parsePayload, type Job } from '../../core/queue.ts';
@@ -23,12 +24,14 @@ import { describeEc2Error, isRetryableCapacity } from '../cloudPc.ts';
 import type { WorkerDeps } from '../deps.ts';
 
 /**
- * `pool-replenish` (cron, and after every claim): keeps WARM_POOL_SIZE instances per plan
- * launched, first-boot-done and stopped, so a purchase needs only a start — and, with POOL_HOT,
- * running spares sized by the last hour's demand, so a purchase needs no start at all. Rows are counted and
- * created under a per-plan lock (two runs never top up twice); each row's launch carries the row
- * id as ClientToken (a replayed launch is the same instance). vm-sync takes each one through
- * first boot, password capture and the stop.
+ * `pool-replenish` (cron, and after every claim): keeps at least WARM_POOL_SIZE instances per
+ * plan launched, first-boot-done and stopped, so a purchase needs only a start — and, with
+ * POOL_HOT, running spares, so a purchase needs no start at all; both follow the last hour's
+ * demand. How many
+ * of each is decided by core/domain/pool.ts; rows are counted and created under a per-plan lock
+ * (two runs never top up twice); each row's launch carries the row id as ClientToken (a replayed
+ * launch is the same instance). vm-sync takes each one through first boot, password capture and
+ * the stop.
  */
 export function poolReplenish(deps: WorkerDeps) {
   return async (jobs: Job<unknown>[]) => {
@@ -57,18 +60,22 @@ export async function replenishPool(
     };
     const rows = await db.transaction(async (trx) => {
       await lockPoolPlan(trx, plan.id);
-      const made = await insertPoolInstances(trx, spec, warm - (await countPoolFilling(trx, plan.id, false)));
-      if (!hotMax) return made;
-      // Running spares follow demand, within POOL_HOT and never past the type's capacity limit
-      // (spares and machines in use together).
-      const demand = 1 + (await countPoolClaimsSince(trx, plan.id, new Date(now.getTime() - HOUR_MS)));
-      const room =
-        (config.capacityLimits[plan.instanceType] ?? 0) -
-        (await countMachinesInUse(trx, plan.instanceType, now)) -
-        (await countPoolLive(trx, plan.instanceType));
-      const hotWanted = Math.min(hotMax, demand);
-      const hotMissing = Math.min(hotWanted - (await countPoolFilling(trx, plan.id, true)), room);
-      return [...made, ...(await insertPoolInstances(trx, spec, hotMissing, true))];
+      const topUp = decidePoolTopUp({
+        warmSize: warm,
+        hotMax,
+        claimsLastHour: await countPoolClaimsSince(trx, plan.id, new Date(now.getTime() - HOUR_MS)),
+        capacityRoom:
+          (config.capacityLimits[plan.instanceType] ?? 0) -
+          (await countMachinesInUse(trx, plan.instanceType, now)) -
+          (await countPoolLive(trx, plan.instanceType)),
+        warmFilling: await countPoolFilling(trx, plan.id, false),
+        hotFilling: await countPoolFilling(trx, plan.id, true),
+      });
+      if (topUp.warm + topUp.hot > 0) deps.log.debug({ planId: plan.id, ...topUp }, 'pool-replenish: top-up');
+      return [
+        ...(await insertPoolInstances(trx, spec, topUp.warm)),
+        ...(await insertPoolInstances(trx, spec, topUp.hot, true)),
+      ];
     });
     created += rows.length;
   }

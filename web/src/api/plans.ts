@@ -72,6 +72,8 @@ export function createPayment(body: {
   plan: string;
   duration: number;
   storage: string;
+  /** "Renew automatically every month" (AutoPay through PayU); the amount must be the one shown. */
+  autoRenew?: boolean;
 }) {
   return api<PaymentStart>('/vm/create-payment', { body });
 }

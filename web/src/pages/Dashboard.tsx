@@ -13,6 +13,7 @@ import { PaymentNotices } from '../components/PaymentNotices.tsx';
 import { NoPlanCard } from '../components/NoPlanCard.tsx';
 import { UsageClock } from '../components/UsageClock.tsx';
 import { HourBankNotice } from '../components/HourBankNotice.tsx';
+import { AutoPayPanel } from '../components/AutoPayPanel.tsx';
 import { BrowserDesktop } from '../components/BrowserDesktop.tsx';
 import { desktopReachable } from '../../../core/domain/lifecycle.ts';
 import { usePageTitle } from '../components/pageTitle.ts';
@@ -132,6 +133,7 @@ function DashboardBody({ record }: { record: DashboardRecord }) {
         <PlanCard record={record} />
         <DownloadsCard record={record} state={state} />
         <IdleSettingCard enabled={record.vmLastState !== 'none'} />
+        <AutoPayPanel record={record} />
       </div>
     </>
   );

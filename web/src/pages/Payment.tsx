@@ -5,6 +5,7 @@ import { createPayment, isNotFound, useCheckout, type PaymentStart, type PlanCho
 import type { SessionUser } from '../api/session.ts';
 import { Page } from '../components/Layout.tsx';
 import { PhoneEditor } from '../components/PhoneEditor.tsx';
+import { AutoPayOptIn } from '../components/AutoPayOptIn.tsx';
 import { RequireUser } from '../components/RequireUser.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { formatRupees } from '../../../core/domain/plans.ts';
@@ -41,8 +42,10 @@ function ConfirmAndPay({ user }: { user: SessionUser }) {
   const [redirecting, setRedirecting] = useState(false);
   const [start, setStart] = useState<PaymentStart | null>(null);
   const [message, setMessage] = useState<string | null>(null);
+  // "Renew automatically every month": off unless the customer ticks it.
+  const [autoRenew, setAutoRenew] = useState(false);
 
-  async function pay(choice: PlanChoice) {
+  async function pay(choice: PlanChoice & { autoRenew: unknown }) {
     setMessage(null);
     setRedirecting(true);
     try {
@@ -54,6 +57,7 @@ function ConfirmAndPay({ user }: { user: SessionUser }) {
           plan: choice.selectedPlan,
           duration: choice.selectedDuration,
           storage: choice.selectedStorage,
+          ...(autoRenew && choice.autoRenew ? { autoRenew: true } : {}),
         }),
       );
     } catch (failure) {
@@ -107,6 +111,14 @@ function ConfirmAndPay({ user }: { user: SessionUser }) {
           </div>
         </dl>
         {choice.machineNote && <p className="notice info checkout-machine">{choice.machineNote}</p>}
+        {choice.autoRenew && (
+          <AutoPayOptIn
+            offer={choice.autoRenew}
+            checked={autoRenew}
+            onChange={setAutoRenew}
+            disabled={redirecting}
+          />
+        )}
         <p className="muted checkout-fineprint">
           GST included. You pay on PayU&rsquo;s secure page and come straight back here.
         </p>

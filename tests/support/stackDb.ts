@@ -1,0 +1,46 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterAll, inject } from 'vitest';
+import { hasBrowser } from './browser.ts';
+
+const run = promisify(execFile);
+
+/**
+ * The browser tests' stack's own database, for a test that must move a plan's dates (a month
+ * cannot pass in a test), and its sweeps run now with the operators' `npm run jobs -- run
+ * <sweep>` rather than at the cron's next tick. Closed after the file's tests.
+ */
+export function stackDatabase() {
+  const databaseUrl = inject('stackDatabaseUrl');
+  const pool = hasBrowser() ? new pg.Pool({ connectionString: databaseUrl, max: 2 }) : null;
+  afterAll(async () => {
+    await pool?.end();
+  });
+
+  async function query(text: string, values: unknown[] = []): Promise<void> {
+    await pool!.query(text, values);
+  }
+
+  /** The first row of `text`, or undefined. */
+  async function one<T>(text: string, values: unknown[]): Promise<T | undefined> {
+    const result = await pool!.query(text, values);
+    return result.rows[0] as T | undefined;
+  }
+
+  /** Until `check` answers something, running `sweep` now and then (as its cron would). */
+  async function untilSwept<T>(sweep: string, what: string, check: () => Promise<T | undefined>): Promise<T> {
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      const found = await check();
+      if (found !== undefined) return found;
+      await run(process.execPath, ['scripts/jobs.ts', 'run', sweep], {
+        env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'test' },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  }
+
+  return { query, one, untilSwept };
+}
