@@ -1,13 +1,12 @@
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import compose from 'koa-compose';
-import { koaBody } from 'koa-body';
 import type { AppContext, AppState } from './context.ts';
 import type { Services } from './services.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { requestId } from './middleware/requestId.ts';
 import { canonicalLoopbackHost, requireHttps, sameOrigin, securityHeaders } from './middleware/security.ts';
-import { refuseBadCharacters, requireKnownBodyType } from './middleware/input.ts';
+import { bodyParser, refuseBadCharacters, requireKnownBodyType } from './middleware/input.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { reportRoutes } from './routes/reports.ts';
@@ -58,6 +57,8 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
       // The /payment page posts its form to PayU's hosted checkout (our own origin in sandbox
       // mode, named anyway: a page opened under another host name still may post there).
       formActions: origins([services.config.payu.checkoutUrl]),
+      // The connection check page fetches its regional endpoint from the browser.
+      connectSources: origins([services.config.connectionCheck.pingUrl]),
     }),
   );
 
@@ -95,29 +96,25 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
     // Who is asking: sets ctx.state.user from the session cookie (never refuses by itself).
     loadSession({ db: services.db, production: services.config.production }),
     requireKnownBodyType(),
-    koaBody({
-      json: true,
-      urlencoded: true,
-      multipart: false,
-      jsonLimit: '64kb',
-      formLimit: '64kb',
-      textLimit: '64kb',
-      jsonStrict: true,
-      onError: (error) => {
-        throw error;
-      },
-    }) as unknown as Middleware<AppState>,
+    bodyParser(),
     refuseBadCharacters(),
   ]);
-  // One router holding every /api route (the route groups' routers are copied into it).
+  // One router holding every /api route (the route groups' routers are copied into it), run
+  // inside the /api mount after the guards: no API route is reachable any other way.
   const api = new Router<AppState>({ prefix: '/api' });
-  for (const routes of apiRouters(services)) api.use(routes.routes());
-  api.all('/{*rest}', () => {
-    throw notFound('No such API endpoint.');
-  });
-  app.use(mountAt('/api', apiGuards as Middleware));
-  app.use(api.routes());
-
+  for (const routes of apiRouters(services)) api.use(exactCase(routes).routes());
+  app.use(
+    mountAt(
+      '/api',
+      compose<AppContext>([
+        apiGuards,
+        api.routes() as unknown as compose.Middleware<AppContext>,
+        () => {
+          throw notFound('No such API endpoint.');
+        },
+      ]) as Middleware,
+    ),
+  );
   for (const mount of options.mounts ?? []) {
     app.use(mountAt(mount.prefix, mount.middleware));
   }
@@ -149,12 +146,28 @@ function origins(urls: string[]): string[] {
   return [...new Set(urls.map((url) => new URL(url).origin))];
 }
 
+/**
+ * The app's one routing rule: paths are case-sensitive. `/api` in any case is the API's, so
+ * every guard runs on `/API/...` too (which then matches no route: 404); every route matches
+ * only as written. (Koa-router matches without regard to case unless told otherwise, while a
+ * prefix check is exact: `/API/auth/logout` once reached the logout route past every guard.)
+ */
 function mountAt(prefix: string, middleware: Middleware): Middleware<AppState> {
   return async (ctx, next) => {
-    if (ctx.path === prefix || ctx.path.startsWith(`${prefix}/`)) {
+    const head = ctx.path.slice(0, prefix.length).toLowerCase();
+    if (head === prefix && (ctx.path.length === prefix.length || ctx.path[prefix.length] === '/')) {
       await middleware(ctx as never, next);
       return;
     }
     await next();
   };
+}
+
+/**
+ * Makes every route of a group match its path case-sensitively. Mounting the group under the
+ * /api prefix compiles its paths again, with this option.
+ */
+function exactCase(router: Router<AppState>): Router<AppState> {
+  for (const layer of router.stack) layer.opts.sensitive = true;
+  return router;
 }

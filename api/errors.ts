@@ -5,11 +5,19 @@
 export class HttpError extends Error {
   readonly status: number;
   readonly headers: Record<string, string>;
-  constructor(status: number, message: string, headers: Record<string, string> = {}) {
-    super(message);
+  /** Fields sent beside `message` (e.g. `proofOfWork: true`), for the SPA to act on. */
+  readonly details: Record<string, unknown>;
+  constructor(
+    status: number,
+    message: string,
+    headers: Record<string, string> = {},
+    options: { cause?: unknown; details?: Record<string, unknown> } = {},
+  ) {
+    super(message, { cause: options.cause });
     this.name = 'HttpError';
     this.status = status;
     this.headers = headers;
+    this.details = options.details ?? {};
   }
 }
 

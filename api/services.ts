@@ -29,10 +29,11 @@ export type Services = {
 };
 
 /**
- * Sign-in and code endpoints. Budgets that refuse are per (account, address) pair and per
- * address, so nobody can spend someone else's: an attacker locks only their own pairs. What is
- * counted per account alone never refuses: it slows every attempt on that account (see
- * api/auth/throttle.ts).
+ * Sign-in and code endpoints. Budgets that refuse are per (account, address) pair, per browser
+ * and per address, so nobody can spend someone else's: an attacker locks only their own pairs.
+ * What is counted per account alone never refuses the owner: failed passwords slow every
+ * attempt (api/auth/throttle.ts), and an inbox's code mails are paced but never refused to a
+ * browser that signed in to it (api/auth/codeLimits.ts).
  */
 type AccountLimiters = {
   loginPair: Limiter;
@@ -40,10 +41,10 @@ type AccountLimiters = {
   loginAccountFailures: Counter;
   codeSendPairMinute: Limiter;
   codeSendPairHour: Limiter;
-  codeSendEmailHour: Limiter;
   codeSendIp: Limiter;
   codeCheckPair: Limiter;
   codeCheckIp: Limiter;
+  twoFactorPair: Limiter;
   twoFactorUser: Limiter;
 };
 
@@ -122,14 +123,6 @@ function createAccountLimiters(pgPool: pg.Pool): AccountLimiters {
       durationSeconds: 3600,
       message: 'Too many codes requested. Please try again in an hour.',
     }),
-    // Bounds the mail one inbox can receive and the codes guessers can ask for. Reaching it
-    // stops new codes only: a code already mailed stays usable by the browser that asked.
-    codeSendEmailHour: createLimiter(pgPool, {
-      name: 'code-send-email-hour',
-      points: 10,
-      durationSeconds: 3600,
-      message: 'Too many codes requested. Please try again in an hour.',
-    }),
     codeSendIp: createLimiter(pgPool, {
       name: 'code-send-ip',
       points: 50,
@@ -148,6 +141,16 @@ function createAccountLimiters(pgPool: pg.Pool): AccountLimiters {
       durationSeconds: 900,
       message: tooMany,
     }),
+    // Wrong second-factor codes per (account, address), across sign-ins; each sign-in also has
+    // its own five (core/db/twoFactor.ts).
+    twoFactorPair: createLimiter(pgPool, {
+      name: 'two-factor-pair',
+      points: 10,
+      durationSeconds: 900,
+      message: tooMany,
+    }),
+    // Codes typed while signed in (turning two-factor on or off): only the session's owner
+    // spends this one.
     twoFactorUser: createLimiter(pgPool, {
       name: 'two-factor-user',
       points: 10,
@@ -163,16 +166,19 @@ export async function openServices(
   databaseUrl: string,
   log: Logger,
 ): Promise<Services & { close: () => Promise<void> }> {
-  const [{ createDbPool }, { default: pgLib }, { startBoss }] = await Promise.all([
+  const [{ createDbPool }, { default: pgLib }, { startBoss }, { listenForRevocations }] = await Promise.all([
     import('../core/db/pool.ts'),
     import('pg'),
     import('../core/queue.ts'),
+    import('../core/db/sessionRevocations.ts'),
   ]);
   const db = await createDbPool(databaseUrl);
   const pgPool = new pgLib.Pool({ connectionString: databaseUrl, max: 4 });
   pgPool.on('error', (error) => log.warn({ err: error }, 'idle database connection lost'));
   const boss = await startBoss(databaseUrl, 'web');
   boss.on('error', (error) => log.error({ err: error }, 'queue error'));
+  // Sessions revoked by another web process are forgotten here at once (core/db/sessionCache.ts).
+  const revocations = listenForRevocations(databaseUrl, log);
   return {
     config,
     db,
@@ -183,6 +189,7 @@ export async function openServices(
     googleVerifier: createGoogleVerifier(config.google),
     clock: () => new Date(),
     async close() {
+      await revocations.close();
       await boss.stop({ graceful: true, timeout: 5000 });
       await pgPool.end();
       await db.end();

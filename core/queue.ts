@@ -132,6 +132,16 @@ export const QUEUES = {
     retryDelayMax: 60,
     expireInSeconds: 30,
   }),
+  // Operator alerts: their own queue, so an SMTP outage of hours does not lose them (a code's
+  // short budget would give up after minutes). At least 2 h 10 min of retries: 10, 20, 40, 80,
+  // 160, 320 s, then every 10 min (each delay up to twice that, by pg-boss's jitter).
+  'email-alert': defineQueue(EmailSend, {
+    retryLimit: 18,
+    retryDelay: 10,
+    retryBackoff: true,
+    retryDelayMax: 600,
+    expireInSeconds: 60,
+  }),
   'account-recovery': defineQueue(AccountRecovery, {
     // A code or link is only useful for minutes: retry briefly, then the person asks again.
     retryLimit: 3,
@@ -450,21 +460,38 @@ export async function sendJob<Q extends QueueName>(
 }
 
 /**
- * Mails someone is waiting for at a screen (a code or a reset link), and operator alerts. Sent
- * as `email-send` like any mail, they travel on `email-code`, which bulk mail cannot delay.
+ * Mails someone is waiting for at a screen (a code or a reset link). Sent as `email-send` like
+ * any mail, they travel on `email-code`, which bulk mail cannot delay.
  */
 export const CODE_MAIL_KINDS: ReadonlySet<string> = new Set([
   'register-code',
   'login-code',
   'password-reset',
-  'operator-alert',
 ]);
 
-/** The queue a job named `name` really goes to: `email-code` for the mails above. */
+/**
+ * The queue a job named `name` really goes to: `email-code` for the mails above, `email-alert`
+ * for operator alerts (ahead of bulk mail too, and retried for hours).
+ */
 export function mailQueueFor(name: QueueName, payload: unknown): QueueName {
   if (name !== 'email-send') return name;
   const kind = (payload as { kind?: unknown }).kind;
+  if (kind === 'operator-alert') return 'email-alert';
   return typeof kind === 'string' && CODE_MAIL_KINDS.has(kind) ? 'email-code' : name;
+}
+
+/**
+ * The shortest time a queue's retries span, from the first failure to the last try: pg-boss waits
+ * `retryDelay × 2^n` (capped at `retryDelayMax`) before retry n, plus up to as much again at random.
+ */
+export function shortestRetrySpanSeconds(name: QueueName): number {
+  const { retryLimit, retryDelay, retryBackoff, retryDelayMax } = QUEUES[name].options;
+  let total = 0;
+  for (let n = 0; n < retryLimit; n++) {
+    const delay = retryBackoff ? Math.max(retryDelay, 1) * 2 ** Math.min(16, n) : retryDelay;
+    total += Math.min(retryDelayMax ?? Infinity, delay);
+  }
+  return total;
 }
 
 /** Lets pg-boss run its SQL on a slonik connection (and so inside a slonik transaction). */

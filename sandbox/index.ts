@@ -6,6 +6,7 @@ import { createSandboxPayU, SANDBOX_PAYU_KEY, SANDBOX_PAYU_SALT } from './payu/i
 import { STYLES } from './html.ts';
 import { createSandboxEc2, type SandboxEc2 } from './ec2/index.ts';
 import { createSandboxCloudWatch } from './cloudwatch/index.ts';
+import { createSandboxRegionPing } from './regionPing/index.ts';
 
 export { SANDBOX_PAYU_KEY, SANDBOX_PAYU_SALT } from './payu/index.ts';
 
@@ -48,6 +49,9 @@ export function createSandbox(options: SandboxOptions): Middleware {
     merchantName: 'Legend Cloud',
   });
   router.use('/payu', payu.routes(), payu.allowedMethods());
+  // The regional endpoint the connection check page measures from the browser.
+  const regionPing = createSandboxRegionPing();
+  router.use('/region-ping', regionPing.router.routes(), regionPing.router.allowedMethods());
   router.get('/', (ctx) => {
     ctx.redirect('/sandbox/mail');
   });

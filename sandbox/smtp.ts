@@ -10,7 +10,13 @@ export type CaughtSmtpMail = { from: string; to: string[]; bytes: number; receiv
 
 export type SmtpCatcher = { port: number; url: string; close: () => Promise<void> };
 
-export async function startSmtpCatcher(onMail: (mail: CaughtSmtpMail) => void): Promise<SmtpCatcher> {
+export async function startSmtpCatcher(
+  onMail: (mail: CaughtSmtpMail) => void,
+  options: {
+    /** While this answers false the server turns every connection away (421), as one that is down. */
+    accepting?: () => boolean;
+  } = {},
+): Promise<SmtpCatcher> {
   const server = new SMTPServer({
     secure: false,
     disabledCommands: ['STARTTLS'],
@@ -18,6 +24,13 @@ export async function startSmtpCatcher(onMail: (mail: CaughtSmtpMail) => void): 
     allowInsecureAuth: true,
     logger: false,
     size: 10 * 1024 * 1024,
+    onConnect(_session, callback) {
+      if (options.accepting && !options.accepting()) {
+        callback(Object.assign(new Error('Service not available, try again later'), { responseCode: 421 }));
+        return;
+      }
+      callback();
+    },
     onAuth(_auth, _session, callback) {
       callback(null, { user: 'sandbox' });
     },

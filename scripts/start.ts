@@ -1,26 +1,22 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../core/config/config.ts';
 import { migrate } from '../core/db/migrate.ts';
-import { createLogger } from '../core/observability/log.ts';
-import { createApp } from '../api/app.ts';
-import { openServices } from '../api/services.ts';
+import { createLogger, onStopSignals } from '../core/observability/log.ts';
 import { SPA_DIR } from '../api/static.ts';
-import { createSandbox } from '../sandbox/index.ts';
-import { createSandboxEc2, type SandboxEc2 } from '../sandbox/ec2/index.ts';
-import { DCV_PORT } from '../core/domain/desktop.ts';
 import { PostgresStartError, startEmbeddedPostgres, type RunningPostgres } from './lib/postgres.ts';
+import { nodeProcess, supervise, type Supervised } from './lib/supervise.ts';
 
 /**
  * `npm start`: the whole product on one machine. An embedded Postgres under DATA_DIR (unless
- * DATABASE_URL is set), migrations, the web process with the sandbox mounted at /sandbox,
- * and the worker as a child process, exactly as the Procfile would run it. Ctrl-C stops
- * everything, Postgres included.
+ * DATABASE_URL is set), migrations, then the web process (with the sandbox mounted at /sandbox,
+ * scripts/lib/devWeb.ts) and the worker as child processes, as the Procfile would run them.
+ * A child that crashes is restarted with backoff, and the log says so; five crashes of one
+ * within a minute stop everything with one sentence. Ctrl-C stops everything, Postgres included.
  */
 const root = path.resolve(import.meta.dirname, '..');
 process.chdir(root);
@@ -87,129 +83,97 @@ if (!process.env.DATABASE_URL) {
   // DATABASE_URL=$(cat <DATA_DIR>/database-url). Readable by this user only, as the data is.
   await writeFile(path.join(dataDir, 'database-url'), postgres.url, { mode: 0o600 });
 }
-let config = loadConfig();
+const config = loadConfig();
 const databaseUrl = process.env.DATABASE_URL as string;
-
-// The sandbox EC2 keeps its instances (and its key pair) in DATA_DIR across restarts. The
-// worker decrypts Windows passwords with that key pair's private key, handed over by env.
-let sandboxEc2: SandboxEc2 | undefined;
-if (config.sandbox.enabled && config.ec2.mode === 'sandbox') {
-  sandboxEc2 = createSandboxEc2({
-    profile: config.sandbox.profile,
-    stateFile: path.join(dataDir, 'sandbox-ec2.json'),
-    defaultKeyName: config.ec2.keyName,
-    // Each running machine answers TCP on its (loopback) public IP, so the worker's Remote
-    // Desktop probe meets a real socket.
-    rdpListener: { port: config.vm.rdpPort },
-    // …and runs an Amazon DCV stand-in there, verifying tokens with our API as the image sets
-    // DCV's auth-token-verifier to. It speaks HTTP (no certificate to accept), so the browser
-    // desktop's link says http unless DCV_WEB_URL says otherwise.
-    dcv: { port: DCV_PORT, verifierUrl: `${config.sandbox.url}/api/dcv/auth` },
-    warn: (message) => log.warn(message),
-  });
-  process.env.EC2_PRIVATE_KEY_PEM ??= sandboxEc2.defaultPrivateKeyPem();
-  if (!process.env.DCV_WEB_URL)
-    config = { ...config, vm: { ...config.vm, dcvWebUrl: `http://{ip}:${DCV_PORT}/` } };
-}
 
 const applied = await migrate(databaseUrl, { log: (line) => log.info(line) });
 log.info({ applied: applied.length }, 'migrations up to date');
 
-const services = await openServices(
-  config,
-  databaseUrl,
-  createLogger({ level: config.logLevel, name: 'web' }),
-);
-const mounts = config.sandbox.enabled
-  ? [
-      {
-        prefix: '/sandbox',
-        middleware: createSandbox({
-          profile: config.sandbox.profile,
-          ...(sandboxEc2 ? { ec2: sandboxEc2 } : {}),
-          // The app's sandbox merchant, and PayU's webhook pointed at us as its dashboard would be.
-          payu: {
-            key: config.payu.key,
-            salt: config.payu.salt,
-            webhookUrl: `${config.sandbox.url}/api/payu/webhook`,
-          },
-        }),
-      },
-    ]
-  : [];
-const server = createServer(createApp(services, { mounts }).callback());
-try {
-  await listen(server, config.port, config.host);
-} catch (error) {
-  await services.close().catch((closing: unknown) => log.error({ err: closing }, 'closing services'));
-  await postgres?.stop();
-  if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') fail(portInUse(config.port));
-  throw error;
-}
-const address = server.address();
-const port = address && typeof address === 'object' ? address.port : config.port;
-const url = `http://localhost:${port}`;
-
-// The worker reaches the sandbox over HTTP on this process's port.
-const worker = spawn(process.execPath, ['worker/main.ts'], {
-  stdio: 'inherit',
-  env: {
-    ...process.env,
-    PORT: String(port),
-    SANDBOX_URL: `http://127.0.0.1:${port}`,
-    DATABASE_URL: databaseUrl,
-  },
-});
-worker.on('exit', (code, signal) => {
-  if (!stopping) {
-    log.error({ code, signal }, 'worker exited; stopping');
-    void shutdown('worker-exit', 1);
-  }
-});
-
-console.log(
-  `\n  Legend Cloud is running at ${url}\n  Sandbox inbox: ${url}/sandbox/mail\n  Ctrl-C stops everything.\n`,
-);
-
 let stopping = false;
-async function shutdown(reason: string, exitCode = 0) {
+let announced = false;
+let webPort = config.port;
+let ec2PrivateKeyPem = process.env.EC2_PRIVATE_KEY_PEM;
+
+/** Ends everything once: the worker, then the web process, then Postgres. */
+async function shutdown(reason: string, code = 0) {
   if (stopping) return;
   stopping = true;
   log.info({ reason }, 'stopping');
-  await stopChild(worker);
-  await sandboxEc2
-    ?.close()
-    .catch((error: unknown) => log.error({ err: error }, 'saving the sandbox EC2 state'));
-  server.close();
-  server.closeAllConnections();
-  await services.close().catch((error: unknown) => log.error({ err: error }, 'closing services'));
+  await worker?.stop();
+  await web.stop();
   await postgres?.stop();
-  process.exit(exitCode);
+  process.exit(code);
 }
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), 25_000);
-    child.once('exit', () => {
-      clearTimeout(force);
-      resolve();
+const giveUp = (sentence: string) => {
+  console.error(`\n  ${sentence}\n`);
+  shutdown('crash loop', 1).catch((error: unknown) => {
+    log.error({ err: error }, 'stopping failed');
+    process.exit(1);
+  });
+};
+
+// The web process (API, SPA and the sandbox at /sandbox) and the worker each run as a child that
+// is restarted with backoff when it crashes (scripts/lib/supervise.ts); Postgres keeps running.
+let worker: Supervised | undefined;
+const web = supervise({
+  name: 'web process',
+  log,
+  start: () => {
+    // After a crash the new web process takes the port the first one had (PORT=0 picks one).
+    const child = nodeProcess('scripts/lib/devWeb.ts', { ...process.env, PORT: String(webPort) });
+    child.on('message', (message: { kind?: string; port?: number; ec2PrivateKeyPem?: string }) => {
+      if (message.kind !== 'ready' || typeof message.port !== 'number') return;
+      webPort = message.port;
+      ec2PrivateKeyPem ??= message.ec2PrivateKeyPem;
+      if (!worker) worker = startWorkerProcess();
+      if (!announced) announce();
     });
-    child.kill('SIGTERM');
+    return child;
+  },
+  onStart: (child, restarts) => {
+    if (restarts > 0) log.warn({ childPid: child.pid, restarts }, 'web process restarted');
+    else log.info({ childPid: child.pid }, 'web process started');
+  },
+  onGiveUp: giveUp,
+});
+
+function startWorkerProcess(): Supervised {
+  // The worker reaches the sandbox over HTTP on the web process's port.
+  return supervise({
+    name: 'worker',
+    log,
+    start: () =>
+      nodeProcess('worker/main.ts', {
+        ...process.env,
+        PORT: String(webPort),
+        SANDBOX_URL: `http://127.0.0.1:${webPort}`,
+        DATABASE_URL: databaseUrl,
+        ...(ec2PrivateKeyPem ? { EC2_PRIVATE_KEY_PEM: ec2PrivateKeyPem } : {}),
+      }),
+    onStart: (child, restarts) => {
+      if (restarts > 0) log.warn({ childPid: child.pid, restarts }, 'worker restarted');
+      else log.info({ childPid: child.pid }, 'worker started');
+    },
+    onGiveUp: giveUp,
   });
 }
+
+function announce() {
+  announced = true;
+  const url = `http://localhost:${webPort}`;
+  console.log(
+    `\n  Legend Cloud is running at ${url}\n  Sandbox inbox: ${url}/sandbox/mail\n  Ctrl-C stops everything.\n`,
+  );
+}
+
+onStopSignals(log, (signal) => shutdown(signal));
 
 function portInUse(port: number): string {
   return `Port ${port} is already in use (another npm start?): stop that program or choose another port, e.g. PORT=3001 npm start.`;
 }
 
-function listen(
-  target: Server | ReturnType<typeof createTcpServer>,
-  port: number,
-  host: string,
-): Promise<void> {
+function listen(target: ReturnType<typeof createTcpServer>, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     target.once('error', reject);
     target.listen(port, host, () => {

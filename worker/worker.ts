@@ -38,7 +38,8 @@ import {
 
 type Handler = (deps: WorkerDeps) => (jobs: import('../core/queue.ts').Job<unknown>[]) => Promise<unknown>;
 
-type Subscription = {
+/** How the worker takes the jobs of one queue (a pg-boss `work` registration; not a customer's plan). */
+type QueueWorker = {
   handler: Handler;
   batchSize: number;
   localConcurrency: number;
@@ -49,7 +50,7 @@ type Subscription = {
 };
 
 /** Every queue the worker serves, with its handler and how many jobs it takes at once. */
-const HANDLERS: Record<QueueName, Subscription> = {
+const HANDLERS: Record<QueueName, QueueWorker> = {
   // Bulk mail: batches of 10 from two pollers over the pooled SMTP transport, fetching again at
   // once while batches come back full, so a backlog drains at SMTP speed.
   'email-send': { handler: emailSend, batchSize: 10, localConcurrency: 2, perJobResults: true },
@@ -61,6 +62,8 @@ const HANDLERS: Record<QueueName, Subscription> = {
     perJobResults: true,
     pollingIntervalSeconds: 0.5,
   },
+  // Operator alerts: their own pollers, and hours of retries through an SMTP outage.
+  'email-alert': { handler: emailSend, batchSize: 5, localConcurrency: 1, perJobResults: true },
   // Forgot-password: the worker decides whether anyone is mailed, so the API answers alike for all.
   'account-recovery': { handler: accountRecovery, batchSize: 1, localConcurrency: 2 },
   // Each job waits on PayU's verify API. Batches of 5 verified at once from two pollers, fetching

@@ -31,6 +31,17 @@ export const CODE_REQUESTER_COOKIE: CookieSpec = {
   maxAgeMs: 60 * 60 * 1000,
 };
 
+/**
+ * A browser that has signed in here: a random token set (or kept) at every sign-in and recorded
+ * against the account (core/db/knownDevices.ts). It lets the owner's own browsers past limits
+ * strangers can spend; nobody can forge one for an account they never signed in to.
+ */
+export const DEVICE_COOKIE: CookieSpec = {
+  name: (production) => (production ? '__Secure-legend_device' : 'legend_device'),
+  path: '/api/auth',
+  maxAgeMs: 400 * 24 * 3600 * 1000,
+};
+
 /** The nonce a Google ID token must carry, binding it to this browser. */
 export const GOOGLE_NONCE_COOKIE: CookieSpec = {
   name: (production) => (production ? '__Secure-legend_google_nonce' : 'legend_google_nonce'),

@@ -3,7 +3,15 @@ import type { Db } from '../../core/db/pool.ts';
 import { insertSession, revokeSessionByTokenHash } from '../../core/db/sessions.ts';
 import { insertChallenge, type ChallengeMethod } from '../../core/db/twoFactor.ts';
 import type { User } from '../../core/db/users.ts';
-import { clearCookie, readCookie, SESSION_COOKIE, TWO_FACTOR_COOKIE, writeCookie } from './cookies.ts';
+import { recordKnownDevice } from '../../core/db/knownDevices.ts';
+import {
+  clearCookie,
+  DEVICE_COOKIE,
+  readCookie,
+  SESSION_COOKIE,
+  TWO_FACTOR_COOKIE,
+  writeCookie,
+} from './cookies.ts';
 import type { AppContext, AuthUser } from '../context.ts';
 import type { Services } from '../services.ts';
 
@@ -35,6 +43,10 @@ export async function startSession(
   });
   writeCookie(ctx, SESSION_COOKIE, settings, token);
   clearCookie(ctx, TWO_FACTOR_COOKIE, settings);
+  // This browser is now one of the account's own: its codes are never refused for others' asking.
+  const device = readCookie(ctx, DEVICE_COOKIE, settings) ?? randomToken();
+  writeCookie(ctx, DEVICE_COOKIE, settings, device);
+  await recordKnownDevice(db, user.id, hashToken(device));
   return { id: user.id, email: user.email, name: user.name, phone: user.phone, sessionId: session.id };
 }
 

@@ -1,7 +1,17 @@
 import { randomInt } from 'node:crypto';
 import { decrypt, hashCode } from '../../core/crypto/crypto.ts';
 import type { Db } from '../../core/db/pool.ts';
-import { useRecoveryCode } from '../../core/db/twoFactor.ts';
+import {
+  claimPasswordLeakWarning,
+  recordWrongSecondStep,
+  useRecoveryCode,
+  type Challenge,
+} from '../../core/db/twoFactor.ts';
+import { FAILED_SECOND_STEPS_WINDOW_SECONDS, shouldWarnOwner } from '../../core/domain/codeLimits.ts';
+import { passwordKnownMail } from '../../core/emails/accounts.ts';
+import { sendJob } from '../../core/queue.ts';
+import type { AppContext } from '../context.ts';
+import type { Services } from '../services.ts';
 import { claimTotpStep, type User } from '../../core/db/users.ts';
 import { checkTotp } from '../../core/crypto/totp.ts';
 import { RECOVERY_CODE_COUNT } from '../../core/db/twoFactor.ts';
@@ -53,4 +63,38 @@ export async function checkSecondFactor(
   const normalised = normaliseRecoveryCode(trimmed);
   if (normalised.length !== 10) return false;
   return useRecoveryCode(db, user.id, hashRecoveryCode(appSecret, user.id, normalised));
+}
+
+/**
+ * A wrong second step. After FAILED_SECOND_STEPS_BEFORE_WARNING sign-ins with the right
+ * password failed there within the hour, the owner is mailed that someone has their password:
+ * when, from roughly where (the address), and where to change it. At most once an hour.
+ */
+export async function recordFailedSecondStep(
+  ctx: AppContext,
+  services: Services,
+  user: User,
+  challenge: Challenge,
+): Promise<void> {
+  const { db, boss, config } = services;
+  const failed = await recordWrongSecondStep(db, challenge.id, ctx.ip, FAILED_SECOND_STEPS_WINDOW_SECONDS);
+  if (failed.method !== 'password' || !shouldWarnOwner(failed.failedPasswordSignIns)) return;
+  await db.transaction(async (trx) => {
+    if (!(await claimPasswordLeakWarning(trx, user.id, FAILED_SECOND_STEPS_WINDOW_SECONDS))) return;
+    await sendJob(
+      boss,
+      'email-send',
+      passwordKnownMail(user.email, {
+        at: new Date(),
+        address: ctx.ip,
+        changeUrl: `${config.publicUrl}/forgot-password`,
+        supportEmail: config.supportEmail,
+      }),
+      { db: trx },
+    );
+  });
+  ctx.state.log.warn(
+    { userId: user.id },
+    'second step failed repeatedly after the right password; owner warned',
+  );
 }

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { hashToken } from '../../core/crypto/crypto.ts';
 import { findLiveSessionCached, sessionNeedsTouch, touchSession } from '../../core/db/sessions.ts';
+import { revocationsAcknowledged } from '../../core/db/sessionRevocations.ts';
 import type { Db } from '../../core/db/pool.ts';
 import { clearCookie, readCookie, SESSION_COOKIE } from '../auth/cookies.ts';
 import { forbidden, unauthorized } from '../errors.ts';
@@ -55,6 +56,9 @@ export function loadSession(options: { db: Db; production: boolean }): Middlewar
       clearCookie(ctx, SESSION_COOKIE, settings);
     }
     await next();
+    // A request that revoked sessions (logout, reset, deletion) answers once every web process
+    // has been told (core/db/sessionRevocations.ts); otherwise this costs nothing.
+    await revocationsAcknowledged();
   };
 }
 

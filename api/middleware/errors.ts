@@ -18,7 +18,7 @@ export function errorHandler(): Middleware<AppState> {
     try {
       await next();
     } catch (error) {
-      const { status, message, headers } = describe(error);
+      const { status, message, headers } = errorAnswer(error);
       if (status >= 500) {
         ctx.state.log.error({ err: error }, 'request failed');
       } else {
@@ -26,12 +26,17 @@ export function errorHandler(): Middleware<AppState> {
       }
       ctx.status = status;
       ctx.set(headers);
-      ctx.body = { message };
+      ctx.body = { message, ...(error instanceof HttpError ? error.details : {}) };
     }
   };
 }
 
-function describe(error: unknown): { status: number; message: string; headers: Record<string, string> } {
+/** The status, message and headers an error is answered with (JSON here; DCV's route answers XML). */
+export function errorAnswer(error: unknown): {
+  status: number;
+  message: string;
+  headers: Record<string, string>;
+} {
   if (error instanceof HttpError)
     return { status: error.status, message: error.message, headers: error.headers };
   if (error instanceof UniqueIntegrityConstraintViolationError) {
@@ -53,9 +58,6 @@ function describe(error: unknown): { status: number; message: string; headers: R
   const status =
     typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : 500;
   if (status === 413) return { status, message: 'That request is too large.', headers: {} };
-  if (e.type === 'encoding.unsupported') {
-    return { status: 415, message: 'Send the request body without a content encoding.', headers: {} };
-  }
   if (status === 415) return { status, message: 'Send JSON or a form.', headers: {} };
   if (status >= 400 && status < 500) {
     const parseError = typeof e.type === 'string' && e.type.includes('parse');

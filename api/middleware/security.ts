@@ -13,6 +13,8 @@ export function securityHeaders(options: {
   formActions?: string[];
   /** Allow Google Identity Services (accounts.google.com): its script, styles, button iframe and calls. */
   googleSignIn?: boolean;
+  /** Extra origins the page may fetch from (the connection check's regional endpoint). */
+  connectSources?: string[];
 }): Middleware<AppState> {
   const google = options.googleSignIn ? [GOOGLE_ACCOUNTS] : [];
   return helmet({
@@ -24,7 +26,7 @@ export function securityHeaders(options: {
         styleSrc: ["'self'", ...google],
         imgSrc: ["'self'", 'data:'],
         fontSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'", ...google],
+        connectSrc: ["'self'", ...google, ...(options.connectSources ?? [])],
         ...(options.googleSignIn ? { frameSrc: [GOOGLE_ACCOUNTS] } : {}),
         formAction: ["'self'", ...(options.formActions ?? [])],
         frameAncestors: ["'none'"],

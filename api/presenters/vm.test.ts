@@ -156,6 +156,10 @@ describe('dashboardBody', () => {
     expect(body(vm({ state: 'error', problem: null })).notice).toMatch(/could not set up your PC/);
     expect(body(null)).toMatchObject({ vmLastState: 'provisioning', vmPublicIp: null, pwdUrl: null });
     expect(body(vm({ state: 'provisioning', source: 'pool', public_ip: null })).vmLastState).toBe('starting');
+    // One display state: the spec's field and ours carry the same value.
+    expect(body(vm({ state: 'provisioning', source: 'pool', public_ip: null })).displayState).toBe(
+      'starting',
+    );
   });
 
   it('an empty plan for someone who never bought one (spec §3)', () => {

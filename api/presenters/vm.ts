@@ -13,7 +13,7 @@ import {
 } from '../../core/domain/lifecycle.ts';
 import { remainingSeconds } from '../../core/domain/usage.ts';
 import {
-  displayStateOf,
+  machineDisplayState,
   VM_MESSAGES,
   type DashboardRecord,
   type VmDisplayState,
@@ -47,12 +47,11 @@ export function dashboardBody(input: {
   const accruedNow = vm && servesPlan ? vm.usage_seconds : 0;
   const outOfHours = plan !== null && hoursExhausted(plan, accruedNow);
 
-  let state = displayStateOf(vm?.state);
-  // A warm-pool machine only needs a start (about a minute), not a first boot: say so.
-  if (state === 'provisioning' && vm?.source === 'pool' && vm.instance_id) state = 'starting';
-  // Paid, and the provisioning job has not created the machine yet: it is being set up.
-  if ((state === 'none' || state === 'terminated') && planActive && (!vm || !servesPlan))
-    state = 'provisioning';
+  const state = machineDisplayState({
+    vm: vm && { state: vm.state, source: vm.source, instanceId: vm.instance_id },
+    servesPlan,
+    planActive,
+  });
 
   // Session-identified addresses: no email in links, history or logs (the spec's /:email forms
   // still answer). `v` changes on every start, so a browser never reuses an old address's file.
@@ -99,6 +98,7 @@ export function dashboardBody(input: {
     vmUsageSeconds: Math.floor(usageSeconds),
     vmLastState: state,
     vmLastStateChange: vm?.state_changed_at.toISOString() ?? null,
+    displayState: state,
     rdpUrl,
     pwdUrl,
     isRunning: running,

@@ -5,7 +5,9 @@ import {
   checkCode,
   codeHash as storedCodeHash,
   consumeCodes,
+  findLiveCode,
   insertCode,
+  sealCode,
   CODE_TTL_MINUTES,
   type CodePurpose,
 } from '../../core/db/codes.ts';
@@ -17,7 +19,13 @@ import {
 } from '../../core/db/pendingRegistrations.ts';
 import { consumePasswordResetToken, consumeUserResetTokens } from '../../core/db/passwordResets.ts';
 import { revokeUserSessions } from '../../core/db/sessions.ts';
-import { claimChallengeAttempt, consumeChallenge, consumeUserChallenges } from '../../core/db/twoFactor.ts';
+import {
+  challengeUsedUp,
+  claimChallengeAttempt,
+  consumeChallenge,
+  consumeUserChallenges,
+} from '../../core/db/twoFactor.ts';
+import { TWO_FACTOR_MESSAGES } from '../../core/domain/codeLimits.ts';
 import {
   findUserByEmail,
   findUserByGoogleSub,
@@ -49,9 +57,11 @@ import {
   writeCookie,
 } from '../auth/cookies.ts';
 import { completeLogin, endSession, startSession, type LoginOutcome } from '../auth/sessions.ts';
-import { checkSecondFactor } from '../auth/twoFactor.ts';
+import { checkSecondFactor, recordFailedSecondStep } from '../auth/twoFactor.ts';
 import { accountPair, existingRequester, requesterFor, slowDownForAccount } from '../auth/throttle.ts';
-import { badRequest, conflict, HttpError, unauthorized } from '../errors.ts';
+import { badRequest, conflict, HttpError, tooManyRequests, unauthorized } from '../errors.ts';
+import { proofOfWorkChallenge, spendCodeMail } from '../auth/codeLimits.ts';
+import type { Db } from '../../core/db/pool.ts';
 import { input, validate } from '../middleware/validate.ts';
 import { sessionBody } from '../presenters/user.ts';
 import type { AppContext, AppState } from '../context.ts';
@@ -82,7 +92,11 @@ const NewPassword = z
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
+/** A solved proof-of-work puzzle (api/auth/codeLimits.ts), asked for only while an inbox is under attack. */
+const Proof = z.string().max(8000, 'That puzzle answer is not valid.').optional();
+
 export const RegisterBody = z.object({
+  proof: Proof,
   name: requiredString(M.nameRequired).max(
     NAME_MAX_LENGTH,
     `Name must be at most ${NAME_MAX_LENGTH} characters.`,
@@ -103,7 +117,7 @@ type RegisterBody = z.infer<typeof RegisterBody>;
 export const VerifyOtpBody = z.object({ email: Email, otp: Otp });
 type VerifyOtpBody = z.infer<typeof VerifyOtpBody>;
 
-export const EmailBody = z.object({ email: Email });
+export const EmailBody = z.object({ email: Email, proof: Proof });
 type EmailBody = z.infer<typeof EmailBody>;
 
 export const LoginBody = z.object({
@@ -116,6 +130,7 @@ export const LoginBody = z.object({
 type LoginBody = z.infer<typeof LoginBody>;
 
 export const ForgotBody = z.object({
+  proof: Proof,
   email: Email,
   method: z.enum(['link', 'otp'], { error: 'Choose Reset via Link or Login via OTP.' }),
 });
@@ -148,7 +163,6 @@ const WRONG_CODE = 'Invalid OTP. Please check the code and try again.';
 const DEAD_CODE = 'This OTP has expired or was tried too many times. Please request a new one.';
 const NO_PENDING = 'Your sign-up has expired. Please register again.';
 const BAD_RESET = 'This reset link is invalid or has expired. Please ask for a new one.';
-const TWO_FACTOR_EXPIRED = 'Your sign-in has expired. Please log in again.';
 const TWO_FACTOR_WRONG = 'That code is not right. Please try again.';
 const GOOGLE_FAILED = 'Google sign-in failed. Please try again.';
 
@@ -163,20 +177,13 @@ export function authRoutes(services: Services): Router<AppState> {
   const codeHash = (purpose: CodePurpose, email: string, code: string) =>
     storedCodeHash(secret, purpose, email, code);
 
-  /**
-   * The send budgets of an emailed code: per (email, address) pair and per address, which
-   * nobody can spend for someone else, plus a per-email ceiling that bounds one inbox's mail.
-   */
-  async function spendCodeSend(
-    ctx: AppContext,
-    purpose: CodePurpose | 'link',
-    email: string,
-    options: { minute: boolean },
-  ) {
-    await limiters.codeSendIp.consume(ctx.ip);
-    if (options.minute) await limiters.codeSendPairMinute.consume(accountPair(ctx, `${purpose}:${email}`));
-    await limiters.codeSendPairHour.consume(accountPair(ctx, `${purpose}:${email}`));
-    await limiters.codeSendEmailHour.consume(`${purpose}:${email}`);
+  /** The requester's live code (sent again), or a new one stored for it. */
+  async function liveOrNewCode(trx: Db, purpose: CodePurpose, email: string, requester: string) {
+    const live = await findLiveCode(trx, secret, email, purpose, requester);
+    if (live) return live;
+    const code = randomDigits(6);
+    await insertCode(trx, email, purpose, codeHash(purpose, email, code), requester, sealCode(secret, code));
+    return code;
   }
 
   /** The check budgets of an emailed code: per (email, address) pair and per address. */
@@ -207,16 +214,28 @@ export function authRoutes(services: Services): Router<AppState> {
     ctx.body = ctx.state.user ? await sessionBody(db, ctx.state.user) : { email: null };
   });
 
+  // A puzzle for the browser to solve (ALTCHA's proof of work), asked for by a 428 while an
+  // inbox is under attack. Self-hosted: the challenge is ours and nothing is sent anywhere.
+  router.get('/auth/proof-of-work', async (ctx) => {
+    await limiters.loginIp.consume(ctx.ip);
+    ctx.body = await proofOfWorkChallenge(services);
+  });
+
   router.post('/auth/register', validate(RegisterBody), async (ctx) => {
     const body = input<RegisterBody>(ctx);
+    const requester = requesterFor(ctx, config.production);
     // The first code of a sign-up; a resend within the minute is what the minute limit stops.
-    await spendCodeSend(ctx, 'register', body.email, { minute: false });
+    await spendCodeMail(ctx, services, {
+      purpose: 'register',
+      email: body.email,
+      requesterHash: requester,
+      minute: false,
+      proof: body.proof,
+    });
     // Hashed before anything else, for taken emails too: argon2 is most of the work, so the
     // answer takes as long either way. Before the transaction, too: slonik may retry it.
     const passwordHash = await hashPassword(body.password);
     if (await findUserByEmail(db, body.email)) throw conflict(M.userExists);
-    const requester = requesterFor(ctx, config.production);
-    const code = randomDigits(6);
     await db.transaction(async (trx) => {
       await deleteStalePendingRegistrations(trx);
       await upsertPendingRegistration(trx, {
@@ -226,7 +245,7 @@ export function authRoutes(services: Services): Router<AppState> {
         passwordHash,
         requesterHash: requester,
       });
-      await insertCode(trx, body.email, 'register', codeHash('register', body.email, code), requester);
+      const code = await liveOrNewCode(trx, 'register', body.email, requester);
       await sendJob(
         boss,
         'email-send',
@@ -266,15 +285,22 @@ export function authRoutes(services: Services): Router<AppState> {
   });
 
   router.post('/auth/resend-otp', validate(EmailBody), async (ctx) => {
-    const { email } = input<EmailBody>(ctx);
-    await spendCodeSend(ctx, 'register', email, { minute: true });
+    const { email, proof } = input<EmailBody>(ctx);
+    // Only the browser that started the sign-up may resend (and spend the inbox's budget).
     const started = existingRequester(ctx, config.production);
     const pending = started ? await findPendingRegistration(db, email, started) : null;
     if (!pending) throw badRequest(NO_PENDING);
     const requester = requesterFor(ctx, config.production);
-    const code = randomDigits(6);
+    await spendCodeMail(ctx, services, {
+      purpose: 'register',
+      email,
+      requesterHash: requester,
+      minute: true,
+      proof,
+    });
     await db.transaction(async (trx) => {
-      await insertCode(trx, email, 'register', codeHash('register', email, code), requester);
+      // The live code again, if there is one: a resend never hands guessers another code.
+      const code = await liveOrNewCode(trx, 'register', email, requester);
       await sendJob(
         boss,
         'email-send',
@@ -315,9 +341,15 @@ export function authRoutes(services: Services): Router<AppState> {
   // enumeration by content or timing): the worker decides what to mail. The limits apply to
   // every email alike, so a 429 tells nothing either.
   router.post('/auth/forgot-password', validate(ForgotBody), async (ctx) => {
-    const { email, method } = input<ForgotBody>(ctx);
-    await spendCodeSend(ctx, method === 'link' ? 'link' : 'login', email, { minute: true });
+    const { email, method, proof } = input<ForgotBody>(ctx);
     const requesterHash = requesterFor(ctx, config.production);
+    await spendCodeMail(ctx, services, {
+      purpose: method === 'link' ? 'link' : 'login',
+      email,
+      requesterHash,
+      minute: true,
+      proof,
+    });
     await sendJob(boss, 'account-recovery', { email, method, requesterHash });
     ctx.body = { message: method === 'link' ? M.resetLinkSent : M.loginCodeSent };
   });
@@ -364,15 +396,27 @@ export function authRoutes(services: Services): Router<AppState> {
     // ten parallel guesses get at most MAX_CHALLENGE_ATTEMPTS tries.
     const challenge = token ? await claimChallengeAttempt(db, hashToken(token)) : null;
     if (!challenge) {
+      const used = token ? await challengeUsedUp(db, hashToken(token)) : false;
       clearCookie(ctx, TWO_FACTOR_COOKIE, cookies);
-      throw new HttpError(401, TWO_FACTOR_EXPIRED);
+      throw new HttpError(401, used ? TWO_FACTOR_MESSAGES.exhausted : TWO_FACTOR_MESSAGES.expired);
     }
-    await limiters.twoFactorUser.consume(challenge.user_id);
+    // Across sign-ins, wrong codes count per account and address: someone with the password
+    // elsewhere cannot lock the owner out of their own second step.
+    try {
+      await limiters.twoFactorPair.consume(accountPair(ctx, challenge.user_id));
+    } catch (error) {
+      if (!(error instanceof HttpError) || error.status !== 429) throw error;
+      const wait = Number(error.headers['Retry-After'] ?? 60);
+      throw tooManyRequests(wait, TWO_FACTOR_MESSAGES.tooMany(wait));
+    }
     const user = await findUserById(db, challenge.user_id);
-    if (!user) throw new HttpError(401, TWO_FACTOR_EXPIRED);
-    if (!(await checkSecondFactor(db, secret, user, code))) throw badRequest(TWO_FACTOR_WRONG);
+    if (!user) throw new HttpError(401, TWO_FACTOR_MESSAGES.expired);
+    if (!(await checkSecondFactor(db, secret, user, code))) {
+      await recordFailedSecondStep(ctx, services, user, challenge);
+      throw badRequest(TWO_FACTOR_WRONG);
+    }
     const signedIn = await db.transaction(async (trx) => {
-      if (!(await consumeChallenge(trx, challenge.id))) throw new HttpError(401, TWO_FACTOR_EXPIRED);
+      if (!(await consumeChallenge(trx, challenge.id))) throw new HttpError(401, TWO_FACTOR_MESSAGES.expired);
       return startSession(ctx, services, user, trx);
     });
     ctx.body = await sessionBody(db, signedIn);

@@ -21,6 +21,7 @@ import {
 import { desktopReachable } from '../../core/domain/lifecycle.ts';
 import { VM_MESSAGES } from '../../core/domain/vm.ts';
 import { HttpError } from '../errors.ts';
+import { errorAnswer } from '../middleware/errors.ts';
 import { currentUser, requireUser } from '../middleware/auth.ts';
 import type { AppContext, AppState } from '../context.ts';
 import type { Services } from '../services.ts';
@@ -59,17 +60,32 @@ export const DcvAuthBody = z.object({
 });
 type DcvAuthBody = z.infer<typeof DcvAuthBody>;
 
-/** Refuses an oversized verification before its body is read (chunked bodies meet the 64 kB cap). */
+/**
+ * DCV's verifications always get its XML answer, whatever refuses them before the route does:
+ * an oversized one before its body is read (chunked bodies meet the 64 kB cap), and a body the
+ * guards after this refuse (an undecodable Content-Encoding, a broken form, a bad character) is a
+ * `result="no"` with the same status, never our JSON (which DCV cannot read).
+ */
 export function refuseLargeDcvAuth(): Middleware<AppState> {
   return async (ctx, next) => {
-    if (ctx.method === 'POST' && ctx.path === DCV_AUTH_PATH) {
-      const length = Number(ctx.get('content-length') || '0');
-      if (length > DCV_AUTH_MAX_BYTES) {
-        sendAuth(ctx, 413, { result: 'no', message: 'Request too large.' });
-        return;
-      }
+    if (ctx.method !== 'POST' || ctx.path !== DCV_AUTH_PATH) {
+      await next();
+      return;
     }
-    await next();
+    const length = Number(ctx.get('content-length') || '0');
+    if (length > DCV_AUTH_MAX_BYTES) {
+      sendAuth(ctx, 413, { result: 'no', message: 'Request too large.' });
+      return;
+    }
+    try {
+      await next();
+    } catch (error) {
+      const { status, message, headers } = errorAnswer(error);
+      if (status >= 500) ctx.state.log.error({ err: error }, 'DCV verification failed');
+      else ctx.state.log.info({ status, message }, 'DCV verification refused');
+      ctx.set(headers);
+      sendAuth(ctx, status, { result: 'no', message });
+    }
   };
 }
 

@@ -4,7 +4,8 @@ import type { AppState } from '../context.ts';
 import type { Services } from '../services.ts';
 
 export function healthRoutes(services: Services): Router<AppState> {
-  const router = new Router<AppState>();
+  // Paths are case-sensitive throughout (api/app.ts `mountAt`).
+  const router = new Router<AppState>({ sensitive: true });
   // Alive: the process answers. Load balancers restart what fails this.
   router.get('/healthz', (ctx) => {
     ctx.set('Cache-Control', 'no-store');

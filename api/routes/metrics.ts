@@ -33,7 +33,8 @@ export function metricsRoutes(services: Services): {
     }
   };
 
-  const router = new Router<AppState>();
+  // Paths are case-sensitive throughout (api/app.ts `mountAt`).
+  const router = new Router<AppState>({ sensitive: true });
   router.get('/metrics', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     const access = metricsAccess(services.config, ctx.get('authorization') || undefined);

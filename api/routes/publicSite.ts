@@ -98,6 +98,11 @@ export function publicSiteRoutes(services: Services): Router<AppState> {
       contactEmail: services.config.contactEmail,
       supportEmail: services.config.supportEmail,
       timeToDesktop: timeToDesktopStat(provisionTimes),
+      // What the connection check page measures, and the region it stands for.
+      connectionCheck: {
+        pingUrl: services.config.connectionCheck.pingUrl,
+        region: services.config.connectionCheck.region,
+      },
     };
   });
 

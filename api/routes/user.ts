@@ -1,6 +1,4 @@
 import Router from '@koa/router';
-import { koaBody, HttpMethodEnum } from 'koa-body';
-import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { decrypt, encrypt } from '../../core/crypto/crypto.ts';
 import {
@@ -86,23 +84,6 @@ type CodeBody = z.infer<typeof CodeBody>;
 
 const WRONG_CODE = 'That code is not right. Please try again.';
 
-/**
- * The app parses bodies for POST, PUT and PATCH only; `DELETE /user` carries `{ email }`
- * (spec §7), so this one route parses its own, with a small limit.
- */
-const deleteBody = koaBody({
-  json: true,
-  urlencoded: false,
-  text: false,
-  multipart: false,
-  jsonLimit: '4kb',
-  jsonStrict: true,
-  parsedMethods: [HttpMethodEnum.DELETE],
-  onError: (error) => {
-    throw error;
-  },
-}) as unknown as Middleware<AppState>;
-
 export function userRoutes(services: Services): Router<AppState> {
   const router = new Router<AppState>();
   const { db, boss, config, limiters } = services;
@@ -134,7 +115,7 @@ export function userRoutes(services: Services): Router<AppState> {
   // keeping the rows a business must keep (invoices, payments) attached to an anonymous user.
   // The SPA's dialog sends the email the customer typed, so a mistyped one is refused (403).
   // A confirmation mail, queued with the deletion, says what was destroyed and what is kept.
-  router.delete('/user', requireUser(), deleteBody, validate(DeleteBody), async (ctx) => {
+  router.delete('/user', requireUser(), validate(DeleteBody), async (ctx) => {
     const { email } = input<DeleteBody>(ctx);
     const me = assertSameUser(ctx, email);
     await db.transaction(async (trx) => {

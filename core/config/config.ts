@@ -10,6 +10,11 @@ import {
   type VmConfig,
 } from './vmConfig.ts';
 import { AUTOPAY_ENV, parseAutopayConfig, type AutopayConfig } from './autopayConfig.ts';
+import {
+  CONNECTION_CHECK_ENV,
+  connectionCheckConfig,
+  type ConnectionCheckConfig,
+} from './connectionCheckConfig.ts';
 
 /**
  * Every environment variable the product reads, in one place. Each process calls
@@ -94,6 +99,8 @@ const EnvSchema = z.object({
   ...VM_ENV,
   // AutoPay through PayU standing instructions: see core/config/autopayConfig.ts.
   ...AUTOPAY_ENV,
+  // The connection check page: see core/config/connectionCheckConfig.ts.
+  ...CONNECTION_CHECK_ENV,
   // Usage page (progress): CloudWatch metrics pulled by the worker.
   /** Another CloudWatch endpoint (the sandbox, a VPC endpoint); unset means AWS's own. */
   CLOUDWATCH_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
@@ -212,6 +219,8 @@ export type Config = {
   metrics: MetricsConfig;
   /** Plans that renew themselves through PayU standing instructions (core/config/autopayConfig.ts). */
   autopay: AutopayConfig;
+  /** The endpoint the connection check page measures (core/config/connectionCheckConfig.ts). */
+  connectionCheck: ConnectionCheckConfig;
 };
 
 export type MetricsConfig = {
@@ -374,9 +383,16 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const googleMode = env.GOOGLE_CLIENT_ID ? 'google' : sandboxEnabled ? 'sandbox' : 'off';
   let vmSection: { ec2: Ec2Config; vm: VmConfig };
   let autopay: AutopayConfig;
+  let connectionCheck: ConnectionCheckConfig;
   try {
     vmSection = parseVmConfig(env, { production, sandboxUrl, publicUrl, profile: env.SANDBOX_PROFILE });
     autopay = parseAutopayConfig(env, { production, payuSandbox });
+    connectionCheck = connectionCheckConfig(env, {
+      production,
+      region: vmSection.ec2.region,
+      ec2Sandbox: vmSection.ec2.mode === 'sandbox',
+      publicUrl,
+    });
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
@@ -460,6 +476,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     ...vmSection,
     metrics: metricsConfig(env, vmSection.ec2, sandboxUrl),
     autopay,
+    connectionCheck,
   };
 }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.ts';
 import { SANDBOX_EC2 } from './vmConfig.ts';
-import { subnetForAttempt } from '../providers/vmEc2.ts';
+import { subnetForAttempt } from '../domain/lifecycle.ts';
+import { PRODUCTION_ENV } from './productionEnv.fixture.ts';
 
 describe('cloud-PC configuration', () => {
   it('defaults to the sandbox EC2 with ids in AWS formats and one warm machine per card plan', () => {
@@ -101,27 +102,7 @@ describe('cloud-PC configuration', () => {
   });
 
   it('production starts without static keys (an instance or task role supplies them)', () => {
-    const production = loadConfig({
-      NODE_ENV: 'production',
-      DATABASE_URL: 'postgres://app@db.internal/legend',
-      APP_SECRET: 'x'.repeat(40),
-      PUBLIC_URL: 'https://legendcloud.in',
-      SMTP_URL: 'smtps://user:pass@smtp.example.com:465',
-      PAYU_KEY: 'key',
-      PAYU_SALT: 'salt',
-      PAYU_CHECKOUT_URL: 'https://secure.payu.in/_payment',
-      PAYU_API_URL: 'https://info.payu.in',
-      GSTIN: '29ABCDE1234F1Z5',
-      LEGAL_NAME: 'Legend Cloud Pvt Ltd',
-      LEGAL_ADDRESS: 'Bengaluru, Karnataka, India',
-      OPS_EMAIL: 'ops@legendcloud.in',
-      AWS_REGION: 'ap-south-1',
-      EC2_KEY_NAME: 'legend',
-      EC2_PRIVATE_KEY_PEM: 'pem',
-      EC2_SECURITY_GROUP_IDS: 'sg-0aaa',
-      EC2_SUBNET_IDS: 'subnet-0aaa',
-      EC2_AMI_ID: 'ami-0123456789abcdef0',
-    });
+    const production = loadConfig(PRODUCTION_ENV);
     expect(production.ec2).toMatchObject({ mode: 'aws', credentials: undefined, instanceProfile: null });
   });
 

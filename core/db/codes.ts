@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { hashCode } from '../crypto/crypto.ts';
+import { decrypt, encrypt, hashCode } from '../crypto/crypto.ts';
 import { sql, type Db } from './pool.ts';
 
 /**
@@ -28,12 +28,43 @@ export async function insertCode(
   purpose: CodePurpose,
   codeHash: string,
   requesterHash: string,
+  /** The code itself, encrypted (`sealCode`), so a repeated request can send it again. */
+  codeSealed: string,
 ): Promise<void> {
   await db.query(sql.unsafe`
-    INSERT INTO one_time_codes (email, purpose, code_hash, requester_hash, expires_at)
+    INSERT INTO one_time_codes (email, purpose, code_hash, requester_hash, expires_at, code_sealed)
     VALUES (${email}, ${purpose}, ${codeHash}, ${requesterHash},
-      now() + make_interval(mins => ${CODE_TTL_MINUTES}))`);
+      now() + make_interval(mins => ${CODE_TTL_MINUTES}), ${codeSealed})`);
 }
+
+const SEALED_PURPOSE = 'otp-live';
+
+export function sealCode(appSecret: string, code: string): string {
+  return encrypt(appSecret, SEALED_PURPOSE, code);
+}
+
+/**
+ * The requester's newest live code, to send again instead of minting another (a repeated
+ * request must not hand guessers more live codes). Null when none is live with minutes to spare.
+ */
+export async function findLiveCode(
+  db: Db,
+  appSecret: string,
+  email: string,
+  purpose: CodePurpose,
+  requesterHash: string,
+): Promise<string | null> {
+  const sealed = await db.maybeOneFirst(sql.type(z.object({ code_sealed: z.string() }))`
+    SELECT code_sealed FROM one_time_codes
+    WHERE email = ${email} AND purpose = ${purpose} AND requester_hash = ${requesterHash}
+      AND consumed_at IS NULL AND attempts < ${MAX_CODE_ATTEMPTS} AND code_sealed IS NOT NULL
+      AND expires_at > now() + make_interval(mins => ${RESEND_MIN_MINUTES_LEFT})
+    ORDER BY created_at DESC LIMIT 1`);
+  return sealed ? decrypt(appSecret, SEALED_PURPOSE, sealed) : null;
+}
+
+/** A code with less time left than this is not sent again: a fresh one is minted instead. */
+const RESEND_MIN_MINUTES_LEFT = 3;
 
 export type CodeCheck = 'ok' | 'wrong' | 'none';
 

@@ -37,7 +37,9 @@ export type Purged = Record<
   | 'twoFactorChallenges'
   | 'pendingRegistrations'
   | 'desktopTokenUses'
-  | 'desktopTokens',
+  | 'desktopTokens'
+  | 'usedProofs'
+  | 'codeMailBudgets',
   number
 >;
 
@@ -88,6 +90,15 @@ export async function purgeExpired(db: Db, now: Date): Promise<Purged> {
       'desktop_tokens',
       sql.fragment`expires_at < ${days(RETENTION.desktopDays)}
         AND NOT EXISTS (SELECT 1 FROM desktop_token_uses u WHERE u.token_id = desktop_tokens.id)`,
+    ),
+    // A used proof of work matters only until its challenge expires.
+    usedProofs: await deleteBatch(db, 'used_proofs', sql.fragment`expires_at < ${iso}::timestamptz`),
+    // An inbox budget long refilled and no longer under attack is the same as none.
+    codeMailBudgets: await deleteBatch(
+      db,
+      'code_mail_budgets',
+      sql.fragment`tat < ${days(RETENTION.secretsDays)}
+        AND (attacked_until IS NULL OR attacked_until < ${iso}::timestamptz)`,
     ),
   };
 }

@@ -1,17 +1,42 @@
 import { z } from 'zod';
+import { decrypt, encrypt } from '../crypto/crypto.ts';
 import { sql, type Db } from './pool.ts';
 
 /** Single-use password reset links (hash of the token only), valid RESET_TTL_MINUTES. */
 
 export const RESET_TTL_MINUTES = 30;
 
-/** Stores a new reset token; earlier unused links of the user stop working. */
-export async function insertPasswordResetToken(db: Db, userId: string, tokenHash: string): Promise<void> {
+/**
+ * Stores a new reset token; earlier unused links of the user stop working. The link itself is
+ * kept encrypted (`sealResetUrl`) while live, so a repeated request sends it again.
+ */
+export async function insertPasswordResetToken(
+  db: Db,
+  userId: string,
+  tokenHash: string,
+  urlSealed: string,
+): Promise<void> {
   await db.query(sql.unsafe`
     UPDATE password_reset_tokens SET consumed_at = now() WHERE user_id = ${userId} AND consumed_at IS NULL`);
   await db.query(sql.unsafe`
-    INSERT INTO password_reset_tokens (user_id, token_hash, expires_at)
-    VALUES (${userId}, ${tokenHash}, now() + make_interval(mins => ${RESET_TTL_MINUTES}))`);
+    INSERT INTO password_reset_tokens (user_id, token_hash, expires_at, url_sealed)
+    VALUES (${userId}, ${tokenHash}, now() + make_interval(mins => ${RESET_TTL_MINUTES}), ${urlSealed})`);
+}
+
+const SEALED_PURPOSE = 'reset-link-live';
+
+export function sealResetUrl(appSecret: string, url: string): string {
+  return encrypt(appSecret, SEALED_PURPOSE, url);
+}
+
+/** The user's live reset link with minutes to spare, to send again instead of minting another. */
+export async function findLiveResetUrl(db: Db, appSecret: string, userId: string): Promise<string | null> {
+  const sealed = await db.maybeOneFirst(sql.type(z.object({ url_sealed: z.string() }))`
+    SELECT url_sealed FROM password_reset_tokens
+    WHERE user_id = ${userId} AND consumed_at IS NULL AND url_sealed IS NOT NULL
+      AND expires_at > now() + make_interval(mins => 5)
+    ORDER BY created_at DESC LIMIT 1`);
+  return sealed ? decrypt(appSecret, SEALED_PURPOSE, sealed) : null;
 }
 
 /**

@@ -231,3 +231,10 @@ export async function minimisePaymentsOfUser(
     WHERE user_id = ${userId} AND jsonb_typeof(verify_answer) = 'object'`);
   return result.rowCount;
 }
+
+/** PayU could not be asked: these open payments are asked again at `at` rather than at their next step. */
+export async function checkPaymentsAgainSoon(db: Db, paymentIds: string[], at: Date): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE payments SET next_check_at = ${at.toISOString()}, check_count = greatest(check_count - 1, 0), updated_at = now()
+    WHERE id = ANY(${sql.array(paymentIds, 'uuid')}) AND status IN ('initiated', 'pending')`);
+}

@@ -6,8 +6,11 @@
  *
  * How long a session may be answered from memory is SESSION_CACHE_MS. Revocation and changes
  * made through core/db (logout, login over an old cookie, password reset, account deletion, a
- * new name) take effect at once in the process that made them, and in other web processes
- * within SESSION_CACHE_MS.
+ * new name) take effect at once in the process that made them. Revocations reach every other web
+ * process at once too: they are announced with Postgres NOTIFY and each web process listens
+ * (core/db/sessionRevocations.ts). While a process that listens has lost its listening
+ * connection, it answers nothing from memory, since it could miss a revocation; other changes
+ * (a new name) show elsewhere within SESSION_CACHE_MS.
  */
 
 export const SESSION_CACHE_MS = 5_000;
@@ -25,8 +28,26 @@ const cached = new Map<string, { session: Cacheable; until: number }>();
 const forgottenUsers = new Map<string, number>();
 const forgottenTokens = new Map<string, number>();
 
+/**
+ * Whether the cache may answer. A process that listens for revocations turns it off while its
+ * listening connection is down (and the listener clears the cache when it is back, as it may
+ * have missed announcements meanwhile).
+ */
+let trusted = true;
+
+export function trustSessionCache(trust: boolean): void {
+  trusted = trust;
+  if (!trust) cached.clear();
+}
+
+/** Drops every cached session (forgotten tokens and users stay forgotten). */
+export function clearSessionCache(): void {
+  cached.clear();
+}
+
 /** The cached session for a token hash, if it is fresh and nothing forgot it since. */
 export function cachedSession<T extends Cacheable>(tokenHash: string, now: Date): T | null {
+  if (!trusted) return null;
   const nowMs = now.getTime();
   const hit = cached.get(tokenHash);
   if (!hit) return null;
@@ -43,7 +64,7 @@ export function cachedSession<T extends Cacheable>(tokenHash: string, now: Date)
 
 /** Remembers a session read from the database at `readAtMs` (before the query was sent). */
 export function cacheSession(tokenHash: string, session: Cacheable, readAtMs: number): void {
-  if (isForgotten(tokenHash, session, Date.now())) return;
+  if (!trusted || isForgotten(tokenHash, session, Date.now())) return;
   if (cached.size >= CACHE_LIMIT) {
     // Oldest first (a Map iterates in insertion order): the least likely to be asked again.
     const oldest = cached.keys().next();

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { User } from './users.ts';
 import { sql, type Db } from './pool.ts';
-import { cachedSession, cacheSession, forgetCachedSession } from './sessionCache.ts';
+import { cachedSession, cacheSession } from './sessionCache.ts';
+import { announceRevoked } from './sessionRevocations.ts';
 
 /**
  * Server-side sessions. The browser's cookie holds a random token; this table holds its
@@ -79,7 +80,7 @@ export async function touchSession(
 }
 
 export async function revokeSessionByTokenHash(db: Db, tokenHash: string): Promise<void> {
-  forgetCachedSession({ tokenHash });
+  await announceRevoked(db, { tokenHash });
   await db.query(
     sql.unsafe`UPDATE sessions SET revoked_at = now() WHERE token_hash = ${tokenHash} AND revoked_at IS NULL`,
   );
@@ -87,7 +88,7 @@ export async function revokeSessionByTokenHash(db: Db, tokenHash: string): Promi
 
 /** Signs a user out everywhere (password reset, account deletion). */
 export async function revokeUserSessions(db: Db, userId: string): Promise<number> {
-  forgetCachedSession({ userId });
+  await announceRevoked(db, { userId });
   const result = await db.query(sql.unsafe`
     UPDATE sessions SET revoked_at = now() WHERE user_id = ${userId} AND revoked_at IS NULL`);
   return result.rowCount;

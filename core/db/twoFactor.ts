@@ -44,6 +44,58 @@ export async function claimChallengeAttempt(db: Db, tokenHash: string): Promise<
     RETURNING id, user_id, method, attempts`);
 }
 
+/** Whether the challenge for a token hash ended because its attempts were used up (not expired or finished). */
+export async function challengeUsedUp(db: Db, tokenHash: string): Promise<boolean> {
+  const row = await db.maybeOne(sql.type(z.object({ used_up: z.boolean() }))`
+    SELECT (attempts >= ${MAX_CHALLENGE_ATTEMPTS} AND consumed_at IS NULL) AS used_up
+    FROM two_factor_challenges WHERE token_hash = ${tokenHash}`);
+  return row?.used_up ?? false;
+}
+
+/**
+ * Records a wrong code on a challenge (from `ip`) and answers how many of the user's sign-ins
+ * whose first factor was the password saw a wrong second step within the window.
+ */
+export async function recordWrongSecondStep(
+  db: Db,
+  challengeId: string,
+  ip: string,
+  windowSeconds: number,
+): Promise<{ userId: string; method: ChallengeMethod; failedPasswordSignIns: number }> {
+  return db.one(sql.type(
+    z.object({
+      userId: z.uuid(),
+      method: z.enum(['password', 'code', 'google']),
+      failedPasswordSignIns: z.number(),
+    }),
+  )`
+    WITH marked AS (
+      UPDATE two_factor_challenges SET failed_at = coalesce(failed_at, now()), ip = ${ip}
+      WHERE id = ${challengeId} RETURNING user_id, method)
+    SELECT marked.user_id AS "userId", marked.method AS method,
+      (SELECT count(*)::int FROM two_factor_challenges c
+       WHERE c.user_id = marked.user_id AND c.method = 'password'
+         AND (c.failed_at > now() - make_interval(secs => ${windowSeconds}) OR c.id = ${challengeId})
+      ) AS "failedPasswordSignIns"
+    FROM marked`);
+}
+
+/**
+ * Claims the right to warn a user that someone has their password: at most once per
+ * `windowSeconds`, however many requests race (one statement).
+ */
+export async function claimPasswordLeakWarning(
+  db: Db,
+  userId: string,
+  windowSeconds: number,
+): Promise<boolean> {
+  const result = await db.query(sql.unsafe`
+    INSERT INTO password_leak_warnings (user_id, warned_at) VALUES (${userId}, now())
+    ON CONFLICT (user_id) DO UPDATE SET warned_at = now()
+    WHERE password_leak_warnings.warned_at < now() - make_interval(secs => ${windowSeconds})`);
+  return result.rowCount === 1;
+}
+
 /** Finishes a challenge; false when another request finished it first. */
 export async function consumeChallenge(db: Db, id: string): Promise<boolean> {
   const result = await db.query(sql.unsafe`

@@ -5,7 +5,6 @@
 
 export const NAME_MAX_LENGTH = 100;
 export const EMAIL_MAX_LENGTH = 254;
-export const OTP_LENGTH = 6;
 export const OTP_PATTERN = /^\d{6}$/;
 
 /**

@@ -2,7 +2,7 @@
  * The machine lifecycle as decisions. Given what we know of a machine (its row), the plan it
  * serves, what the cloud says of its instance and the time, `decideMachine` answers the one
  * thing to do next and why. It does no I/O: the worker gathers the inputs, asks, and carries the
- * decision out (`worker/lifecycle.ts`). Every rule the lifecycle depends on is a named
+ * decision out (`worker/lifecycle/advance.ts`), one step at a time, never choosing. Every rule the lifecycle depends on is a named
  * predicate here and nowhere else; the SPA and the SQL filters use the same ones (the SQL
  * copies are proven equal by `tests/integration/lifecycle-rules.test.ts`).
  *
@@ -11,6 +11,7 @@
  */
 import { DAY_MS, formatLongDate, toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
 import { hourAlertsReached, planSeconds, remainingSeconds, type HourAlertPercent } from './usage.ts';
+import { mayClaimSpare } from './pool.ts';
 
 export const MACHINE_STATES = [
   'requested',
@@ -36,7 +37,7 @@ export const LIVE_STATES = [
 ] as const satisfies readonly MachineState[];
 
 /** States that settle by themselves: something is under way and worth checking again soon. */
-export const TRANSITIONAL_STATES = [
+const TRANSITIONAL_STATES = [
   'requested',
   'provisioning',
   'starting',
@@ -44,7 +45,7 @@ export const TRANSITIONAL_STATES = [
   'terminating',
 ] as const satisfies readonly MachineState[];
 
-export function isLive(state: string): boolean {
+function isLive(state: string): boolean {
   return (LIVE_STATES as readonly string[]).includes(state);
 }
 
@@ -76,7 +77,7 @@ export function planEnded(plan: PlanFacts, now: Instant): boolean {
 }
 
 /** When an ended plan ended: the earlier of its cancellation and its expiry. */
-export function planEndedAt(plan: PlanFacts): number | null {
+function planEndedAt(plan: PlanFacts): number | null {
   const expiresAt = toEpochMsOrNull(plan.expiresAt);
   const cancelledAt = toEpochMsOrNull(plan.cancelledAt ?? null);
   if (expiresAt === null) return cancelledAt;
@@ -166,18 +167,75 @@ export type MachineFacts = {
   resizedFrom?: string | null | undefined;
   /** An expired machine: its disk is kept as a snapshot before the instance goes. */
   keepDisk?: boolean | undefined;
+  /** A new machine that brings back a kept disk: launched from that copy, never a warm-pool spare. */
+  restoresDisk?: boolean | undefined;
 };
 
-/** Where the snapshot of a machine whose disk is kept stands; undefined until looked at. */
-export type SnapshotProgress = 'none' | 'pending' | 'completed' | 'failed';
+/**
+ * Where the kept copy of a terminating machine's disk stands, as read from our row and EC2
+ * (reading it writes nothing); undefined until looked at.
+ * - row: `none` (never begun, or the last one failed), `unsent` (our row is written, no
+ *   CreateSnapshot recorded yet), `creating`, `completed`, `restored` (already given to the
+ *   customer's new machine).
+ * - cloud: what EC2 says of a `creating` one.
+ * - newMachineWaits: the customer renewed while it was being saved; their new machine waits for it.
+ */
+export type SnapshotView = {
+  row: 'none' | 'unsent' | 'creating' | 'completed' | 'restored';
+  cloud?: 'pending' | 'completed' | 'error' | 'missing' | undefined;
+  newMachineWaits?: boolean | undefined;
+};
+
+/**
+ * The copy a new machine is to be made from, as read: the state of the row it points at (null:
+ * no such row) and, when that copy failed, the copy the old machine takes again (if any yet).
+ */
+export type RestoreView = {
+  copy: string | null;
+  retake?: { id: string; state: string } | null | undefined;
+};
+
+/**
+ * Where the copy a new machine is to be made from stands. A copy that failed is followed to
+ * the one the old machine takes again (the machine is pointed at it); until one is complete
+ * the machine waits, and the old machine's instance (with the files) is not deleted meanwhile.
+ */
+export function restoreProgress(view: RestoreView): 'pending' | 'ready' | { repointTo: string } {
+  if (view.copy === null) return 'ready';
+  if (view.copy === 'creating') return 'pending';
+  if (view.copy !== 'failed') return 'ready';
+  return view.retake ? { repointTo: view.retake.id } : 'pending';
+}
 
 export type LifecycleLimits = {
   /** A just-launched or just-started instance may be missing from DescribeInstances this long. */
   missingGraceMs: number;
   maxStartAttempts: number;
+  /** Launch attempts (the provisioning job's budget) before the machine is given up. */
+  maxLaunchAttempts: number;
 };
 
 export const DEFAULT_MISSING_GRACE_MS = 5 * 60_000;
+
+/**
+ * What the previous step of this run came to, when the next decision depends on it (a step
+ * reports it; it never chooses what follows).
+ * - no-spare: no warm-pool spare fits (the claim); nothing-adopted: nothing was launched under
+ *   the machine's ClientToken; launch-failed: RunInstances failed (recorded on the row).
+ * - start-failed: StartInstances failed and an attempt was counted; not-startable-yet: the
+ *   instance is still stopping (not a failed attempt).
+ * - stop-refused: the instance cannot be stopped yet (still pending).
+ * - password-not-ready / password-undecryptable: what the Windows password capture found.
+ */
+export type LastTry =
+  | 'no-spare'
+  | 'nothing-adopted'
+  | 'launch-failed'
+  | 'start-failed'
+  | 'not-startable-yet'
+  | 'stop-refused'
+  | 'password-not-ready'
+  | 'password-undecryptable';
 
 export type LifecycleInput = {
   machine: MachineFacts;
@@ -187,12 +245,10 @@ export type LifecycleInput = {
   /** Whether Remote Desktop answers on the public address; undefined until probed. */
   remoteDesktop?: 'open' | 'closed' | undefined;
   /** For a terminating machine whose disk is kept; undefined until looked at. */
-  snapshot?: SnapshotProgress | undefined;
-  /**
-   * For a new machine that brings back a kept disk: 'pending' while that copy is still being
-   * saved from the customer's old machine (it cannot be launched from before it is complete).
-   */
-  restore?: 'pending' | 'ready' | undefined;
+  snapshot?: SnapshotView | undefined;
+  /** For a new machine that brings back a kept disk: the copy it is made from; undefined otherwise. */
+  restore?: RestoreView | undefined;
+  lastTry?: LastTry | undefined;
   now: Instant;
   limits: LifecycleLimits;
 };
@@ -201,17 +257,17 @@ export type LostWhile = 'provisioning' | 'use';
 
 /**
  * One step towards what the row wants. `reason` says why in a sentence an operator can read.
- * - observe: describe the instance first (the decision needs the cloud's view).
- * - launch / adopt / start / stop / terminate / capture-password / probe-remote-desktop / tag:
- *   an EC2 (or network) call, made under the row's lease.
- * - mark-*: a conditional row transition; accrue: count usage (with `alerts` reached).
- * - request-stop: running → stopping because the plan's hours or validity ran out.
- * - refuse-start / give-up-start: starting → stopped with a message for the customer.
- * - lost: the instance is gone; the machine ends in error (customer told if it never was ready).
- * - alert-unexpected: the instance runs while we hold it stopped (started outside us): stop it.
- * - resize: a plan change applied to the stopped instance (its type, a bigger disk).
- * - revert-resize: no machine of the new type could be started: the old type back, intact.
- * - observe-snapshot / snapshot: an expired machine's disk is snapshotted before it goes.
+ * Where each is carried out, and whether a sweep may, is `stepRule` below.
+ * - observe / observe-snapshot / probe-remote-desktop: looks (what EC2, the snapshot, Remote
+ *   Desktop say); they write nothing.
+ * - claim-pool / launch / adopt / start / start-claimed / stop / terminate / tag / capture-password / resize /
+ *   revert-resize / snapshot / alert-unexpected: one EC2 call (or a few of one kind), made
+ *   under the machine's lock after deciding again on the freshly read row.
+ * - mark-*, accrue, request-stop, request-start, refuse-start, give-up-start, give-up-launch,
+ *   lost, repoint-restore, hand-over-disk, keep-disk, snapshot-failed, check-later (a follow-up
+ *   check queued), note-remote-desktop-wait (the dashboard says why it is not ready yet):
+ *   conditional row transitions (with their notices, alerts and jobs), no cloud call.
+ * - retry-later: the job's step failed and is tried again with the queue's backoff.
  * - nothing / wait: nothing to do now; `wait` means something is under way.
  */
 /** A decision that carries nothing but its reason, one member per kind. */
@@ -222,26 +278,36 @@ export type Decision =
       | 'nothing'
       | 'wait'
       | 'observe'
+      | 'observe-snapshot'
+      | 'probe-remote-desktop'
+      | 'claim-pool'
       | 'launch'
       | 'adopt'
       | 'start'
+      | 'start-claimed'
       | 'stop'
       | 'terminate'
       | 'tag'
       | 'capture-password'
-      | 'probe-remote-desktop'
-      | 'mark-terminated'
-      | 'give-up-start'
       | 'alert-unexpected'
       | 'resize'
       | 'revert-resize'
-      | 'observe-snapshot'
       | 'snapshot'
+      | 'mark-terminated'
+      | 'give-up-start'
+      | 'give-up-launch'
+      | 'request-start'
+      | 'hand-over-disk'
+      | 'keep-disk'
+      | 'snapshot-failed'
+      | 'check-later'
+      | 'note-remote-desktop-wait'
+      | 'retry-later'
     >
   | { kind: 'mark-ready'; reason: string; publicIp: string }
   | { kind: 'mark-running'; reason: string; publicIp: string }
   | { kind: 'mark-stopped'; reason: string; stoppedBy: 'stop' | 'shut-down' }
-  | { kind: 'accrue'; reason: string; alerts: HourAlertPercent[] }
+  | { kind: 'accrue'; reason: string; alerts: HourAlertPercent[]; capSeconds: number }
   | {
       kind: 'request-stop';
       reason: string;
@@ -249,22 +315,117 @@ export type Decision =
       alerts: HourAlertPercent[];
     }
   | { kind: 'refuse-start'; reason: string; why: 'out-of-hours' | 'plan-expired' }
-  | { kind: 'lost'; reason: string; during: LostWhile };
+  | { kind: 'lost'; reason: string; during: LostWhile }
+  | { kind: 'repoint-restore'; reason: string; snapshotId: string };
 
 export type DecisionKind = Decision['kind'];
+
+/** A switch over a union that forgot a member fails to compile here, and throws if reached anyway. */
+export function assertNever(value: never): never {
+  throw new Error(`unexpected ${JSON.stringify(value)}`);
+}
+
+/**
+ * Where the executor carries a step out:
+ * - end: nothing to carry out (nothing, wait);
+ * - look: an input gathered (no write), then decide again;
+ * - cloud: under the machine's lock, after deciding again on the freshly read row;
+ * - row: a conditional row transition;
+ * - retry: the job fails this attempt and is retried with backoff.
+ */
+export type StepPlace = 'end' | 'look' | 'cloud' | 'row' | 'retry';
+
+/**
+ * How a step is run: where, whether the minute sweep may take it (a sweep converges; it does
+ * not spend a job's retry budget: launching, and starting a customer's stopped machine, belong
+ * to their jobs, which the reaper sends again when they stall; a claimed spare it may start, no
+ * hours being at stake), and whether the run decides
+ * again after it (`go-on`) or ends there (the rest happens in EC2 or another job and is seen by
+ * a later check). Every look and cloud step is followed by a new decision on what it reported.
+ */
+export type StepRule = { place: StepPlace; sweep: boolean; then: 'end' | 'go-on' };
+
+export function stepRule(decision: Decision): StepRule {
+  const look: StepRule = { place: 'look', sweep: true, then: 'go-on' };
+  const cloud: StepRule = { place: 'cloud', sweep: true, then: 'go-on' };
+  const row = (then: StepRule['then']): StepRule => ({ place: 'row', sweep: true, then });
+  switch (decision.kind) {
+    case 'nothing':
+    case 'wait':
+      return { place: 'end', sweep: true, then: 'end' };
+    case 'observe':
+    case 'observe-snapshot':
+    case 'probe-remote-desktop':
+      return look;
+    case 'claim-pool':
+    case 'launch':
+      return { ...cloud, sweep: false };
+    case 'start':
+      return { ...cloud, sweep: false };
+    case 'start-claimed':
+    case 'adopt':
+    case 'stop':
+    case 'terminate':
+    case 'tag':
+    case 'capture-password':
+    case 'alert-unexpected':
+    case 'resize':
+    case 'revert-resize':
+    case 'snapshot':
+      return cloud;
+    // Stopped for a plan change: the change and the start follow now, not at the next sweep.
+    case 'mark-stopped':
+    case 'repoint-restore':
+    case 'hand-over-disk':
+    case 'keep-disk':
+    case 'snapshot-failed':
+      return row('go-on');
+    case 'mark-ready':
+    case 'mark-running':
+    case 'mark-terminated':
+    case 'accrue':
+    case 'request-stop':
+    case 'request-start':
+    case 'refuse-start':
+    case 'give-up-start':
+    case 'give-up-launch':
+    case 'lost':
+    case 'check-later':
+    case 'note-remote-desktop-wait':
+      return row('end');
+    case 'retry-later':
+      return { place: 'retry', sweep: false, then: 'end' };
+    default:
+      return assertNever(decision);
+  }
+}
+
+/** What a run may do: the job everything; the sweep leaves launches and retries to their jobs. */
+export type Mode = 'job' | 'sweep';
+
+/**
+ * The next step for a machine as `mode` may take it: `decideMachine`, with the steps a sweep
+ * leaves to their job turned into a wait. This is what the executor asks.
+ */
+export function nextStep(input: LifecycleInput, mode: Mode): Decision {
+  const decision = decideMachine(input);
+  if (mode === 'sweep' && !stepRule(decision).sweep)
+    return { kind: 'wait', reason: `${decision.reason} (left to its job)` };
+  return decision;
+}
 
 function gone(cloud: CloudView): boolean {
   return cloud === null || cloud.state === 'terminated' || cloud.state === 'shutting-down';
 }
 
 /** Missing from EC2 for longer than a fresh instance may be (eventual consistency), or since an unknown time. */
-export function missingTooLong(since: Instant | null, now: Instant, graceMs: number): boolean {
+function missingTooLong(since: Instant | null, now: Instant, graceMs: number): boolean {
   const at = toEpochMsOrNull(since);
   return at === null || toEpochMs(now) - at > graceMs;
 }
 
 /** Usage up to `now` if the machine has been running since its last count, capped at the plan. */
-export function usageUpTo(machine: MachineFacts, plan: Pick<PlanFacts, 'hours'>, now: Instant): number {
+function usageUpTo(machine: MachineFacts, plan: Pick<PlanFacts, 'hours'>, now: Instant): number {
   const counted = toEpochMsOrNull(machine.usageCountedAt);
   const extra = counted === null ? 0 : Math.max(0, (toEpochMs(now) - counted) / 1000);
   return Math.min(planSeconds(plan.hours), machine.usageSeconds + extra);
@@ -285,153 +446,250 @@ function lostOrWait(
   return { kind: 'lost', reason: `the instance is ${cloud.state}`, during };
 }
 
+/** Lost or wait, where a wait cannot be: a machine in use that EC2 does not know is lost at once. */
+function lostInUse(cloud: CloudView, since: Instant | null, input: LifecycleInput): Decision | null {
+  const lost = lostOrWait(cloud, since, input, 'use');
+  return lost?.kind === 'wait'
+    ? { kind: 'lost', reason: 'EC2 does not know the instance', during: 'use' }
+    : lost;
+}
+
 /** The next step for a machine. Pure: same input, same decision. */
 export function decideMachine(input: LifecycleInput): Decision {
-  const { machine, plan, cloud, now } = input;
+  const { machine, plan, now } = input;
   switch (machine.state) {
     case 'terminated':
       return { kind: 'nothing', reason: 'the machine is deleted' };
     case 'error':
       return { kind: 'nothing', reason: 'the machine failed; an operator decides what next' };
     case 'requested':
-      if (!planInForce(plan, now)) return { kind: 'nothing', reason: 'the plan is no longer in force' };
-      return input.restore === 'pending'
-        ? {
-            kind: 'wait',
-            reason:
-              "the copy of the customer's old disk is still being saved: it is launched from it once complete",
-          }
-        : { kind: 'launch', reason: 'a paid plan has no machine yet (a warm-pool one is claimed first)' };
+      return decideRequested(input);
     case 'terminating':
-      // Never recorded an instance: terminate whatever was launched under its ClientToken.
-      if (!machine.instanceId)
-        return machine.launchAttempts > 0
-          ? { kind: 'terminate', reason: 'a launch was sent: delete whatever it made' }
-          : { kind: 'mark-terminated', reason: 'the machine never had an instance' };
-      if (cloud === undefined) return { kind: 'observe', reason: 'terminating: is the instance gone?' };
-      if (cloud === null || gone(cloud)) return { kind: 'mark-terminated', reason: 'the instance is gone' };
-      if (machine.keepDisk) {
-        switch (input.snapshot) {
-          case undefined:
-            return { kind: 'observe-snapshot', reason: 'its disk is kept: how far is the snapshot?' };
-          case 'none':
-          case 'failed':
-            return { kind: 'snapshot', reason: 'its disk is kept: snapshot it before the instance goes' };
-          case 'pending':
-            return { kind: 'wait', reason: 'the snapshot of its disk is not complete yet' };
-          default:
-            break;
-        }
-      }
-      return { kind: 'terminate', reason: `the machine is to be deleted and its instance is ${cloud.state}` };
+      return decideTerminating(input);
+    case 'provisioning':
+      return decideProvisioning(input);
+    case 'starting':
+      if (!planInForce(plan, now))
+        return { kind: 'refuse-start', reason: 'the plan is not in force', why: 'plan-expired' };
+      if (plan && hoursExhausted(plan, machine.usageSeconds))
+        return { kind: 'refuse-start', reason: "the plan's hours are used up", why: 'out-of-hours' };
+      return inUse(input, machine.startRequestedAt, false, decideStarting);
+    case 'running':
+      return inUse(input, machine.launchedAt, true, decideRunning);
+    case 'stopping':
+      return inUse(input, machine.startRequestedAt ?? machine.launchedAt, true, decideStopping);
+    case 'stopped':
+      return inUse(input, machine.stoppedAt, false, decideStopped);
     default:
-      break;
+      return assertNever(machine.state);
   }
-  if (machine.state === 'provisioning') return decideProvisioning(input);
-  if (machine.state === 'starting') {
-    if (!planInForce(plan, now))
-      return { kind: 'refuse-start', reason: 'the plan is not in force', why: 'plan-expired' };
-    if (plan && hoursExhausted(plan, machine.usageSeconds))
-      return { kind: 'refuse-start', reason: "the plan's hours are used up", why: 'out-of-hours' };
-  }
+}
+
+/**
+ * A machine that has (had) an instance: lost without one; observed before anything else; lost
+ * when EC2 no longer has it (`strict`: at once, for one that was running or stopping; else
+ * only once missing for longer than a fresh instance may be, counted from `since`).
+ */
+function inUse(
+  input: LifecycleInput,
+  since: Instant | null,
+  strict: boolean,
+  decide: (input: LifecycleInput, cloud: NonNullable<CloudView>) => Decision,
+): Decision {
+  const { machine, cloud } = input;
   if (!machine.instanceId) return { kind: 'lost', reason: 'the machine has no instance', during: 'use' };
   if (cloud === undefined) return { kind: 'observe', reason: `${machine.state}: what does EC2 say?` };
+  const lost = strict ? lostInUse(cloud, since, input) : lostOrWait(cloud, since, input, 'use');
+  if (lost) return lost;
+  if (cloud === null) return { kind: 'wait', reason: 'unreachable' };
+  return decide(input, cloud);
+}
 
-  switch (machine.state) {
-    case 'starting': {
-      const lost = lostOrWait(cloud, machine.startRequestedAt, input, 'use');
-      if (lost) return lost;
-      if (cloud === null) return { kind: 'wait', reason: 'unreachable' };
-      if (cloud.state === 'running')
-        return cloud.publicIp
-          ? {
-              kind: 'mark-running',
-              reason: 'EC2 says running with a public address',
-              publicIp: cloud.publicIp,
-            }
-          : { kind: 'wait', reason: 'running, waiting for a public address' };
-      if (cloud.state === 'stopped') {
-        if (machine.startAttempts >= input.limits.maxStartAttempts)
-          return machine.resizedFrom
-            ? { kind: 'revert-resize', reason: 'no machine of the new type starts: put the old type back' }
-            : { kind: 'give-up-start', reason: `no capacity after ${machine.startAttempts} start attempts` };
-        if (machine.resizeTo)
-          return {
-            kind: 'resize',
-            reason: 'the plan changed: change the stopped instance before starting it',
-          };
-        return { kind: 'start', reason: 'the customer asked for it and the instance is stopped' };
-      }
-      return { kind: 'wait', reason: `the instance is ${cloud.state}` };
-    }
-    case 'running': {
-      const lost = lostOrWait(cloud, machine.launchedAt, input, 'use');
-      if (lost)
-        return lost.kind === 'wait'
-          ? { kind: 'lost', reason: 'EC2 does not know the instance', during: 'use' }
-          : lost;
-      if (cloud === null) return { kind: 'wait', reason: 'unreachable' };
-      if (cloud.state === 'stopping' || cloud.state === 'stopped')
-        return { kind: 'mark-stopped', reason: 'shut down from inside Windows', stoppedBy: 'shut-down' };
-      if (!plan || !planInForce(plan, now)) {
-        return { kind: 'request-stop', reason: 'the plan is not in force', why: 'plan-expired', alerts: [] };
-      }
-      if (machine.resizeTo)
-        return {
-          kind: 'request-stop',
-          reason: 'the new plan needs another kind of machine: stop it to change it',
-          why: 'plan-change',
-          alerts: [],
-        };
-      const used = usageUpTo(machine, plan, now);
-      const alerts = hourAlertsReached(plan.hours, used);
-      if (hoursExhausted(plan, used))
-        return { kind: 'request-stop', reason: "the plan's hours are used up", why: 'out-of-hours', alerts };
-      if (cloud.state !== 'running') return { kind: 'wait', reason: `the instance is ${cloud.state}` };
-      return { kind: 'accrue', reason: 'running: count the time since the last count', alerts };
-    }
-    case 'stopping': {
-      const lost = lostOrWait(cloud, machine.startRequestedAt ?? machine.launchedAt, input, 'use');
-      if (lost)
-        return lost.kind === 'wait'
-          ? { kind: 'lost', reason: 'EC2 does not know the instance', during: 'use' }
-          : lost;
-      if (cloud === null) return { kind: 'wait', reason: 'unreachable' };
-      if (cloud.state === 'stopped')
-        return { kind: 'mark-stopped', reason: 'EC2 says stopped', stoppedBy: 'stop' };
-      if (cloud.state === 'running')
-        return { kind: 'stop', reason: 'a stop was asked for and the instance still runs' };
-      return { kind: 'wait', reason: `the instance is ${cloud.state}` };
-    }
-    case 'stopped': {
-      const lost = lostOrWait(cloud, machine.stoppedAt, input, 'use');
-      if (lost) return lost;
-      if (cloud === null) return { kind: 'wait', reason: 'unreachable' };
-      if (cloud.state === 'running' || cloud.state === 'pending')
-        return { kind: 'alert-unexpected', reason: `the instance is ${cloud.state} but nobody asked for it` };
-      // Stopped for a plan change (not by the customer, not after a failed start): change and start it.
-      if (
-        machine.resizeTo &&
-        machine.stateReason === 'plan-change' &&
-        cloud.state === 'stopped' &&
-        planInForce(plan, now)
-      )
-        return { kind: 'resize', reason: 'stopped for the plan change: change the instance, then start it' };
-      return { kind: 'nothing', reason: `stopped (EC2: ${cloud.state})` };
-    }
-    default:
-      return { kind: 'nothing', reason: `no rule for ${machine.state}` };
+/** A paid plan without a machine yet: launched from the kept copy once it is complete, else a spare claimed first. */
+function decideRequested(input: LifecycleInput): Decision {
+  const { plan, now } = input;
+  if (!planInForce(plan, now)) return { kind: 'nothing', reason: 'the plan is no longer in force' };
+  const restore = input.restore === undefined ? 'ready' : restoreProgress(input.restore);
+  if (typeof restore === 'object')
+    return {
+      kind: 'repoint-restore',
+      reason: 'the copy it was to be made from failed: it is made from the copy taken again',
+      snapshotId: restore.repointTo,
+    };
+  if (restore === 'pending')
+    return {
+      kind: 'wait',
+      reason:
+        "the copy of the customer's old disk is still being saved: it is launched from it once complete",
+    };
+  return decideLaunch(input);
+}
+
+/**
+ * A machine without an instance: a ready warm-pool spare first (never for a machine that
+ * brings back a kept disk: it must be launched from it), then an earlier launch adopted, then
+ * RunInstances; a failed launch is tried again until the launch budget is spent.
+ */
+function decideLaunch(input: LifecycleInput): Decision {
+  const { machine, lastTry, limits } = input;
+  if (lastTry === 'launch-failed')
+    return machine.launchAttempts >= limits.maxLaunchAttempts
+      ? { kind: 'give-up-launch', reason: `no instance after ${machine.launchAttempts} launch attempts` }
+      : { kind: 'retry-later', reason: `launch attempt ${machine.launchAttempts} failed` };
+  if (
+    machine.state === 'requested' &&
+    mayClaimSpare({ restoring: machine.restoresDisk === true }) &&
+    lastTry !== 'no-spare'
+  )
+    return {
+      kind: 'claim-pool',
+      reason: 'a paid plan has no machine yet: a warm-pool spare is claimed first',
+    };
+  if (machine.launchAttempts > 0 && lastTry !== 'nothing-adopted')
+    return {
+      kind: 'adopt',
+      reason: 'a launch was sent but its answer was not recorded: find it by ClientToken',
+    };
+  return {
+    kind: 'launch',
+    reason:
+      lastTry === 'nothing-adopted'
+        ? 'nothing was launched under its ClientToken: launch (the same token, so at most one)'
+        : machine.state === 'requested'
+          ? 'a paid plan has no machine yet'
+          : 'no instance yet',
+  };
+}
+
+/** Terminating: whatever was launched is deleted, its disk snapshotted first when it is kept. */
+function decideTerminating(input: LifecycleInput): Decision {
+  const { machine, cloud } = input;
+  // Never recorded an instance: terminate whatever was launched under its ClientToken.
+  if (!machine.instanceId)
+    return machine.launchAttempts > 0
+      ? { kind: 'terminate', reason: 'a launch was sent: delete whatever it made' }
+      : { kind: 'mark-terminated', reason: 'the machine never had an instance' };
+  if (cloud === undefined) return { kind: 'observe', reason: 'terminating: is the instance gone?' };
+  if (cloud === null || gone(cloud)) return { kind: 'mark-terminated', reason: 'the instance is gone' };
+  if (machine.keepDisk) {
+    const kept = decideKeptDisk(input.snapshot);
+    if (kept) return kept;
   }
+  return { kind: 'terminate', reason: `the machine is to be deleted and its instance is ${cloud.state}` };
+}
+
+/** A kept disk is copied before its instance goes; null once the copy is safe. */
+function decideKeptDisk(snapshot: SnapshotView | undefined): Decision | null {
+  if (snapshot === undefined)
+    return { kind: 'observe-snapshot', reason: 'its disk is kept: how far is the snapshot?' };
+  switch (snapshot.row) {
+    case 'none':
+    case 'unsent':
+      return { kind: 'snapshot', reason: 'its disk is kept: snapshot it before the instance goes' };
+    case 'completed':
+    case 'restored':
+      return null;
+    case 'creating':
+      switch (snapshot.cloud) {
+        case 'completed':
+          return snapshot.newMachineWaits
+            ? {
+                kind: 'hand-over-disk',
+                reason: "the copy is complete and the customer's new machine waits for it",
+              }
+            : {
+                kind: 'keep-disk',
+                reason: 'the copy is complete: the customer is told until when it is kept',
+              };
+        case 'error':
+          return { kind: 'snapshot-failed', reason: 'EC2 reports the snapshot in error' };
+        case 'missing':
+          return { kind: 'snapshot-failed', reason: 'EC2 does not know the snapshot' };
+        case 'pending':
+        case undefined:
+          return { kind: 'check-later', reason: 'the snapshot of its disk is not complete yet' };
+        default:
+          return assertNever(snapshot.cloud);
+      }
+    default:
+      return assertNever(snapshot.row);
+  }
+}
+
+function decideStarting(input: LifecycleInput, cloud: NonNullable<CloudView>): Decision {
+  const { machine, limits, lastTry } = input;
+  if (cloud.state === 'running')
+    return cloud.publicIp
+      ? { kind: 'mark-running', reason: 'EC2 says running with a public address', publicIp: cloud.publicIp }
+      : { kind: 'wait', reason: 'running, waiting for a public address' };
+  if (cloud.state !== 'stopped') return { kind: 'wait', reason: `the instance is ${cloud.state}` };
+  if (machine.startAttempts >= limits.maxStartAttempts)
+    return machine.resizedFrom
+      ? { kind: 'revert-resize', reason: 'no machine of the new type starts: put the old type back' }
+      : { kind: 'give-up-start', reason: `no capacity after ${machine.startAttempts} start attempts` };
+  if (machine.resizeTo)
+    return { kind: 'resize', reason: 'the plan changed: change the stopped instance before starting it' };
+  if (lastTry === 'start-failed')
+    return { kind: 'retry-later', reason: `start attempt ${machine.startAttempts} failed` };
+  if (lastTry === 'not-startable-yet')
+    return { kind: 'retry-later', reason: 'still stopping (a quick STOP then START): not a failed attempt' };
+  return { kind: 'start', reason: 'the customer asked for it and the instance is stopped' };
+}
+
+function decideRunning(input: LifecycleInput, cloud: NonNullable<CloudView>): Decision {
+  const { machine, plan, now } = input;
+  if (cloud.state === 'stopping' || cloud.state === 'stopped')
+    return { kind: 'mark-stopped', reason: 'shut down from inside Windows', stoppedBy: 'shut-down' };
+  if (!plan || !planInForce(plan, now))
+    return { kind: 'request-stop', reason: 'the plan is not in force', why: 'plan-expired', alerts: [] };
+  if (machine.resizeTo)
+    return {
+      kind: 'request-stop',
+      reason: 'the new plan needs another kind of machine: stop it to change it',
+      why: 'plan-change',
+      alerts: [],
+    };
+  const used = usageUpTo(machine, plan, now);
+  const alerts = hourAlertsReached(plan.hours, used);
+  if (hoursExhausted(plan, used))
+    return { kind: 'request-stop', reason: "the plan's hours are used up", why: 'out-of-hours', alerts };
+  if (cloud.state !== 'running') return { kind: 'wait', reason: `the instance is ${cloud.state}` };
+  return {
+    kind: 'accrue',
+    reason: 'running: count the time since the last count',
+    alerts,
+    capSeconds: planSeconds(plan.hours),
+  };
+}
+
+function decideStopping(_input: LifecycleInput, cloud: NonNullable<CloudView>): Decision {
+  if (cloud.state === 'stopped')
+    return { kind: 'mark-stopped', reason: 'EC2 says stopped', stoppedBy: 'stop' };
+  if (cloud.state === 'running')
+    return { kind: 'stop', reason: 'a stop was asked for and the instance still runs' };
+  return { kind: 'wait', reason: `the instance is ${cloud.state}` };
+}
+
+function decideStopped(input: LifecycleInput, cloud: NonNullable<CloudView>): Decision {
+  const { machine, plan, now } = input;
+  if (cloud.state === 'running' || cloud.state === 'pending')
+    return input.lastTry === 'stop-refused'
+      ? { kind: 'wait', reason: `the instance is ${cloud.state}: it is stopped once it runs` }
+      : { kind: 'alert-unexpected', reason: `the instance is ${cloud.state} but nobody asked for it` };
+  // Stopped for a plan change (not by the customer, not after a failed start): change it, then start it.
+  if (machine.stateReason === 'plan-change' && cloud.state === 'stopped' && planInForce(plan, now))
+    return machine.resizeTo
+      ? { kind: 'resize', reason: 'stopped for the plan change: change the instance, then start it' }
+      : { kind: 'request-start', reason: 'changed for the new plan: started as the renewal wants' };
+  return { kind: 'nothing', reason: `stopped (EC2: ${cloud.state})` };
 }
 
 /** requested → provisioning → running: launch (or claim), adopt, tag, start, password, Remote Desktop, ready. */
 function decideProvisioning(input: LifecycleInput): Decision {
-  const { machine, cloud, now, plan } = input;
+  const { machine, cloud, now, plan, lastTry } = input;
   if (!machine.instanceId) {
     if (!planInForce(plan, now)) return { kind: 'nothing', reason: 'the plan is no longer in force' };
-    return machine.launchAttempts > 0
-      ? { kind: 'adopt', reason: 'a launch was sent but its answer was not recorded: find it by ClientToken' }
-      : { kind: 'launch', reason: 'no instance yet' };
+    return decideLaunch(input);
   }
   if (cloud === undefined) return { kind: 'observe', reason: 'provisioning: what does EC2 say?' };
   const lost = lostOrWait(cloud, machine.launchedAt, input, 'provisioning');
@@ -441,23 +699,81 @@ function decideProvisioning(input: LifecycleInput): Decision {
   if (machine.source === 'pool' && cloud.vmTag !== machine.id)
     return { kind: 'tag', reason: 'the claimed warm-pool instance still carries the pool tags' };
   if (cloud.state === 'stopped') {
-    return machine.source === 'pool'
-      ? { kind: 'start', reason: 'the claimed warm-pool instance is stopped' }
-      : { kind: 'lost', reason: 'the new instance stopped during its first boot', during: 'provisioning' };
+    if (machine.source !== 'pool')
+      return {
+        kind: 'lost',
+        reason: 'the new instance stopped during its first boot',
+        during: 'provisioning',
+      };
+    if (lastTry === 'start-failed')
+      return { kind: 'retry-later', reason: 'starting the claimed warm-pool instance failed' };
+    if (lastTry === 'not-startable-yet')
+      return {
+        kind: 'wait',
+        reason: 'the claimed warm-pool instance is not startable yet; checking again shortly',
+      };
+    return { kind: 'start-claimed', reason: 'the claimed warm-pool instance is stopped' };
   }
   if (cloud.state !== 'running') return { kind: 'wait', reason: `the instance is ${cloud.state}` };
-  if (!machine.passwordStored)
+  if (!machine.passwordStored) {
+    if (lastTry === 'password-not-ready')
+      return { kind: 'wait', reason: 'Windows has not finished its first boot' };
+    if (lastTry === 'password-undecryptable')
+      return { kind: 'wait', reason: 'the Windows password could not be decrypted (an operator is alerted)' };
     return { kind: 'capture-password', reason: 'running: is Windows done with its first boot?' };
+  }
   if (!cloud.publicIp) return { kind: 'wait', reason: 'running, waiting for a public address' };
   if (input.remoteDesktop === undefined)
     return { kind: 'probe-remote-desktop', reason: 'password ready: does Remote Desktop answer?' };
   if (input.remoteDesktop === 'closed')
-    return { kind: 'wait', reason: 'waiting for Remote Desktop to answer' };
+    return { kind: 'note-remote-desktop-wait', reason: 'waiting for Remote Desktop to answer' };
   return {
     kind: 'mark-ready',
     reason: 'running, password stored, Remote Desktop answers',
     publicIp: cloud.publicIp,
   };
+}
+
+/**
+ * The minute sweep's lane for a machine, from its decision: left alone (no write), counted in
+ * the page's one batched UPDATE (its only change is time counted, and every hour notice it
+ * reached was already sent), or handed to the executor one by one. So the sweep's work grows
+ * with what changed, not with the size of the fleet; both lanes count usage by one rule (the
+ * accrue decision's cap).
+ */
+export type SweepLane = 'unchanged' | 'accrue' | 'step';
+
+export function sweepLane(decision: Decision, noticeSent: (percent: HourAlertPercent) => boolean): SweepLane {
+  if (decision.kind === 'nothing' || decision.kind === 'wait') return 'unchanged';
+  if (decision.kind === 'accrue') return decision.alerts.every(noticeSent) ? 'accrue' : 'step';
+  return 'step';
+}
+
+/**
+ * After a machine's check: look again in `pollSeconds` while it is in transition (up to a
+ * bound; past it the minute sweep carries on), or, once running, at the moment its plan's hours
+ * run out when that is within a day (further out, the minute sweep gets there first).
+ */
+export type FollowUp =
+  { kind: 'check-again' } | { kind: 'hours-check'; inSeconds: number } | { kind: 'none' };
+
+export function followUpOf(
+  machine: { state: string; usageSeconds: number },
+  plan: Pick<PlanFacts, 'hours'> | null,
+  checks: { count: number; limit: number },
+): FollowUp {
+  if (isTransitional(machine.state))
+    return checks.count <= checks.limit ? { kind: 'check-again' } : { kind: 'none' };
+  if (machine.state !== 'running' || !plan) return { kind: 'none' };
+  const left = remainingSeconds(plan.hours, machine.usageSeconds);
+  return left > 0 && left < 86_400 ? { kind: 'hours-check', inSeconds: left + 1 } : { kind: 'none' };
+}
+
+/** A warm-pool spare is looked at again soon while its first boot or its stop is under way (up to the same bound). */
+export function poolFollowUp(state: string, checks: { count: number; limit: number }): FollowUp {
+  return (state === 'launching' || state === 'stopping') && checks.count <= checks.limit
+    ? { kind: 'check-again' }
+    : { kind: 'none' };
 }
 
 /**
@@ -468,7 +784,7 @@ function decideProvisioning(input: LifecycleInput): Decision {
  */
 export const POOL_FIRST_BOOT_DEADLINE_MS = 45 * 60_000;
 
-export function firstBootOverdue(launchedAt: Instant | null, now: Instant): boolean {
+function firstBootOverdue(launchedAt: Instant | null, now: Instant): boolean {
   return missingTooLong(launchedAt, now, POOL_FIRST_BOOT_DEADLINE_MS);
 }
 
@@ -485,23 +801,60 @@ export type PoolFacts = {
   launchedAt: Instant | null;
 };
 
-export type PoolDecision = Plain<
-  'nothing' | 'wait' | 'observe' | 'adopt' | 'capture-password' | 'stop' | 'mark-ready' | 'fail'
->;
+/**
+ * - observe: a look; adopt / capture-password / stop: EC2 under the pool row's lock;
+ * - discard: the spare never will be usable (first boot overdue, or its password cannot be
+ *   decrypted): an operator is alerted, the row failed and the instance terminated at once;
+ * - mark-ready / fail: row transitions (a failed row's instance is terminated by the reconciler).
+ */
+export type PoolDecision =
+  | Plain<'nothing' | 'wait' | 'observe' | 'adopt' | 'capture-password' | 'stop' | 'mark-ready' | 'fail'>
+  | { kind: 'discard'; reason: string; why: 'first-boot' | 'password-undecryptable' };
 
-export function decidePoolInstance(input: {
+export type PoolInput = {
   pool: PoolFacts;
   cloud: CloudView | undefined;
+  /** What the previous step of this run came to. */
+  lastTry?: Extract<LastTry, 'nothing-adopted' | 'password-not-ready' | 'password-undecryptable'> | undefined;
+  /** The capture's words when the password cannot be decrypted. */
+  problem?: string | undefined;
   now: Instant;
   limits: Pick<LifecycleLimits, 'missingGraceMs'>;
-}): PoolDecision {
-  const { pool, cloud, now, limits } = input;
+};
+
+export function poolStepPlace(decision: PoolDecision): StepPlace {
+  switch (decision.kind) {
+    case 'nothing':
+    case 'wait':
+      return 'end';
+    case 'observe':
+      return 'look';
+    case 'adopt':
+    case 'capture-password':
+    case 'stop':
+    case 'discard':
+      return 'cloud';
+    case 'mark-ready':
+    case 'fail':
+      return 'row';
+    default:
+      return assertNever(decision);
+  }
+}
+
+export function decidePoolInstance(input: PoolInput): PoolDecision {
+  const { pool, cloud, now, limits, lastTry } = input;
   if (pool.state === 'claimed' || pool.state === 'failed')
     return { kind: 'nothing', reason: `pool instance ${pool.state}` };
   if (!pool.instanceId) {
-    return pool.state === 'launching' && pool.launchAttempts > 0
-      ? { kind: 'adopt', reason: 'a launch was sent but its answer was not recorded: find it by ClientToken' }
-      : { kind: 'wait', reason: 'waiting for its launch' };
+    if (pool.state !== 'launching' || pool.launchAttempts === 0)
+      return { kind: 'wait', reason: 'waiting for its launch' };
+    return lastTry === 'nothing-adopted'
+      ? { kind: 'wait', reason: 'its launch is not known to EC2; the next replenish launches it' }
+      : {
+          kind: 'adopt',
+          reason: 'a launch was sent but its answer was not recorded: find it by ClientToken',
+        };
   }
   if (cloud === undefined) return { kind: 'observe', reason: 'what does EC2 say?' };
   if (cloud === null) {
@@ -512,8 +865,22 @@ export function decidePoolInstance(input: {
   if (gone(cloud)) return { kind: 'fail', reason: `the instance is ${cloud.state}` };
   switch (pool.state) {
     case 'launching':
-      // Running: the password says whether the first boot is done (the worker fails it there
-      // when it is not, past the deadline); never running past the deadline: failed here.
+      // Running: the password says whether the first boot is done; never done (or never
+      // running) past the deadline: the spare goes.
+      if (lastTry === 'password-undecryptable')
+        return {
+          kind: 'discard',
+          reason: input.problem ?? 'the password cannot be decrypted',
+          why: 'password-undecryptable',
+        };
+      if (lastTry === 'password-not-ready')
+        return firstBootOverdue(pool.launchedAt, now)
+          ? {
+              kind: 'discard',
+              reason: `first boot not done ${POOL_FIRST_BOOT_DEADLINE_MS / 60_000} minutes after launch`,
+              why: 'first-boot',
+            }
+          : { kind: 'wait', reason: 'first boot not done' };
       if (cloud.state === 'running')
         return { kind: 'capture-password', reason: 'running: is the first boot done?' };
       return firstBootOverdue(pool.launchedAt, now)
@@ -532,7 +899,91 @@ export function decidePoolInstance(input: {
         ? { kind: 'stop', reason: 'a ready spare must be stopped (it was started outside us)' }
         : { kind: 'nothing', reason: pool.hot ? `ready, hot (${cloud.state})` : 'ready' };
     default:
-      return { kind: 'nothing', reason: 'no rule' };
+      return assertNever(pool.state);
+  }
+}
+
+/**
+ * What a pool launch or a machine launch is made with: the subnet for the attempt (0-based) —
+ * the main subnets for the first attempts (rotating), then the fallback subnets (other
+ * availability zones), then both in turn. (The image is the plan's: `imageForPlan`, plans.ts.)
+ */
+export function subnetForAttempt(
+  subnets: { subnetIds: string[]; fallbackSubnetIds: string[] },
+  attempt: number,
+  beforeFallback: number,
+): string {
+  const main = subnets.subnetIds;
+  const fallback = subnets.fallbackSubnetIds;
+  if (attempt < beforeFallback || fallback.length === 0) return main[attempt % main.length] ?? main[0] ?? '';
+  const later = [...fallback, ...main];
+  return later[(attempt - beforeFallback) % later.length] ?? fallback[0] ?? '';
+}
+
+/**
+ * What a renewal's `vm-provision` does with the machine it keeps. A machine being made is taken
+ * on by the executor; one stopped (or stopping) that the customer has not started or stopped
+ * since the payment is started, as after a first purchase; a running one with a plan change is
+ * handed to the lifecycle (which stops, changes and starts it).
+ */
+export type ProvisionStep =
+  | { kind: 'advance'; reason: string }
+  | { kind: 'start'; reason: string }
+  | { kind: 'retry-later'; reason: string }
+  | { kind: 'change-running'; reason: string }
+  | { kind: 'renewed'; reason: string }
+  | { kind: 'nothing'; reason: string };
+
+export function provisionStep(input: {
+  machine: {
+    state: MachineState;
+    readyAt: Instant | null;
+    startRequestedAt: Instant | null;
+    stopRequestedAt: Instant | null;
+    subscriptionAttachedAt: Instant;
+    resizePending: boolean;
+  };
+  renewal: boolean;
+  plan: PlanFacts | null;
+  now: Instant;
+}): ProvisionStep {
+  const { machine, renewal, plan, now } = input;
+  const attachedAt = toEpochMs(machine.subscriptionAttachedAt);
+  const after = (at: Instant | null) => at !== null && toEpochMs(at) > attachedAt;
+  switch (machine.state) {
+    case 'requested':
+    case 'provisioning':
+      return { kind: 'advance', reason: 'a machine being made: the lifecycle takes it on' };
+    case 'stopped':
+    case 'stopping': {
+      const untouched =
+        renewal &&
+        machine.readyAt !== null &&
+        toEpochMs(machine.readyAt) < attachedAt &&
+        !after(machine.startRequestedAt) &&
+        !after(machine.stopRequestedAt);
+      if (!untouched || !planInForce(plan, now))
+        return { kind: 'nothing', reason: 'started or stopped by the customer since the payment' };
+      return machine.state === 'stopping'
+        ? { kind: 'retry-later', reason: 'the renewed machine is still stopping; starting it once stopped' }
+        : { kind: 'start', reason: 'a renewal keeps the same machine and disk; starting it' };
+    }
+    case 'running':
+    case 'starting':
+      return machine.resizePending
+        ? {
+            kind: 'change-running',
+            reason: 'plan change keeps the same machine and disk; restarting it changed',
+          }
+        : { kind: 'renewed', reason: 'the renewed machine is already running' };
+    case 'terminating':
+    case 'terminated':
+    case 'error':
+      return renewal
+        ? { kind: 'renewed', reason: 'machine already provisioned' }
+        : { kind: 'nothing', reason: 'machine already provisioned' };
+    default:
+      return assertNever(machine.state);
   }
 }
 
@@ -568,7 +1019,7 @@ export function planChange(
  * being saved from the customer's old machine (the new one then waits for it: a renewal in the
  * minutes after expiry must not lose the files a fresh machine would not have).
  */
-export function snapshotWillRestore(
+function snapshotWillRestore(
   snapshot: { state: string; keepUntil: Instant } | null | undefined,
   now: Instant,
 ): boolean {

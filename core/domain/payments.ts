@@ -122,6 +122,51 @@ export function notActivatedExplanation(refundHours: number): string {
   return `We received your payment but could not start the plan it was for. We will refund the full amount to your original payment method ${when} unless our team sorts it out with you first; you do not need to do anything.`;
 }
 
+/**
+ * Whether a paid subscription is activated, from what its settlement found, checked in this
+ * order: the amount PayU took, the subscription still waiting for its payment, the account, an
+ * overlapping plan (a running trial gives way to a bought plan, a renewed plan to its renewal),
+ * a trial already used. A
+ * refusal is never silent: the payment records it with its automatic refund.
+ */
+export type Activation =
+  { kind: 'activate'; givesWay: 'trial' | 'renewed-plan' | null } | { kind: 'refuse'; problem: string };
+
+export function activationOf(facts: {
+  paidPaise: number | null;
+  askedPaise: number;
+  subscription: { status: string; isTrial: boolean } | null;
+  customerExists: boolean;
+  /** The customer's plan in force now, if any; `renewed`: this payment renews it (AutoPay or "Pay now"). */
+  active: { isTrial: boolean; planName: string; renewed: boolean } | null;
+  trialUsed: boolean;
+}): Activation {
+  const { subscription, active } = facts;
+  // Our hash signed the amount, so PayU charging another one means something is badly wrong.
+  if (facts.paidPaise !== facts.askedPaise)
+    return {
+      kind: 'refuse',
+      problem: `PayU reports ${facts.paidPaise ?? 'no'} paise paid, we asked ${facts.askedPaise}`,
+    };
+  if (!subscription || subscription.status !== 'pending_payment')
+    return { kind: 'refuse', problem: `subscription ${subscription?.status ?? 'missing'}` };
+  if (!facts.customerExists) return { kind: 'refuse', problem: 'the account was deleted' };
+  // A running trial gives way to a bought plan, the renewed plan to its renewal; anything else
+  // means this purchase overlaps one.
+  const givesWay = !active
+    ? null
+    : active.isTrial && !subscription.isTrial
+      ? 'trial'
+      : active.renewed
+        ? 'renewed-plan'
+        : undefined;
+  if (givesWay === undefined)
+    return { kind: 'refuse', problem: `another plan (${active!.planName}) is active` };
+  if (subscription.isTrial && facts.trialUsed)
+    return { kind: 'refuse', problem: 'a trial was already used by this account or phone number' };
+  return { kind: 'activate', givesWay };
+}
+
 /** How long an unanswered checkout waits before it reads "Not completed", and what the bank does then. */
 export type CheckoutWaitSettings = {
   /** Minutes without PayU's final answer after which the history says "Not completed" (configuration). */

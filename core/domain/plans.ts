@@ -169,3 +169,8 @@ export function addOneMonth(at: Instant): Date {
 export function planExpiry(purchasedAt: Instant): Date {
   return addOneMonth(purchasedAt);
 }
+
+/** The machine image a plan launches from (the default plan's for an unknown plan id). */
+export function imageForPlan(planId: string, amiByPlan: Record<PlanId, string>): string {
+  return isPlanId(planId) ? amiByPlan[planId] : amiByPlan.legend;
+}

@@ -15,7 +15,6 @@ export const FEEDBACK_FIELDS = [
   'Business',
   'Other',
 ] as const;
-export type FeedbackField = (typeof FEEDBACK_FIELDS)[number];
 
 export const FEEDBACK_LIMITS = {
   name: 100,

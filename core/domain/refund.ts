@@ -109,6 +109,42 @@ export type RefundPolicyBody = {
  */
 export const REFUND_STALLED_MS = 7 * 3600_000;
 
+/** Status checks before a refund PayU keeps "in progress" is handed to the operator (about 10 days). */
+export const REFUND_MAX_STATUS_CHECKS = 45;
+const REFUND_MAX_FOLLOW_SECONDS = 6 * 3600;
+
+/**
+ * What follows a refund's status check at PayU: refunded or failed (final), handed to an
+ * operator once PayU has kept it in progress for `REFUND_MAX_STATUS_CHECKS` checks, else checked
+ * again — the configured first delay, doubling, at most six hours apart.
+ */
+export type RefundFollowUp =
+  | { kind: 'refunded' }
+  | { kind: 'failed' }
+  | { kind: 'stalled' }
+  | { kind: 'check-again'; inSeconds: number };
+
+/** A refund is final once PayU says it succeeded or failed. */
+export function refundFinal(progress: string): 'refunded' | 'failed' | null {
+  return progress === 'success' ? 'refunded' : progress === 'failure' ? 'failed' : null;
+}
+
+/** After a check recorded (`statusChecks` counts it). */
+export function refundFollowUp(
+  progress: string,
+  statusChecks: number,
+  firstDelaySeconds: number,
+): RefundFollowUp {
+  const final = refundFinal(progress);
+  if (final) return { kind: final };
+  if (statusChecks >= REFUND_MAX_STATUS_CHECKS) return { kind: 'stalled' };
+  return { kind: 'check-again', inSeconds: refundCheckDelaySeconds(statusChecks, firstDelaySeconds) };
+}
+
+export function refundCheckDelaySeconds(statusChecks: number, firstDelaySeconds: number): number {
+  return Math.min(firstDelaySeconds * 2 ** statusChecks, REFUND_MAX_FOLLOW_SECONDS);
+}
+
 /** A refund as the history and the dashboard read it. */
 export type RefundProgress = {
   amountPaise: number;

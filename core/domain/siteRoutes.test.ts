@@ -35,6 +35,7 @@ describe('the SPA pages the server knows', () => {
         '/select-vm',
         '/blogs',
         '/refund-policy',
+        '/connection-check',
         ...BLOG_POSTS.map((p) => `/BlogPostPage/${p.id}`),
       ]),
     );

@@ -49,6 +49,8 @@ export const SITE_ROUTES = [
   { path: '/terms-of-service', inSitemap: true },
   { path: '/refund-policy', inSitemap: true },
   { path: '/contact-us', inSitemap: true },
+  // Before buying: the visitor's round trip, jitter and speed to the machines' region.
+  { path: '/connection-check', inSitemap: true },
   // The links in blog subscription mails (double opt-in).
   { path: '/subscribe/confirm' },
   { path: '/subscribe/unsubscribe' },

@@ -8,7 +8,6 @@ import {
   liveUsageSeconds,
   remainingSeconds,
   stopsSoonMessage,
-  vmDisplayState,
 } from './usage.ts';
 
 describe('remaining time', () => {
@@ -48,23 +47,6 @@ describe('live usage', () => {
   it('accepts the timestamp as the dashboard record sends it', () => {
     const clock = { usageSeconds: 0, isRunning: true, lastStateChange: change.toISOString() };
     expect(liveUsageSeconds(clock, change.getTime() + 5_000)).toBe(5);
-  });
-});
-
-describe('VM display state', () => {
-  it('is running when the running flag is set, whatever the last state', () => {
-    expect(vmDisplayState({ isRunning: true, lastState: 'stopped' })).toBe('running');
-  });
-
-  it('is the last state otherwise', () => {
-    expect(vmDisplayState({ isRunning: false, lastState: 'stopped' })).toBe('stopped');
-    expect(vmDisplayState({ isRunning: false, lastState: 'running' })).toBe('running');
-    expect(vmDisplayState({ isRunning: null, lastState: 'Provisioning' })).toBe('provisioning');
-  });
-
-  it('is stopped when nothing is known', () => {
-    expect(vmDisplayState({ isRunning: undefined, lastState: null })).toBe('stopped');
-    expect(vmDisplayState({ isRunning: false, lastState: ' ' })).toBe('stopped');
   });
 });
 

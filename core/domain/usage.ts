@@ -33,16 +33,6 @@ export function liveUsageSeconds(clock: UsageClock, now: Instant): number {
   return stored + Math.max(0, Math.floor((toEpochMs(now) - since) / SECOND_MS));
 }
 
-/** Running if the running flag says so, else the last state recorded, else stopped (spec §4). */
-export function vmDisplayState(vm: {
-  isRunning: boolean | null | undefined;
-  lastState: string | null | undefined;
-}): string {
-  if (vm.isRunning) return 'running';
-  const last = vm.lastState?.trim().toLowerCase();
-  return last ? last : 'stopped';
-}
-
 /**
  * Seconds as the dashboard shows them: hours (unpadded, may exceed 24), then minutes and
  * seconds padded to two digits, e.g. "12h 05m 09s", "0h 00m 00s", "90h 00m 00s".

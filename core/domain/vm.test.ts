@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayStateOf, startRefusal, VM_MESSAGES } from './vm.ts';
+import { machineDisplayState, startRefusal, VM_MESSAGES } from './vm.ts';
 
 const NOW = Date.parse('2026-03-10T10:00:00Z');
 const plan = (
@@ -43,13 +43,36 @@ describe('startRefusal', () => {
   });
 });
 
-describe('displayStateOf', () => {
-  it('shows a requested machine as being set up and a terminating one as stopping', () => {
-    expect(displayStateOf('requested')).toBe('provisioning');
-    expect(displayStateOf('terminating')).toBe('stopping');
-    expect(displayStateOf('running')).toBe('running');
-    expect(displayStateOf(null)).toBe('none');
-    expect(displayStateOf('weird')).toBe('none');
+describe('machineDisplayState', () => {
+  const shown = (
+    state: string | null,
+    more: { source?: 'pool'; instanceId?: string; planActive?: boolean; servesPlan?: boolean } = {},
+  ) =>
+    machineDisplayState({
+      vm:
+        state === null
+          ? null
+          : { state, source: more.source ?? 'launch', instanceId: more.instanceId ?? null },
+      servesPlan: more.servesPlan ?? true,
+      planActive: more.planActive ?? false,
+    });
+  it.each<[string, string | null, Parameters<typeof shown>[1], string]>([
+    ['a requested machine is being set up', 'requested', {}, 'provisioning'],
+    ['a terminating one is stopping', 'terminating', {}, 'stopping'],
+    ['running', 'running', {}, 'running'],
+    ['no machine', null, {}, 'none'],
+    ['an unknown state', 'weird', {}, 'none'],
+    ['a claimed spare only needs a start', 'provisioning', { source: 'pool', instanceId: 'i-1' }, 'starting'],
+    ['a paid plan without its machine yet', null, { planActive: true }, 'provisioning'],
+    [
+      'a deleted machine of an old plan, a new plan paid',
+      'terminated',
+      { planActive: true, servesPlan: false },
+      'provisioning',
+    ],
+    ['a deleted machine, no plan in force', 'terminated', {}, 'terminated'],
+  ])('%s', (_name, state, more, expected) => {
+    expect(shown(state, more)).toBe(expected);
   });
 
   it('keeps the spec strings verbatim', () => {

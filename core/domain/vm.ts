@@ -88,12 +88,34 @@ export function isVmDisplayState(value: unknown): value is VmDisplayState {
   return (VM_DISPLAY_STATES as readonly unknown[]).includes(value);
 }
 
-/** The row states as the dashboard shows them (a requested VM is already being set up). */
-export function displayStateOf(state: string | null | undefined): VmDisplayState {
-  if (!state) return 'none';
-  if (state === 'requested') return 'provisioning';
-  if (state === 'terminating') return 'stopping';
-  return isVmDisplayState(state) ? state : 'none';
+/**
+ * The one display state of a customer's machine: computed once, on the server, and sent as the
+ * dashboard record's `displayState` (the spec's `vmLastState` carries the same value). A
+ * requested machine is already being set up; a terminating one is stopping; a claimed warm-pool
+ * machine only needs a start (about a minute), not a first boot; a paid plan whose machine the
+ * provisioning job has not created yet is being set up.
+ */
+export function machineDisplayState(input: {
+  vm: { state: string; source: 'launch' | 'pool' | null; instanceId: string | null } | null;
+  /** The machine serves the plan shown (a plan it does not serve yet has no machine of its own). */
+  servesPlan: boolean;
+  planActive: boolean;
+}): VmDisplayState {
+  const { vm, servesPlan, planActive } = input;
+  const state = vm?.state;
+  const shown: VmDisplayState = !state
+    ? 'none'
+    : state === 'requested'
+      ? 'provisioning'
+      : state === 'terminating'
+        ? 'stopping'
+        : isVmDisplayState(state)
+          ? state
+          : 'none';
+  if (shown === 'provisioning' && vm?.source === 'pool' && vm.instanceId) return 'starting';
+  if ((shown === 'none' || shown === 'terminated') && planActive && (!vm || !servesPlan))
+    return 'provisioning';
+  return shown;
 }
 
 export type StartRefusal = { status: 409 | 404; message: string };
@@ -144,8 +166,11 @@ export type DashboardRecord = {
   selectedPrice: number | null;
   /** Usage counted up to `vmLastStateChange`; while running the dashboard adds the time since. */
   vmUsageSeconds: number;
+  /** The spec's field, kept for compatibility: the same value as `displayState`. */
   vmLastState: VmDisplayState;
   vmLastStateChange: string | null;
+  /** What the dashboard shows of the machine (`machineDisplayState`); the SPA renders it as is. */
+  displayState: VmDisplayState;
   /** Our authenticated downloads; null until there is something to download. */
   rdpUrl: string | null;
   pwdUrl: string | null;
@@ -196,6 +221,7 @@ export type UsageRecord = Pick<
   | 'vmUsageSeconds'
   | 'vmLastState'
   | 'vmLastStateChange'
+  | 'displayState'
   | 'isRunning'
   | 'planActive'
 > & {

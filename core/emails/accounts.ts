@@ -96,6 +96,27 @@ export function passwordChangedMail(to: string, supportEmail: string): Mail {
   ]);
 }
 
+/**
+ * Sign-ins with the right password kept failing at the second step: someone has the password.
+ * Says when, from which address (roughly where), and where to change it.
+ */
+export function passwordKnownMail(
+  to: string,
+  what: { at: Date; address: string; changeUrl: string; supportEmail: string },
+): Mail {
+  const when = `${what.at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return mail('password-known', to, 'Someone has your Legend Cloud password', [
+    'Hello,',
+    '',
+    `At ${when}, someone signed in to your Legend Cloud account with your password from the internet address ${what.address.replace(/^::ffff:/, '')}, but could not give your two-factor code, several times.`,
+    'Your two-factor sign-in stopped them, but they know your password.',
+    `Change your password now: ${what.changeUrl}`,
+    `If it was you, you can ignore this mail. Questions: ${what.supportEmail}.`,
+    '',
+    '— Legend Cloud',
+  ]);
+}
+
 /** Two-factor sign-in turned on or off. */
 export function twoFactorChangedMail(to: string, enabled: boolean, supportEmail: string): Mail {
   return mail(

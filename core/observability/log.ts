@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
@@ -39,7 +39,6 @@ const REDACT = [
   '*.password',
   '*.newPassword',
   '*.otp',
-  '*.code',
   '*.token',
   '*.hash',
   '*.secret',
@@ -50,12 +49,38 @@ const REDACT = [
   'res.headers["set-cookie"]',
 ];
 
-export function createLogger(options: { level: string; name: string }): Logger {
-  return pino({
+/** Where an error is logged (pino's `err`, or `error` by hand): its code is kept there. */
+const ERROR_KEYS = new Set(['err', 'error']);
+
+/**
+ * `*.code` as a redaction path would blank an error's code too (`ECONNREFUSED`, `Z_DATA_ERROR`,
+ * `23505`), which is what an operator needs to see, and pino's wildcard does not say under which
+ * key it matched. So a nested `code` is blanked here instead, except under `err` and `error`.
+ * (A top-level `code` is in REDACT; an error's `name` is never redacted.)
+ */
+function blankNestedCodes(object: Record<string, unknown>): Record<string, unknown> {
+  let out = object;
+  for (const [key, value] of Object.entries(object)) {
+    if (ERROR_KEYS.has(key) || value === null || typeof value !== 'object' || !('code' in value)) continue;
+    if (out === object) out = { ...object };
+    out[key] = { ...(value as object), code: '[redacted]' };
+  }
+  return out;
+}
+
+export function createLogger(options: {
+  level: string;
+  name: string;
+  /** Where lines go (stdout unless given; tests read them). */
+  destination?: DestinationStream;
+}): Logger {
+  const settings = {
     name: options.name,
     level: options.level,
     redact: { paths: REDACT, censor: '[redacted]' },
-  });
+    formatters: { log: blankNestedCodes },
+  };
+  return options.destination ? pino(settings, options.destination) : pino(settings);
 }
 
 /**

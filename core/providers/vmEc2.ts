@@ -83,15 +83,3 @@ export function poolTags(config: Ec2Config, pool: { id: string; planId: string }
     [TAGS.plan]: pool.planId,
   };
 }
-
-/**
- * The subnet for a launch attempt (0-based): the main subnets for the first attempts (rotating),
- * then the fallback subnets (other availability zones), then both in turn.
- */
-export function subnetForAttempt(config: Ec2Config, attempt: number, beforeFallback: number): string {
-  const main = config.subnetIds;
-  const fallback = config.fallbackSubnetIds;
-  if (attempt < beforeFallback || fallback.length === 0) return main[attempt % main.length] ?? main[0] ?? '';
-  const later = [...fallback, ...main];
-  return later[(attempt - beforeFallback) % later.length] ?? fallback[0] ?? '';
-}

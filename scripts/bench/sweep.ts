@@ -7,7 +7,7 @@ import { createLogger } from '../../core/observability/log.ts';
 import { createVmEc2, TAGS } from '../../core/providers/vmEc2.ts';
 import { startBoss } from '../../core/queue.ts';
 import type { WorkerDeps } from '../../worker/deps.ts';
-import { sweepFleet, type SweepStats } from '../../worker/jobs/vmSync.ts';
+import { sweepFleet, type SweepStats } from '../../worker/lifecycle/sweep.ts';
 import { startScratchDatabase } from '../lib/scratch.ts';
 import { fmtMs, fmtRatio, heading, median, record } from './lib.ts';
 

@@ -63,7 +63,8 @@ function assertReachableByPostgres(dir: string): void {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid is running. */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

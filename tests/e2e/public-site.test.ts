@@ -7,14 +7,11 @@ import {
   MOBILE,
   screenshot,
   useBrowser,
+  VIEWPORTS,
 } from '../support/browser.ts';
 import { mailsTo, type Mail } from '../support/e2eUsers.ts';
 
 const browser = useBrowser();
-const VIEWPORTS = [
-  ['1280', DESKTOP],
-  ['360', MOBILE],
-] as const;
 
 async function waitForMail(to: string, match: (mail: Mail) => boolean): Promise<Mail> {
   const deadline = Date.now() + 20_000;
@@ -405,6 +402,8 @@ describe.skipIf(!hasBrowser())('static pages', () => {
 
     await page.goto('/terms-of-service');
     await page.getByRole('heading', { name: 'Terms of Service', level: 1 }).waitFor();
+    // The refund table comes from the server's policy, a moment after the page.
+    await page.getByText('Days 1–2').first().waitFor();
     const terms = (await page.locator('main').textContent()) ?? '';
     expect(terms).toContain('Days 1–2');
     expect(terms).toContain('70% of the price');

@@ -1,6 +1,6 @@
-import { generate } from 'otplib';
 import { describe, expect, it } from 'vitest';
 import { sql } from '../../core/db/pool.ts';
+import { TWO_FACTOR_MESSAGES } from '../../core/domain/codeLimits.ts';
 import { countLiveSessions } from '../../core/db/sessions.ts';
 import { startTestStack } from '../support/stack.ts';
 import {
@@ -9,29 +9,14 @@ import {
   logIn,
   mailedCode,
   newClient,
+  totp,
   waitForMail,
+  withTwoFactor,
   type Client,
 } from '../support/accounts.ts';
 
 const stack = await startTestStack({ worker: true });
 const db = stack.services.db;
-
-/** A TOTP code for `secret`, `steps` 30-second steps from now (the server accepts one either side). */
-const totp = (secret: string, steps = 0) =>
-  generate({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
-
-/** A user with two-factor on; answers the secret and the recovery codes. */
-async function withTwoFactor() {
-  const user = await createUser(stack);
-  const client = newClient(stack);
-  await logIn(client, user.email);
-  const setup = await client.call('/api/user/two-factor/setup', { method: 'POST' });
-  expect(setup.status).toBe(200);
-  const secret = setup.body.secret as string;
-  const enabled = await client.call('/api/user/two-factor/enable', { body: { code: await totp(secret) } });
-  expect(enabled.status).toBe(200);
-  return { user, client, secret, recoveryCodes: enabled.body.recoveryCodes as string[] };
-}
 
 async function passwordStep(client: Client, email: string) {
   const reply = await client.call('/api/auth/login', { body: { email, password: GOOD_PASSWORD } });
@@ -110,7 +95,7 @@ describe('enrolment', () => {
 
 describe('logging in with two-factor on', () => {
   it('password login asks for the code; a TOTP code finishes it, and the same code cannot be used again', async () => {
-    const { user, secret } = await withTwoFactor();
+    const { user, secret } = await withTwoFactor(stack);
     const client = newClient(stack);
     await passwordStep(client, user.email);
     expect(client.cookies.has('legend_session')).toBe(false);
@@ -129,7 +114,7 @@ describe('logging in with two-factor on', () => {
   });
 
   it('accepts a recovery code once', async () => {
-    const { user, recoveryCodes } = await withTwoFactor();
+    const { user, recoveryCodes } = await withTwoFactor(stack);
     const recovery = recoveryCodes[0]!;
     const client = newClient(stack);
     await passwordStep(client, user.email);
@@ -142,7 +127,7 @@ describe('logging in with two-factor on', () => {
   });
 
   it('asks on the code login path too', async () => {
-    const { user, secret } = await withTwoFactor();
+    const { user, secret } = await withTwoFactor(stack);
     const client = newClient(stack);
     await client.call('/api/auth/forgot-password', { body: { email: user.email, method: 'otp' } });
     const code = await mailedCode(stack, user.email, 'login code');
@@ -156,7 +141,7 @@ describe('logging in with two-factor on', () => {
   });
 
   it('ends the challenge after five wrong codes', async () => {
-    const { user, secret } = await withTwoFactor();
+    const { user, secret } = await withTwoFactor(stack);
     const client = newClient(stack);
     await passwordStep(client, user.email);
     for (let i = 0; i < 5; i++) {
@@ -164,13 +149,13 @@ describe('logging in with two-factor on', () => {
     }
     const late = await client.call('/api/auth/two-factor', { body: { code: await totp(secret, 1) } });
     expect(late.status).toBe(401);
-    expect(late.body.message).toBe('Your sign-in has expired. Please log in again.');
+    expect(late.body.message).toBe(TWO_FACTOR_MESSAGES.exhausted);
   });
 
   it('refuses the second step without a first, and after the challenge expired', async () => {
     const none = await newClient(stack).call('/api/auth/two-factor', { body: { code: '123456' } });
     expect(none.status).toBe(401);
-    const { user, secret } = await withTwoFactor();
+    const { user, secret } = await withTwoFactor(stack);
     const client = newClient(stack);
     await passwordStep(client, user.email);
     await db.query(
@@ -189,7 +174,7 @@ describe('logging in with two-factor on', () => {
 
 describe('disabling', () => {
   it('needs a current code; then login asks for the password only', async () => {
-    const { user, client, secret } = await withTwoFactor();
+    const { user, client, secret } = await withTwoFactor(stack);
     const without = await client.call('/api/user/two-factor/disable', { body: { code: '000000' } });
     expect(without.status).toBe(400);
     const off = await client.call('/api/user/two-factor/disable', { body: { code: await totp(secret, 1) } });

@@ -45,7 +45,7 @@ async function notificationJobs(alertId: string): Promise<number> {
   return db.oneFirst(sql.unsafe`
     SELECT count(*)::int FROM pgboss.job
     WHERE (name = 'alert-webhook' AND data->>'alertId' = ${alertId})
-       OR (name IN ('email-send', 'email-code') AND data->>'to' = ${OPS} AND data->>'text' LIKE ${`%${alertId}%`})`) as Promise<number>;
+       OR (name IN ('email-send', 'email-code', 'email-alert') AND data->>'to' = ${OPS} AND data->>'text' LIKE ${`%${alertId}%`})`) as Promise<number>;
 }
 
 function alertsCli(...args: string[]) {

@@ -1,3 +1,4 @@
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -8,7 +9,8 @@ import { createUser, logIn, loopbackAddress, newClient, requestFrom } from '../s
 /**
  * Property-based fuzzing of every /api route in the route table: generated bodies (and queries)
  * shaped like each route's zod schema but filled with hostile values — NUL bytes, lone
- * surrogates, over-long strings, wrong types, broken JSON, wrong content types — sent by a
+ * surrogates, over-long strings, wrong types, broken JSON, wrong or mismatched content types,
+ * corrupt, truncated and unsupported Content-Encodings — sent by a
  * signed-in client from a fresh loopback address each time (so rate limits do not hide the
  * handlers). Every answer must be below 500, and every refusal must leave the database as it
  * was: no row of ours and no job added or removed.
@@ -97,7 +99,42 @@ function valueFor(key: string): fc.Arbitrary<unknown> {
   );
 }
 
-type Case = { body: string | undefined; contentType: string | undefined; query: string };
+type Case = {
+  body: string | Buffer | undefined;
+  contentType: string | undefined;
+  query: string;
+  encoding?: string;
+};
+
+/** A body under a Content-Encoding: compressed for real, truncated, not compressed at all, or an encoding we do not speak. */
+const encoded = (body: string, contentType: string): fc.Arbitrary<Case> =>
+  fc
+    .tuple(
+      fc.constantFrom(
+        'gzip',
+        'deflate',
+        'br',
+        'GZIP',
+        'x-gzip',
+        'zstd',
+        'compress',
+        'gzip, br',
+        'identity',
+        '',
+      ),
+      fc.constantFrom('real', 'truncated', 'plain'),
+    )
+    .map(([encoding, how]) => {
+      const compress: Record<string, (b: Buffer) => Buffer> = {
+        gzip: gzipSync,
+        deflate: deflateSync,
+        br: brotliCompressSync,
+      };
+      const raw = Buffer.from(body);
+      const packed = how === 'plain' || !compress[encoding] ? raw : compress[encoding](raw);
+      const sent = how === 'truncated' ? packed.subarray(0, Math.max(1, packed.length - 4)) : packed;
+      return { body: sent, contentType, query: '', encoding };
+    });
 
 function casesFor(route: Route): fc.Arbitrary<Case> {
   const shaped = fc.record(Object.fromEntries(route.keys.map((k) => [k, valueFor(k)])), {
@@ -134,6 +171,36 @@ function casesFor(route: Route): fc.Arbitrary<Case> {
           fc.constantFrom('text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'image/png'),
         )
         .map(([v, contentType]) => ({ body: JSON.stringify(v), contentType, query: '' })),
+    },
+    // The same under a Content-Encoding, corrupt or not, and JSON sent as a form or the reverse.
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(object, fc.constantFrom('application/json', 'application/x-www-form-urlencoded'))
+        .chain(([v, contentType]) =>
+          encoded(contentType === 'application/json' ? JSON.stringify(v) : toQuery(v), contentType),
+        ),
+    },
+    {
+      weight: 1,
+      arbitrary: object.map((v) => ({
+        body: JSON.stringify(v),
+        contentType: 'application/x-www-form-urlencoded',
+        query: '',
+      })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(
+          object,
+          fc.constantFrom(
+            'application/json',
+            'application/json; charset=latin1',
+            'application/json; charset=utf-16',
+          ),
+        )
+        .map(([v, contentType]) => ({ body: toQuery(v), contentType, query: '' })),
     },
     // A form, as PayU and plain HTML forms post.
     {
@@ -213,11 +280,12 @@ describe('every /api route under generated hostile input', () => {
                 origin: stack.url,
                 cookie,
                 ...(c.contentType ? { 'content-type': c.contentType } : {}),
+                ...(c.encoding ? { 'content-encoding': c.encoding } : {}),
               },
               body: c.body,
             },
           );
-          const sample = JSON.stringify(c).slice(0, 200);
+          const sample = JSON.stringify({ ...c, body: String(c.body) }).slice(0, 200);
           const after = await rowCounts();
           if (reply.status >= 500) {
             fiveHundreds++;

@@ -2,13 +2,13 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { generate } from 'otplib';
 import net from 'node:net';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
 import type { Services } from '../../api/services.ts';
 import { createDbPool, sql } from '../../core/db/pool.ts';
+import { awsRegionPingUrl } from '../../core/config/connectionCheckConfig.ts';
 import { startTestStack, waitFor, type TestStack } from '../support/stack.ts';
 import {
   createUser,
@@ -20,6 +20,7 @@ import {
   otherCode,
   requestFrom,
   uniqueEmail,
+  withTwoFactor,
 } from '../support/accounts.ts';
 
 /**
@@ -158,23 +159,9 @@ describe('the client address', () => {
   });
 });
 
-/** A user with two-factor on (enrolled through the API, as a person would). */
-async function withTwoFactor() {
-  const user = await createUser(stack);
-  const client = newClient(stack);
-  await logIn(client, user.email);
-  const setup = await client.call('/api/user/two-factor/setup', { method: 'POST' });
-  const secret = setup.body.secret as string;
-  const enabled = await client.call('/api/user/two-factor/enable', {
-    body: { code: await generate({ secret }) },
-  });
-  expect(enabled.status).toBe(200);
-  return { user, secret };
-}
-
 describe('attempt budgets under parallel guessing', () => {
   it('tries at most five of ten concurrent wrong second-factor codes', async () => {
-    const { user } = await withTwoFactor();
+    const { user } = await withTwoFactor(stack);
     const client = newClient(stack);
     const first = await client.call('/api/auth/login', {
       body: { email: user.email, password: GOOD_PASSWORD },
@@ -295,6 +282,28 @@ describe('malformed input', () => {
     expect(await counts()).toBe(before);
   });
 
+  it('answers a body that does not decompress 400 and an unknown Content-Encoding 415, DCV in its XML', async () => {
+    const before = await counts();
+    const from = loopbackAddress();
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const corrupt = await post(stack.url, from, '/api/auth/login', '{"email":"a@b.co","password":"x"}', {
+        'content-encoding': encoding,
+      });
+      expect(corrupt.status).toBe(400);
+      expect(JSON.parse(corrupt.text).message).toContain('Content-Encoding');
+    }
+    const zstd = await post(stack.url, from, '/api/report-problem', '{}', { 'content-encoding': 'zstd' });
+    expect(zstd.status).toBe(415);
+    const dcv = await post(stack.url, from, '/api/dcv/auth', 'sessionId=console&authenticationToken=x', {
+      'content-type': 'application/x-www-form-urlencoded',
+      'content-encoding': 'gzip',
+    });
+    expect(dcv.status).toBe(400);
+    expect(dcv.headers.get('content-type')).toContain('application/xml');
+    expect(dcv.text).toContain('<auth result="no">');
+    expect(await counts()).toBe(before);
+  });
+
   it('refuses a NUL byte in the path or the query with 400', async () => {
     const user = await createUser(stack);
     const client = newClient(stack);
@@ -367,7 +376,14 @@ describe('the database out of reach', () => {
 describe('production defaults', async () => {
   const production = {
     ...stack.services,
-    config: { ...stack.config, production: true, publicUrl: 'https://legend.example', trustProxyHops: 1 },
+    config: {
+      ...stack.config,
+      production: true,
+      publicUrl: 'https://legend.example',
+      trustProxyHops: 1,
+      // What production's configuration names by default (core/config/config.connectionCheck.test.ts).
+      connectionCheck: { pingUrl: awsRegionPingUrl('ap-south-1'), region: 'ap-south-1' },
+    },
   };
   const { url } = await serve(createApp(production).callback());
 
@@ -406,6 +422,14 @@ describe('production defaults', async () => {
     expect(reply.headers.get('cross-origin-opener-policy')).toBe('same-origin');
     expect(reply.headers.get('cross-origin-resource-policy')).toBe('same-origin');
     expect(reply.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it("lets pages fetch from our origin and the connection check's regional endpoint, nothing more", async () => {
+    const reply = await requestFrom(loopbackAddress(), `${url}/healthz`, { method: 'GET', headers: {} });
+    const directives = (reply.headers.get('content-security-policy') ?? '').split(';').map((d) => d.trim());
+    expect(directives.filter((d) => d.startsWith('connect-src'))).toEqual([
+      "connect-src 'self' https://dynamodb.ap-south-1.amazonaws.com",
+    ]);
   });
 });
 

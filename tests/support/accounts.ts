@@ -1,4 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import { generate } from 'otplib';
 import { request as httpRequest } from 'node:http';
 import { insertUser, type User } from '../../core/db/users.ts';
 import { hashPassword } from '../../core/crypto/passwords.ts';
@@ -27,8 +28,9 @@ export type Client = {
  * its own (127.x.y.z; the whole 127/8 block reaches the server on Linux), so per-address limits
  * of one test do not spill into another, exactly as distinct real clients would be counted.
  */
-export function newClient(stack: TestStack, ip = loopbackAddress()): Client {
-  const cookies = new Map<string, string>();
+export function newClient(stack: TestStack, ip = loopbackAddress(), sameBrowserAs?: Client): Client {
+  // The same browser on another network (a phone moving from Wi-Fi to mobile data) shares its cookies.
+  const cookies = sameBrowserAs?.cookies ?? new Map<string, string>();
   return {
     ip,
     cookies,
@@ -167,4 +169,21 @@ export async function mailedCode(stack: TestStack, to: string, subject: string, 
 /** A wrong 6-digit code, surely different from `code`. */
 export function otherCode(code: string): string {
   return String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+}
+
+/** A TOTP code for `secret`, `steps` 30-second steps from now (the server accepts one either side). */
+export const totp = (secret: string, steps = 0) =>
+  generate({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
+
+/** A user with two-factor on, enrolled through the API as a person would: its client, secret and recovery codes. */
+export async function withTwoFactor(stack: TestStack) {
+  const user = await createUser(stack);
+  const client = newClient(stack);
+  await logIn(client, user.email);
+  const setup = await client.call('/api/user/two-factor/setup', { method: 'POST' });
+  if (setup.status !== 200) throw new Error(`two-factor set-up failed: ${setup.status}`);
+  const secret = setup.body.secret as string;
+  const enabled = await client.call('/api/user/two-factor/enable', { body: { code: await totp(secret) } });
+  if (enabled.status !== 200) throw new Error(`two-factor enable failed: ${enabled.status}`);
+  return { user, client, secret, recoveryCodes: enabled.body.recoveryCodes as string[] };
 }

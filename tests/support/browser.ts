@@ -7,6 +7,11 @@ export const hasBrowser = () => inject('chromiumPath') !== '';
 
 export const DESKTOP = { width: 1280, height: 800 };
 export const MOBILE = { width: 360, height: 740 };
+/** Both widths every page is tested at, named for `it.each` and screenshot names. */
+export const VIEWPORTS = [
+  ['1280', DESKTOP],
+  ['360', MOBILE],
+] as const;
 
 /**
  * One Chromium per test file; each `newPage()` gets a fresh context (no shared cookies or

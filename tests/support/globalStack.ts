@@ -42,6 +42,9 @@ export default async function setup(project: TestProject) {
       DATA_DIR: dataDir,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
       NODE_ENV: 'test',
+      // The page is opened at localhost: the connection check then fetches its endpoint from
+      // another origin, with CORS and the CSP's connect-src, as it does against AWS.
+      REGION_PING_URL: `http://127.0.0.1:${port}/sandbox/region-ping/ping`,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

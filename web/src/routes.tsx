@@ -46,6 +46,8 @@ export const ROUTES: RouteDef[] = [
   { path: '/terms-of-service', component: lazy(() => import('./pages/TermsOfService.tsx')) },
   { path: '/refund-policy', component: lazy(() => import('./pages/RefundPolicy.tsx')) },
   { path: '/contact-us', component: lazy(() => import('./pages/ContactUs.tsx')) },
+  // Before buying: the visitor's round trip, jitter and speed to the machines' region.
+  { path: '/connection-check', component: lazy(() => import('./pages/ConnectionCheck.tsx')) },
   // The links in blog subscription mails (double opt-in).
   { path: '/subscribe/confirm', component: Subscription },
   { path: '/subscribe/unsubscribe', component: Subscription },

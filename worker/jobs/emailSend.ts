@@ -10,7 +10,7 @@ type JobResult = { id: string; status: 'completed' | 'failed'; output?: object }
  * (the worker registers this queue with `perJobResults`): one refused address fails only its
  * own job, and the rest of the batch is not sent twice. Delivery is at-least-once: a crash
  * between the provider accepting a message and pg-boss recording completion sends it again,
- * which beats losing it. Serves `email-send` and `email-code` alike.
+ * which beats losing it. Serves `email-send`, `email-code` and `email-alert` alike.
  */
 export function emailSend(deps: WorkerDeps) {
   return async (jobs: Job<unknown>[]): Promise<JobResult[]> =>

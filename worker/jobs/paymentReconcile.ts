@@ -1,26 +1,17 @@
-import {
-  cancelAutoRefund,
-  claimDuePayments,
-  listAutoRefundsDue,
-  type Payment,
-} from '../../core/db/payments.ts';
-import { isAlertResolved, raiseAlert } from '../../core/db/operatorAlerts.ts';
-import { listStalledRefunds, touchRefund } from '../../core/db/refunds.ts';
-import { REFUND_STALLED_MS } from '../../core/domain/refund.ts';
-import { sql } from '../../core/db/pool.ts';
+import { checkPaymentsAgainSoon, claimDuePayments } from '../../core/db/payments.ts';
 import {
   nextCheckAt,
   RECONCILE_BATCH_SIZE,
   RECONCILE_MAX_PER_RUN,
   reconcileCutoff,
 } from '../../core/domain/payments.ts';
-import { requestRefund } from '../../core/commands/refunds.ts';
+import { applyVerification } from '../../core/commands/paymentSettlement.ts';
+import { redriveStalledRefunds, startDueAutoRefunds } from '../../core/commands/refundSweep.ts';
 import { createPayUClient, type PayUClient } from '../../core/providers/payu.ts';
 import { createPayUSiClient, type PayUSiClient } from '../../core/providers/payuSi.ts';
 import { siDebitPaymentIds, verifySiDebit } from '../../core/commands/autopayVerify.ts';
-import { sendJob, type Job } from '../../core/queue.ts';
+import type { Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
-import { applyVerification, paidNotActivatedAlertKey } from './paymentVerify.ts';
 
 /**
  * `payment-reconcile` (cron, every minute): the callback and the webhook are hints; this sweep
@@ -67,19 +58,19 @@ export async function reconcilePayments(
     refundsRedriven: 0,
   };
   const failures: Error[] = [];
+  const soon = new Date(now.getTime() + 60_000);
   // AutoPay debits are asked about one by one with verify_si_payment; checkouts in batches.
   const siDebits = await siDebitPaymentIds(
     deps.db,
     claimed.map((p) => p.id),
   );
-  const checkouts = claimed.filter((p) => !siDebits.has(p.id));
   for (const payment of claimed.filter((p) => siDebits.has(p.id))) {
     let answer;
     try {
       result.calls++;
       answer = await verifySiDebit(deps, payment, si);
     } catch (error) {
-      await checkAgainSoon(deps, [payment], now);
+      await checkPaymentsAgainSoon(deps.db, [payment.id], soon);
       log.error(
         { err: error, txnid: payment.txnid },
         'payment-reconcile: verify_si_payment failed; checking again soon',
@@ -91,6 +82,7 @@ export async function reconcilePayments(
     result.checked++;
     result.outcomes[outcome] = (result.outcomes[outcome] ?? 0) + 1;
   }
+  const checkouts = claimed.filter((p) => !siDebits.has(p.id));
   for (let i = 0; i < checkouts.length; i += RECONCILE_BATCH_SIZE) {
     const batch = checkouts.slice(i, i + RECONCILE_BATCH_SIZE);
     let answers;
@@ -100,7 +92,11 @@ export async function reconcilePayments(
       answers = await payu.verifyPayments(batch.map((p) => p.txnid));
     } catch (error) {
       // PayU unreachable: these are asked again within a minute rather than at their next step.
-      await checkAgainSoon(deps, batch, now);
+      await checkPaymentsAgainSoon(
+        deps.db,
+        batch.map((p) => p.id),
+        soon,
+      );
       log.error(
         { err: error, count: batch.length },
         'payment-reconcile: verify_payment failed; checking again soon',
@@ -125,71 +121,4 @@ export async function reconcilePayments(
   if (failures.length > 0)
     throw new Error(`verify_payment failed for ${failures.length} batch(es): ${failures[0]?.message}`);
   return result;
-}
-
-async function checkAgainSoon(deps: WorkerDeps, batch: Payment[], now: Date): Promise<void> {
-  const soon = new Date(now.getTime() + 60_000).toISOString();
-  await deps.db.query(sql.unsafe`
-    UPDATE payments SET next_check_at = ${soon}, check_count = greatest(check_count - 1, 0), updated_at = now()
-    WHERE id = ANY(${sql.array(
-      batch.map((p) => p.id),
-      'uuid',
-    )}) AND status IN ('initiated', 'pending')`);
-}
-
-/**
- * Refunds still open that nothing moved for REFUND_STALLED_MS: their payment-refund job died or ran
- * out of retries (PayU unreachable for hours). Each is sent again (the refund's token makes a
- * repeat harmless at PayU) and an operator hears of it; the row is touched so the next look waits.
- */
-async function redriveStalledRefunds(deps: WorkerDeps, log: WorkerDeps['log']): Promise<number> {
-  const stalled = await listStalledRefunds(deps.db);
-  for (const refund of stalled) {
-    await deps.db.transaction(async (trx) => {
-      await sendJob(
-        deps.boss,
-        'payment-refund',
-        { refundId: refund.id },
-        { db: trx, singletonKey: `refund-redrive-${refund.id}`, singletonSeconds: 3600 },
-      );
-      await touchRefund(trx, refund.id);
-      await raiseAlert(trx, {
-        kind: 'refund-failed',
-        dedupeKey: `refund-stalled:${refund.id}`,
-        message: `Refund ${refund.token} (${refund.status}) had not moved for ${REFUND_STALLED_MS / 3_600_000} hours: its job was lost, so it was sent again. Check it with npm run refund if it stays open.`,
-        details: { refundId: refund.id, paymentId: refund.payment_id, status: refund.status },
-      });
-    });
-    log.warn({ refundId: refund.id, status: refund.status }, 'payment-reconcile: stalled refund sent again');
-  }
-  return stalled.length;
-}
-
-/** Full refunds of paid-but-not-activated payments whose delay is over; an operator's resolution wins. */
-async function startDueAutoRefunds(deps: WorkerDeps, now: Date, log: WorkerDeps['log']): Promise<number> {
-  let started = 0;
-  for (const payment of await listAutoRefundsDue(deps.db, now, 100)) {
-    if (await isAlertResolved(deps.db, paidNotActivatedAlertKey(payment.txnid))) {
-      await cancelAutoRefund(deps.db, payment.id);
-      log.info({ txnid: payment.txnid }, 'payment-reconcile: an operator resolved it; no automatic refund');
-      continue;
-    }
-    const { created } = await requestRefund(deps.db, deps.boss, {
-      payment,
-      amountPaise: payment.amount_paise,
-      quote: {
-        day: 1,
-        percent: 100,
-        grossPaise: payment.amount_paise,
-        chargePaise: 0,
-        refundPaise: payment.amount_paise,
-      },
-      source: 'auto',
-    });
-    if (created) {
-      started++;
-      log.warn({ txnid: payment.txnid }, 'payment-reconcile: paid but not activated; full refund queued');
-    }
-  }
-  return started;
 }

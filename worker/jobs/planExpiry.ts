@@ -2,12 +2,15 @@ import { expireDueSubscriptions } from '../../core/db/subscriptions.ts';
 import { listSubscriptionsDueExpiredNotice, listSubscriptionsDueReminder } from '../../core/db/vmNotices.ts';
 import { listVmsOutOfPlan, listVmsPastGrace } from '../../core/db/vms.ts';
 import { DAY_MS } from '../../core/domain/time.ts';
+import { keptUntil } from '../../core/domain/lifecycle.ts';
 import { EXPIRY_REMINDER_DAYS, expiryRemindersDue } from '../../core/domain/subscription.ts';
 import { expiryReminderMail, planExpiredMail, vmTerminatedMail } from '../../core/emails/vms.ts';
 import { parsePayload, type Job } from '../../core/queue.ts';
-import { requestStop, requestTerminate } from '../../core/commands/vmActions.ts';
-import { notify } from '../cloudPc.ts';
+import { requestTerminate } from '../../core/commands/vmActions.ts';
 import type { WorkerDeps } from '../deps.ts';
+import { advanceMachine } from '../lifecycle/advance.ts';
+import { planFacts } from '../lifecycle/inputs.ts';
+import { notify } from '../notices.ts';
 
 /**
  * `plan-expiry` (cron, every minute). Each step selects a bounded batch by a predicate that
@@ -15,7 +18,8 @@ import type { WorkerDeps } from '../deps.ts';
  * notice, so running it twice does everything once:
  *
  * 1. active plans past expiry → expired;
- * 2. running machines whose plan is not in force → stopping (usage stops counting now);
+ * 2. running machines whose plan is not in force → handed to the lifecycle, whose `request-stop`
+ *    moves them to stopping (usage stops counting now);
  * 3. "expired, stopped, kept until …" mail, once per plan;
  * 4. reminders 3 days and 1 day before expiry, once each (not for one-day trials);
  * 5. machines whose plan ended more than VM_GRACE_DAYS ago, not renewed → terminated, their disk
@@ -45,12 +49,15 @@ export async function runPlanExpiry(deps: WorkerDeps, now: Date = new Date()): P
   report.expired = (await expireDueSubscriptions(db, now)).length;
 
   for (const vm of await listVmsOutOfPlan(db, now)) {
-    if (await requestStop(db, boss, vm.id, 'plan-expired', now)) report.stopped += 1;
+    const { steps } = await advanceMachine(deps, vm, { mode: 'sweep', now });
+    if (steps.some((step) => step.kind === 'request-stop')) report.stopped += 1;
   }
 
   for (const subscription of await listSubscriptionsDueExpiredNotice(db, now, config.vm.graceDays)) {
-    const expiresAt = subscription.expires_at ?? now;
-    const keptUntil = new Date(expiresAt.getTime() + config.vm.graceDays * DAY_MS);
+    const plan = planFacts(subscription);
+    const until = new Date(
+      (plan && keptUntil(plan, config.vm.graceDays)) ?? now.getTime() + config.vm.graceDays * DAY_MS,
+    );
     const sent = await notify(
       db,
       boss,
@@ -60,8 +67,7 @@ export async function runPlanExpiry(deps: WorkerDeps, now: Date = new Date()): P
         userId: subscription.user_id,
         subscriptionId: subscription.id,
       },
-      (person) =>
-        planExpiredMail(person, subscription, keptUntil, config.publicUrl, config.vm.snapshotKeepDays),
+      (person) => planExpiredMail(person, subscription, until, config.publicUrl, config.vm.snapshotKeepDays),
     );
     if (sent) report.expiredNotices += 1;
   }

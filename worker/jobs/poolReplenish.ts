@@ -19,8 +19,9 @@ import { HOUR_MS } from '../../core/domain/time.ts';
 import type { Ec2Instance } from '../../core/providers/ec2.ts';
 import { attemptBudget, parsePayload, type Job } from '../../core/queue.ts';
 import { scheduleVmCheck } from '../../core/commands/vmActions.ts';
-import { poolTags, subnetForAttempt } from '../../core/providers/vmEc2.ts';
-import { describeEc2Error, isRetryableCapacity } from '../cloudPc.ts';
+import { poolTags } from '../../core/providers/vmEc2.ts';
+import { subnetForAttempt } from '../../core/domain/lifecycle.ts';
+import { describeEc2Error, isRetryableCapacity } from '../ec2Errors.ts';
 import type { WorkerDeps } from '../deps.ts';
 
 /**

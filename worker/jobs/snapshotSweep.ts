@@ -9,7 +9,8 @@ import {
 } from '../../core/db/snapshots.ts';
 import { diskDeletedMail } from '../../core/emails/vms.ts';
 import { TAGS } from '../../core/providers/vmEc2.ts';
-import { describeEc2Error, notify } from '../cloudPc.ts';
+import { describeEc2Error } from '../ec2Errors.ts';
+import { notify } from '../notices.ts';
 import type { WorkerDeps } from '../deps.ts';
 
 /** Deletions per run: bounded, so a backlog drains over runs instead of stalling one. */

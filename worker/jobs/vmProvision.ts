@@ -1,19 +1,11 @@
-import { lockUserPlans, findSubscription, type Subscription } from '../../core/db/subscriptions.ts';
-import { findKeptSnapshotOfUser, markSnapshotRestored } from '../../core/db/snapshots.ts';
-import {
-  attachSubscription,
-  findLiveVmByUser,
-  findVmBySubscription,
-  insertVm,
-  recordPlanChange,
-  type Vm,
-} from '../../core/db/vms.ts';
-import { machineForPlan, planInForce } from '../../core/domain/lifecycle.ts';
+import { provisionStep } from '../../core/domain/lifecycle.ts';
 import { parsePayload, type Job, type Payload } from '../../core/queue.ts';
 import { requestStart, scheduleVmCheck } from '../../core/commands/vmActions.ts';
-import { RetryLater } from '../cloudPc.ts';
+import { choosePlanMachine } from '../../core/commands/planMachine.ts';
 import type { WorkerDeps } from '../deps.ts';
-import { advanceMachine, planFacts } from '../lifecycle.ts';
+import { RetryLater } from '../ec2Errors.ts';
+import { advanceMachine } from '../lifecycle/advance.ts';
+import { planFacts } from '../lifecycle/inputs.ts';
 
 /**
  * `vm-provision`: the machine of a newly activated plan. Sent by payment-verify in the
@@ -53,9 +45,6 @@ type JobResult = { id: string; status: 'completed' | 'failed'; output?: object }
 export type ProvisionOutcome =
   'skipped' | 'renewed' | 'claimed-pool' | 'launched' | 'in-progress' | 'failed' | 'nothing-to-do';
 
-type Chosen =
-  { kind: 'skip'; why: string } | { kind: 'vm'; vm: Vm; subscription: Subscription; renewal: boolean };
-
 export async function provisionVm(
   deps: WorkerDeps,
   { subscriptionId, userId }: Payload<'vm-provision'>,
@@ -64,71 +53,28 @@ export async function provisionVm(
   const { db, boss } = deps;
   const log = deps.log.child({ jobId, subscriptionId, queue: 'vm-provision' });
   const now = new Date();
-
-  const chosen = await db.transaction(async (trx): Promise<Chosen> => {
-    await lockUserPlans(trx, userId);
-    const subscription = await findSubscription(trx, subscriptionId);
-    if (!subscription || subscription.user_id !== userId)
-      return { kind: 'skip', why: 'no such subscription' };
-    const planMachine = await findVmBySubscription(trx, subscriptionId);
-    const live = await findLiveVmByUser(trx, userId);
-    const kept = live ? null : await findKeptSnapshotOfUser(trx, userId);
-    const plan = planFacts(subscription);
-    if (!plan) return { kind: 'skip', why: 'no such subscription' };
-    const choice = machineForPlan({
-      plan: {
-        ...plan,
-        planId: subscription.plan_id,
-        instanceType: subscription.instance_type,
-        storageGb: subscription.storage_gb,
-      },
-      planMachine,
-      live: live && { planId: live.plan_id, instanceType: live.instance_type, storageGb: live.storage_gb },
-      kept: kept && { id: kept.id, state: kept.state, keepUntil: kept.keep_until },
-      now,
-    });
-    switch (choice.kind) {
-      case 'skip':
-        return { kind: 'skip', why: choice.reason };
-      case 'existing': {
-        const vm = planMachine as Vm;
-        return { kind: 'vm', vm, subscription, renewal: vm.subscription_attached_at > vm.requested_at };
-      }
-      case 'keep-live': {
-        const current = live as Vm;
-        const attached = (await attachSubscription(trx, current.id, subscription.id, now)) ?? current;
-        const changed = choice.change ? await recordPlanChange(trx, attached.id, choice.change) : null;
-        return { kind: 'vm', vm: changed ?? attached, subscription, renewal: true };
-      }
-      case 'new': {
-        const vm = await insertVm(
-          trx,
-          {
-            userId,
-            subscriptionId,
-            planId: subscription.plan_id,
-            instanceType: subscription.instance_type,
-            storageGb: Math.max(subscription.storage_gb, choice.restoreFrom ? (kept?.volume_gb ?? 0) : 0),
-            restoreSnapshotId: choice.restoreFrom,
-          },
-          now,
-        );
-        if (choice.restoreFrom) await markSnapshotRestored(trx, choice.restoreFrom, vm.id);
-        return { kind: 'vm', vm, subscription, renewal: false };
-      }
-    }
-  });
-
+  const chosen = await choosePlanMachine(db, { subscriptionId, userId }, now);
   if (chosen.kind === 'skip') {
     log.info({ why: chosen.why }, 'vm-provision: nothing to provision');
     return 'skipped';
   }
-  const { vm, subscription } = chosen;
+  const { vm, subscription, renewal } = chosen;
   const vmLog = log.child({ vmId: vm.id });
-
-  switch (vm.state) {
-    case 'requested':
-    case 'provisioning': {
+  const step = provisionStep({
+    machine: {
+      state: vm.state,
+      readyAt: vm.ready_at,
+      startRequestedAt: vm.start_requested_at,
+      stopRequestedAt: vm.stop_requested_at,
+      subscriptionAttachedAt: vm.subscription_attached_at,
+      resizePending: vm.resize_to_type !== null || vm.resize_to_gb !== null,
+    },
+    renewal,
+    plan: planFacts(subscription),
+    now,
+  });
+  switch (step.kind) {
+    case 'advance': {
       const { steps } = await advanceMachine(deps, vm, { mode: 'job', subscription });
       const outcomes = steps.map((s) => s.outcome);
       if (outcomes.includes('failed')) return 'failed';
@@ -139,35 +85,22 @@ export async function provisionVm(
       if (steps.length === 0) await scheduleVmCheck(boss, deps.config, { vmId: vm.id });
       return 'in-progress';
     }
-    case 'stopped':
-    case 'stopping': {
-      // A renewal: the customer paid and waits for the machine, as after a first purchase —
-      // unless they started or stopped it themselves since.
-      const attachedAt = vm.subscription_attached_at.getTime();
-      const untouched =
-        chosen.renewal &&
-        vm.ready_at !== null &&
-        vm.ready_at.getTime() < attachedAt &&
-        !(vm.start_requested_at && vm.start_requested_at.getTime() > attachedAt) &&
-        !(vm.stop_requested_at && vm.stop_requested_at.getTime() > attachedAt);
-      if (!untouched || !planInForce(planFacts(subscription), now)) return 'nothing-to-do';
-      if (vm.state === 'stopping')
-        throw new RetryLater('the renewed machine is still stopping; starting it once stopped');
+    case 'retry-later':
+      throw new RetryLater(step.reason);
+    case 'start':
       // A pending plan change is made by the start: starting → change the stopped instance → start.
       await requestStart(db, boss, vm.id, 'renewal', now);
-      vmLog.info('vm-provision: renewal keeps the same machine and disk; starting it');
+      vmLog.info(`vm-provision: ${step.reason}`);
       return 'renewed';
-    }
-    case 'running':
-    case 'starting': {
-      if (vm.resize_to_type === null && vm.resize_to_gb === null) return 'renewed';
-      // Another kind of plan on a running machine: the lifecycle stops it, changes it and starts it.
+    case 'change-running':
+      // The lifecycle stops it, changes it and starts it.
       await advanceMachine(deps, vm, { mode: 'job', subscription });
-      vmLog.info('vm-provision: plan change keeps the same machine and disk; restarting it changed');
+      vmLog.info(`vm-provision: ${step.reason}`);
       return 'renewed';
-    }
-    default:
-      vmLog.info({ state: vm.state }, 'vm-provision: machine already provisioned');
-      return chosen.renewal ? 'renewed' : 'nothing-to-do';
+    case 'renewed':
+      return 'renewed';
+    case 'nothing':
+      vmLog.info({ state: vm.state }, `vm-provision: ${step.reason}`);
+      return 'nothing-to-do';
   }
 }

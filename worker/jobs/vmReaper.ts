@@ -8,7 +8,7 @@ import {
 } from '../../core/db/vms.ts';
 import { provisionDelayedMail } from '../../core/emails/vms.ts';
 import { parsePayload, sendJob, type Job } from '../../core/queue.ts';
-import { notify } from '../cloudPc.ts';
+import { notify } from '../notices.ts';
 import type { WorkerDeps } from '../deps.ts';
 
 /**

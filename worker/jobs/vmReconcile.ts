@@ -5,7 +5,7 @@ import { findVmsByIds, findVmsByInstanceIds } from '../../core/db/vms.ts';
 import type { Ec2Instance } from '../../core/providers/ec2.ts';
 import { parsePayload, type Job } from '../../core/queue.ts';
 import { TAGS } from '../../core/providers/vmEc2.ts';
-import { describeEc2Error } from '../cloudPc.ts';
+import { describeEc2Error } from '../ec2Errors.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { sweepSnapshots } from './snapshotSweep.ts';
 

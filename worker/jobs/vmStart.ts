@@ -1,7 +1,7 @@
 import { findVm } from '../../core/db/vms.ts';
 import { parsePayload, type Job, type Payload } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
-import { advanceMachine } from '../lifecycle.ts';
+import { advanceMachine } from '../lifecycle/advance.ts';
 
 /**
  * `vm-start`: a machine the customer (or a renewal) moved to `starting`. The lifecycle decides:

@@ -1,7 +1,7 @@
 import { findVm } from '../../core/db/vms.ts';
 import { parsePayload, type Job, type Payload } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
-import { advanceMachine } from '../lifecycle.ts';
+import { advanceMachine } from '../lifecycle/advance.ts';
 
 /**
  * `vm-stop`: StopInstances for a machine moved to `stopping` (the customer's STOP, hours used up,

@@ -1,7 +1,7 @@
 import { findVm } from '../../core/db/vms.ts';
 import { parsePayload, type Job, type Payload } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
-import { advanceMachine } from '../lifecycle.ts';
+import { advanceMachine } from '../lifecycle/advance.ts';
 
 /**
  * `vm-terminate`: the machine and its disk go (plan lapsed past the grace period, account

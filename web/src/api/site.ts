@@ -3,15 +3,25 @@ import type { TimeToDesktopStat } from '../../../core/domain/content/timeToDeskt
 import { swrFetcher } from './fetcher.ts';
 
 /**
- * `GET /api/site`: the public addresses, from the server's configuration, and the
- * time-to-desktop figure measured from recorded provisions.
+ * `GET /api/site`: the public addresses, from the server's configuration, the
+ * time-to-desktop figure measured from recorded provisions, and the endpoint the connection
+ * check measures (with the AWS region it stands for).
  */
-export type SiteInfo = { contactEmail: string; supportEmail: string; timeToDesktop: TimeToDesktopStat };
+export type SiteInfo = {
+  contactEmail: string;
+  supportEmail: string;
+  timeToDesktop: TimeToDesktopStat;
+  connectionCheck: { pingUrl: string; region: string };
+};
+
+const SITE_OPTIONS = { revalidateOnFocus: false, shouldRetryOnError: false } as const;
 
 export function useSite(): SiteInfo | undefined {
-  const { data } = useSWR<SiteInfo>('/site', swrFetcher, {
-    revalidateOnFocus: false,
-    shouldRetryOnError: false,
-  });
-  return data;
+  return useSiteQuery().data;
+}
+
+/** The site's settings with the error, for a page that cannot work without them. */
+export function useSiteQuery(): { data: SiteInfo | undefined; error: unknown; retry: () => void } {
+  const { data, error, mutate } = useSWR<SiteInfo>('/site', swrFetcher, SITE_OPTIONS);
+  return { data, error, retry: () => void mutate() };
 }

@@ -15,18 +15,13 @@ import { UsageClock } from '../components/UsageClock.tsx';
 import { HourBankNotice } from '../components/HourBankNotice.tsx';
 import { AutoPayPanel } from '../components/AutoPayPanel.tsx';
 import { BrowserDesktop } from '../components/BrowserDesktop.tsx';
+import { ConnectionCheckLink } from '../components/ConnectionCheckLink.tsx';
 import { desktopReachable } from '../../../core/domain/lifecycle.ts';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { formatRupees, rupeesToPaise } from '../../../core/domain/money.ts';
 import { formatLongDate } from '../../../core/domain/time.ts';
 import { isTrialPlanName, TRIAL_LABEL } from '../../../core/domain/trial.ts';
-import { vmDisplayState } from '../../../core/domain/usage.ts';
-import {
-  displayStateOf,
-  VM_MESSAGES,
-  VM_STATUS_LABELS,
-  type VmDisplayState,
-} from '../../../core/domain/vm.ts';
+import { VM_MESSAGES, VM_STATUS_LABELS, type VmDisplayState } from '../../../core/domain/vm.ts';
 
 /**
  * Spec §2 Dashboard: the cloud PC and its plan, the connection files, START (only when
@@ -104,14 +99,13 @@ function DashboardView({ user }: { user: SessionUser }) {
       ) : (
         <DashboardBody record={data} />
       )}
+      <ConnectionCheckLink on="dashboard" />
     </div>
   );
 }
 
 function DashboardBody({ record }: { record: DashboardRecord }) {
-  const state = displayStateOf(
-    vmDisplayState({ isRunning: record.isRunning, lastState: record.vmLastState }),
-  );
+  const state = record.displayState;
   return (
     <>
       {record.notice && (

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
 import { needsTwoFactor, rememberLogin, type LoginReply } from '../api/auth.ts';
 import { api, errorMessage } from '../api/fetcher.ts';
+import { postWithProof, puzzleProgressText } from '../api/proofOfWork.ts';
 import type { SessionUser } from '../api/session.ts';
 import { StatusMessage, statusFrom, type Status } from '../components/StatusMessage.tsx';
 import { CodeField, EmailField } from '../components/TextField.tsx';
@@ -41,9 +42,11 @@ export default function ForgotPassword() {
     setBusy(true);
     setStatus(null);
     try {
-      const reply = await api<{ message: string }>('/auth/forgot-password', {
-        body: { email: normaliseEmail(email), method },
-      });
+      const reply = await postWithProof<{ message: string }>(
+        '/auth/forgot-password',
+        { email: normaliseEmail(email), method },
+        (fraction) => setStatus(statusFrom(puzzleProgressText(fraction), 'info')),
+      );
       setStatus(statusFrom(reply.message));
       if (method === 'otp') setStep('verify');
     } catch (error) {

@@ -10,7 +10,7 @@ import { RequireUser } from '../components/RequireUser.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { TIMERS_MS } from '../../../core/domain/constants.ts';
 import { PROGRESS_MESSAGES, progressCards, type ProgressCard } from '../../../core/domain/progress.ts';
-import { formatHms, liveUsageSeconds, vmDisplayState } from '../../../core/domain/usage.ts';
+import { formatHms, liveUsageSeconds } from '../../../core/domain/usage.ts';
 import { indiaHour } from '../../../core/domain/usageBuckets.ts';
 import { isVmDisplayState, VM_STATUS_LABELS } from '../../../core/domain/vm.ts';
 
@@ -47,7 +47,7 @@ function ProgressView({ email }: { email: string }) {
     );
   }
 
-  const state = vmDisplayState({ isRunning: data.isRunning, lastState: data.vmLastState });
+  const state = data.displayState;
   let body;
   if (!data.selectedPlan) {
     body = (

@@ -2,6 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { rememberLogin } from '../api/auth.ts';
 import { ApiError, api, errorMessage } from '../api/fetcher.ts';
+import { postWithProof, puzzleProgressText } from '../api/proofOfWork.ts';
 import type { SessionUser } from '../api/session.ts';
 import { GoogleSignIn } from '../components/GoogleSignIn.tsx';
 import { PasswordChecklist } from '../components/PasswordChecklist.tsx';
@@ -115,7 +116,9 @@ function SignUpForm() {
     setBusy(true);
     setStatus(null);
     try {
-      await api('/auth/register', { body: { name, email, phone, password: form.password } });
+      await postWithProof('/auth/register', { name, email, phone, password: form.password }, (fraction) =>
+        setStatus(statusFrom(puzzleProgressText(fraction), 'info')),
+      );
       draft = { ...form, name, email, phone };
       saveDraft(draft);
       navigate('/register/otp');
@@ -202,7 +205,9 @@ function CodeStep() {
   async function resend() {
     setStatus(null);
     try {
-      await api('/auth/resend-otp', { body: { email } });
+      await postWithProof('/auth/resend-otp', { email }, (fraction) =>
+        setStatus(statusFrom(puzzleProgressText(fraction), 'info')),
+      );
       setStatus(statusFrom(M.resendSuccess, 'success'));
     } catch (error) {
       setStatus(statusFrom(errorMessage(error, M.resendFailed)));

@@ -6,6 +6,7 @@ import { checkCapacity, CHECKOUT_KEY, selectVm, useCurrentPlan, type PlanChoice 
 import { useSession } from '../api/session.ts';
 import { Page } from '../components/Layout.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
+import { ConnectionCheckLink } from '../components/ConnectionCheckLink.tsx';
 import {
   forgetChoice,
   loginPathFor,
@@ -75,6 +76,7 @@ export default function SelectVm() {
           </div>
         </div>
       )}
+      <ConnectionCheckLink on="plans" />
       <ul className="pricing-grid">
         {CARD_PLANS.map((plan) => (
           <li key={plan.id}>
