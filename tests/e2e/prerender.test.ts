@@ -32,6 +32,7 @@ const HEADINGS: Record<string, string> = {
   '/terms-of-service': 'Terms of Service',
   '/refund-policy': 'Refund Policy',
   '/contact-us': 'Contact Us',
+  '/connection-check': 'Connection check',
   ...Object.fromEntries(BLOG_POSTS.map((post) => [`/BlogPostPage/${post.id}`, post.title])),
 };
 
