@@ -87,6 +87,18 @@ export async function expectNoHorizontalScroll(page: Page, width: number): Promi
   expect(scrollWidth).toBeLessThanOrEqual(width);
 }
 
+/**
+ * Waits until the app has taken over the page: React has hydrated (or rendered) its main heading,
+ * so the page's own content and controls answer. A public page arrives prerendered and is shown
+ * before its JavaScript has run; its buttons, tabs and forms only work from then on.
+ */
+export async function waitForApp(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const heading = document.querySelector('#root h1');
+    return heading !== null && Object.keys(heading).some((key) => key.startsWith('__reactFiber$'));
+  });
+}
+
 /** Saves a screenshot under screenshots/ for people to look at (not compared). */
 export async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir('screenshots', { recursive: true });
