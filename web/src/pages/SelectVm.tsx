@@ -6,6 +6,7 @@ import { checkCapacity, CHECKOUT_KEY, selectVm, useCurrentPlan, type PlanChoice 
 import { useSession } from '../api/session.ts';
 import { Page } from '../components/Layout.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
+import { useHydrated } from '../hydration.ts';
 import { ConnectionCheckLink } from '../components/ConnectionCheckLink.tsx';
 import {
   forgetChoice,
@@ -115,6 +116,9 @@ function PlanCard({
   // render must be its HTML's.
   const [restored, setRestored] = useState<PendingChoice | null>(null);
   const [hours, setHours] = useState<DurationHours | null>(DURATIONS[0]);
+  // Until the app has taken the prerendered page over, a tap would check the browser's radio and be
+  // undone by hydration: the hours wait for it.
+  const hydrated = useHydrated();
   useLayoutEffect(() => {
     const chosen = pendingChoice('plan');
     if (chosen?.planId !== plan.id) return;
@@ -234,6 +238,7 @@ function PlanCard({
                 name={`${infoId}-hours`}
                 value={option}
                 checked={hours === option}
+                disabled={!hydrated}
                 onChange={() => {
                   setHours(option);
                   setMessage(null);
