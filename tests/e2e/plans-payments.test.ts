@@ -50,6 +50,8 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
     ] as const) {
       const page = await browser.newPage(viewport);
       await page.goto('/select-vm');
+      // Prerendered: the cards' buttons answer once the app has taken the page over.
+      await waitForApp(page);
       await card(page, 'ULTRA LEGEND').waitFor();
       await expect(
         page.getByRole('main').getByRole('heading', { level: 2 }).allTextContents(),
