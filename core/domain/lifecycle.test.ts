@@ -14,6 +14,7 @@ import {
   planEnded,
   planInForce,
   POOL_FIRST_BOOT_DEADLINE_MS,
+  planAwaitsMachine,
   provisioningLate,
   type CloudView,
   type Decision,
@@ -609,6 +610,24 @@ const cases: Case[] = [
     { snapshot: { row: 'creating', cloud: 'pending' } },
   ],
   [
+    'terminating, disk kept, snapshot pending 5 h: within the deadline',
+    machine('terminating', { keepDisk: true }),
+    'expired',
+    'stopped',
+    'check-later',
+    /not complete/,
+    { snapshot: { row: 'creating', cloud: 'pending', begunAt: at(-5 * 60 * MIN) } },
+  ],
+  [
+    'terminating, disk kept, snapshot pending past the 6 h deadline: given up and taken again',
+    machine('terminating', { keepDisk: true }),
+    'expired',
+    'stopped',
+    'snapshot-failed',
+    /still not complete after 6 hours/,
+    { snapshot: { row: 'creating', cloud: 'pending', begunAt: at(-(6 * 60 + 1) * MIN) } },
+  ],
+  [
     'terminating, disk kept, snapshot done',
     machine('terminating', { keepDisk: true }),
     'expired',
@@ -835,6 +854,18 @@ describe('rules', () => {
     );
     // A failed copy waits for nothing that is coming: late as any other.
     expect(provisioningLate(requested, { state: 'failed', completedAt: null }, NOW, 20)).toBe(true);
+  });
+  it('a paid plan waits for its machine past the deadline when no machine was attached to it', () => {
+    const paid = { ...PLANS.inForce, purchasedAt: at(-30 * MIN) };
+    expect(planAwaitsMachine(paid, false, NOW, 20)).toBe(true);
+    // A renewal whose live machine was moved onto it, or a machine made for it: served.
+    expect(planAwaitsMachine(paid, true, NOW, 20)).toBe(false);
+    // Its job may still be running: not before the deadline.
+    expect(planAwaitsMachine({ ...paid, purchasedAt: at(-10 * MIN) }, false, NOW, 20)).toBe(false);
+    // A plan no longer in force needs no machine.
+    expect(planAwaitsMachine({ ...PLANS.expiredByClock, purchasedAt: at(-DAY) }, false, NOW, 20)).toBe(false);
+    expect(planAwaitsMachine({ ...PLANS.cancelled, purchasedAt: at(-DAY) }, false, NOW, 20)).toBe(false);
+    expect(planAwaitsMachine({ ...PLANS.unpaid, purchasedAt: null }, false, NOW, 20)).toBe(false);
   });
   it('plan in force: active and before its expiry instant', () => {
     expect(planInForce(PLANS.inForce, NOW)).toBe(true);

@@ -179,11 +179,13 @@ export type MachineFacts = {
  *   customer's new machine).
  * - cloud: what EC2 says of a `creating` one.
  * - newMachineWaits: the customer renewed while it was being saved; their new machine waits for it.
+ * - begunAt: when our row was written (the copy asked for), for the snapshot deadline.
  */
 export type SnapshotView = {
   row: 'none' | 'unsent' | 'creating' | 'completed' | 'restored';
   cloud?: 'pending' | 'completed' | 'error' | 'missing' | undefined;
   newMachineWaits?: boolean | undefined;
+  begunAt?: Instant | undefined;
 };
 
 /**
@@ -213,9 +215,20 @@ export type LifecycleLimits = {
   maxStartAttempts: number;
   /** Launch attempts (the provisioning job's budget) before the machine is given up. */
   maxLaunchAttempts: number;
+  /**
+   * A kept disk's copy still pending this long after it was asked for is given up and taken
+   * again (SNAPSHOT_DEADLINE_HOURS); DEFAULT_SNAPSHOT_DEADLINE_MS when not given.
+   */
+  snapshotDeadlineMs?: number | undefined;
 };
 
 export const DEFAULT_MISSING_GRACE_MS = 5 * 60_000;
+
+/**
+ * EC2 copies a 115–225 GB disk in minutes to a couple of hours; six hours pending means the copy
+ * is stuck, and the instance (billed for its volume, holding the files) waits on it meanwhile.
+ */
+export const DEFAULT_SNAPSHOT_DEADLINE_MS = 6 * 3_600_000;
 
 /**
  * What the previous step of this run came to, when the next decision depends on it (a step
@@ -572,14 +585,27 @@ function decideTerminating(input: LifecycleInput): Decision {
   if (cloud === undefined) return { kind: 'observe', reason: 'terminating: is the instance gone?' };
   if (cloud === null || gone(cloud)) return { kind: 'mark-terminated', reason: 'the instance is gone' };
   if (machine.keepDisk) {
-    const kept = decideKeptDisk(input.snapshot);
+    const kept = decideKeptDisk(input.snapshot, input.now, input.limits);
     if (kept) return kept;
   }
   return { kind: 'terminate', reason: `the machine is to be deleted and its instance is ${cloud.state}` };
 }
 
-/** A kept disk is copied before its instance goes; null once the copy is safe. */
-function decideKeptDisk(snapshot: SnapshotView | undefined): Decision | null {
+function formatHours(ms: number): string {
+  const hours = Math.round((ms / 3_600_000) * 10) / 10;
+  return `${hours} hour${hours === 1 ? '' : 's'}`;
+}
+
+/**
+ * A kept disk is copied before its instance goes; null once the copy is safe. A copy EC2 lost,
+ * failed, or still pending past the snapshot deadline is given up (an operator is told) and
+ * taken again; the instance, with the files, stays meanwhile.
+ */
+function decideKeptDisk(
+  snapshot: SnapshotView | undefined,
+  now: Instant,
+  limits: LifecycleLimits,
+): Decision | null {
   if (snapshot === undefined)
     return { kind: 'observe-snapshot', reason: 'its disk is kept: how far is the snapshot?' };
   switch (snapshot.row) {
@@ -606,8 +632,15 @@ function decideKeptDisk(snapshot: SnapshotView | undefined): Decision | null {
         case 'missing':
           return { kind: 'snapshot-failed', reason: 'EC2 does not know the snapshot' };
         case 'pending':
-        case undefined:
-          return { kind: 'check-later', reason: 'the snapshot of its disk is not complete yet' };
+        case undefined: {
+          const deadlineMs = limits.snapshotDeadlineMs ?? DEFAULT_SNAPSHOT_DEADLINE_MS;
+          return snapshot.begunAt && toEpochMs(now) - toEpochMs(snapshot.begunAt) > deadlineMs
+            ? {
+                kind: 'snapshot-failed',
+                reason: `the snapshot is still not complete after ${formatHours(deadlineMs)}`,
+              }
+            : { kind: 'check-later', reason: 'the snapshot of its disk is not complete yet' };
+        }
         default:
           return assertNever(snapshot.cloud);
       }
@@ -1044,6 +1077,24 @@ export function provisioningLate(
   if (restore?.state === 'creating') return false;
   const since = Math.max(toEpochMs(machine.requestedAt), toEpochMsOrNull(restore?.completedAt) ?? 0);
   return toEpochMs(now) - since > deadlineMinutes * 60_000;
+}
+
+/**
+ * Whether a paid plan still waits for the machine that serves it, PROVISION_DEADLINE_MINUTES after
+ * its purchase (`vm-reaper` then sends its provisioning again, and `machineForPlan` decides as it
+ * would have): in force, and no machine attached to it — none created, or, for a renewal or a plan
+ * change, the customer's live machine never moved onto it (still attached to the plan it
+ * replaced). `listPaidWithoutMachine` (core/db/vms.ts) is this rule in SQL.
+ */
+export function planAwaitsMachine(
+  plan: PlanFacts & { purchasedAt: Instant | null },
+  /** Whether any machine row is attached to this plan (whatever its state). */
+  hasMachine: boolean,
+  now: Instant,
+  deadlineMinutes: number,
+): boolean {
+  if (hasMachine || !planInForce(plan, now) || !plan.purchasedAt) return false;
+  return toEpochMs(now) - toEpochMs(plan.purchasedAt) > deadlineMinutes * 60_000;
 }
 
 /** A kept snapshot can bring the customer's files back until the end of its window. */
