@@ -1,0 +1,148 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { listAlerts } from '../../core/db/operatorAlerts.ts';
+import { sql } from '../../core/db/pool.ts';
+import { findLiveSnapshotOfVm, findSnapshot } from '../../core/db/snapshots.ts';
+import { findSubscription } from '../../core/db/subscriptions.ts';
+import { findVmBySubscription, listPaidWithoutMachine } from '../../core/db/vms.ts';
+import { planAwaitsMachine } from '../../core/domain/lifecycle.ts';
+import { runPlanExpiry } from '../../worker/jobs/planExpiry.ts';
+import { provisionVm } from '../../worker/jobs/vmProvision.ts';
+import { reapVms } from '../../worker/jobs/vmReaper.ts';
+import { stopVm } from '../../worker/jobs/vmStop.ts';
+import { syncVms } from '../../worker/jobs/vmSync.ts';
+import { terminateVm } from '../../worker/jobs/vmTerminate.ts';
+import { createUser } from '../support/accounts.ts';
+import { cloudPcHelpers } from '../support/cloudPc.ts';
+import { startTestStack } from '../support/stack.ts';
+
+/**
+ * Work that stalls without anyone saying so: a renewal whose provisioning dead-lettered before it
+ * moved the customer's machine onto the new plan, and a kept disk's copy that EC2 never finishes.
+ * Real Postgres, the sandbox EC2 through the real SDK, the handlers as the worker calls them.
+ */
+
+const stack = await startTestStack();
+const cloud = cloudPcHelpers(stack);
+const deps = cloud.deps();
+afterAll(() => cloud.destroy());
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+
+async function readyMachine() {
+  const user = await createUser(stack);
+  const plan = await cloud.activePlan(user.id);
+  await provisionVm(deps, { subscriptionId: plan.id, userId: user.id });
+  const vm = await findVmBySubscription(cloud.db, plan.id);
+  if (!vm) throw new Error('no vm');
+  cloud.advance(10 * MINUTE);
+  await syncVms(deps, { vmId: vm.id });
+  expect((await cloud.vm(vm.id)).state).toBe('running');
+  return { user, plan, vm };
+}
+
+/** The plan ends: the machine is stopped and kept through the grace period. */
+async function expire(vmId: string, planId: string) {
+  await cloud.exec(
+    sql.unsafe`UPDATE subscriptions SET expires_at = now() - interval '1 minute' WHERE id = ${planId}`,
+  );
+  await runPlanExpiry(deps);
+  await stopVm(deps, { vmId });
+  cloud.advance(2 * MINUTE);
+  await syncVms(deps, { vmId });
+  expect((await cloud.vm(vmId)).state).toBe('stopped');
+}
+
+describe('a renewal whose provisioning dead-lettered', () => {
+  it("is sent again by the reaper, which moves the customer's machine onto it and starts it", async () => {
+    const { user, plan, vm } = await readyMachine();
+    await expire(vm.id, plan.id);
+    // Renewed by hand; its vm-provision died (or dead-lettered) before moving the machine over.
+    const renewal = await cloud.activePlan(user.id);
+    expect((await cloud.vm(vm.id)).subscription_id).toBe(plan.id);
+    const sent = async () => (await cloud.jobs('vm-provision', { subscriptionId: renewal.id })).length;
+    const before = await sent();
+
+    // Within the deadline its own job may still be at work: nothing.
+    await reapVms(deps, new Date());
+    expect(await sent()).toBe(before);
+
+    const late = new Date(Date.now() + (stack.config.vm.provisionDeadlineMinutes + 1) * MINUTE);
+    // The SQL and the domain's rule agree on it.
+    const listed = await listPaidWithoutMachine(cloud.db, late, stack.config.vm.provisionDeadlineMinutes);
+    expect(listed.find((p) => p.subscription_id === renewal.id)).toMatchObject({ live_vm_id: vm.id });
+    const row = (await findSubscription(cloud.db, renewal.id))!;
+    expect(
+      planAwaitsMachine(
+        { status: row.status, expiresAt: row.expires_at, hours: row.hours, purchasedAt: row.purchased_at },
+        false,
+        late,
+        stack.config.vm.provisionDeadlineMinutes,
+      ),
+    ).toBe(true);
+
+    await reapVms(deps, late);
+    await reapVms(deps, late);
+    expect(await sent()).toBe(before + 1);
+    const alert = (await listAlerts(cloud.db)).find(
+      (a) => a.dedupe_key === `provision-no-machine:${renewal.id}`,
+    );
+    expect(alert).toMatchObject({ kind: 'provision-delayed', vm_id: vm.id });
+    expect(alert?.message).toMatch(/never moved onto the customer's machine/);
+
+    // The job sent again does what the lost one should have: the same machine, renewed, started.
+    await expect(provisionVm(deps, { subscriptionId: renewal.id, userId: user.id })).resolves.toBe('renewed');
+    expect(await cloud.vm(vm.id)).toMatchObject({ subscription_id: renewal.id, state: 'starting' });
+    expect(cloud.instancesOf(vm.id)).toHaveLength(1);
+    // Served now: never sent again.
+    await reapVms(deps, new Date(late.getTime() + 10 * MINUTE));
+    expect(await sent()).toBe(before + 1);
+  });
+});
+
+describe("a kept disk's copy that never completes", () => {
+  it('past SNAPSHOT_DEADLINE_HOURS it is given up, an operator told, and another taken; the instance stays until one is safe', async () => {
+    const { user, plan, vm } = await readyMachine();
+    await expire(vm.id, plan.id);
+    const pastGrace = new Date(Date.now() + (stack.config.vm.graceDays + 1) * DAY);
+    expect((await runPlanExpiry(deps, pastGrace)).terminated).toBe(1);
+    await terminateVm(deps, { vmId: vm.id });
+    const stuck = await findLiveSnapshotOfVm(cloud.db, vm.id);
+    expect(stuck).toMatchObject({ state: 'creating' });
+    expect(stuck?.snapshot_id).toMatch(/^snap-/);
+
+    // EC2 keeps it pending. Within the deadline it is only looked at again.
+    await syncVms(deps, { vmId: vm.id });
+    expect(await findSnapshot(cloud.db, stuck!.id)).toMatchObject({ state: 'creating' });
+
+    // Asked for longer ago than the deadline (default 6 hours), still pending.
+    const hours = stack.config.vm.snapshotDeadlineHours;
+    expect(hours).toBe(6);
+    await cloud.exec(
+      sql.unsafe`UPDATE vm_snapshots SET created_at = now() - make_interval(mins => ${hours * 60 + 1})
+                 WHERE id = ${stuck!.id}`,
+    );
+    await syncVms(deps, { vmId: vm.id });
+    expect(await findSnapshot(cloud.db, stuck!.id)).toMatchObject({ state: 'failed' });
+    const alert = (await listAlerts(cloud.db)).find((a) => a.vm_id === vm.id && a.kind === 'snapshot-failed');
+    expect(alert?.message).toMatch(
+      /still not complete after 6 hours; taking another before deleting the instance/,
+    );
+    const retake = await findLiveSnapshotOfVm(cloud.db, vm.id);
+    expect(retake).toMatchObject({ state: 'creating' });
+    expect(retake!.id).not.toBe(stuck!.id);
+    expect(retake!.snapshot_id).toMatch(/^snap-/);
+    expect(retake!.snapshot_id).not.toBe(stuck!.snapshot_id);
+    // The files are still only on the instance: it is kept.
+    expect(cloud.instancesOf(vm.id, { live: true })).toHaveLength(1);
+    expect((await cloud.vm(vm.id)).state).toBe('terminating');
+
+    // The retake completes: the disk is kept from it, the customer told once, the instance goes.
+    cloud.advance(5 * MINUTE);
+    await syncVms(deps, { vmId: vm.id });
+    expect((await cloud.vm(vm.id)).state).toBe('terminated');
+    expect(await findSnapshot(cloud.db, retake!.id)).toMatchObject({ state: 'completed' });
+    expect(cloud.instancesOf(vm.id, { live: true })).toHaveLength(0);
+    expect((await cloud.mailKinds(user.email)).filter((k) => k === 'disk-kept')).toHaveLength(1);
+  });
+});
