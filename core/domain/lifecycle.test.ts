@@ -813,6 +813,29 @@ describe('machineForPlan', () => {
     ).toBeNull();
   });
 
+  it("waits while the last machine is being deleted and its disk's copy is not begun yet", () => {
+    // Not begun: a fresh machine (or an older kept copy) would lose the files.
+    const older = kept(new Date(NOW.getTime() + DAY));
+    for (const k of [null, older])
+      expect(
+        machineForPlan({ plan, planMachine: null, live: null, kept: k, copyNotBegun: true, now: NOW }),
+      ).toMatchObject({ kind: 'wait', reason: expect.stringMatching(/copy of its disk is not begun yet/) });
+    // A live machine is kept whatever else is being deleted; a plan not in force waits for nothing.
+    const live = { planId: 'legend', instanceType: 'g4dn.xlarge', storageGb: 115 };
+    expect(machineForPlan({ plan, planMachine: null, live, copyNotBegun: true, now: NOW }).kind).toBe(
+      'keep-live',
+    );
+    expect(
+      machineForPlan({
+        plan: { ...plan, ...PLANS.expired },
+        planMachine: null,
+        live: null,
+        copyNotBegun: true,
+        now: NOW,
+      }).kind,
+    ).toBe('skip');
+  });
+
   it('without a live machine, a kept snapshot inside its window brings the files back', () => {
     const inWindow = kept(new Date(NOW.getTime() + 86_400_000));
     expect(machineForPlan({ plan, planMachine: null, live: null, kept: inWindow, now: NOW })).toMatchObject({

@@ -1029,6 +1029,7 @@ export function provisionStep(input: {
  */
 export type PlanMachineChoice =
   | { kind: 'skip'; reason: string }
+  | { kind: 'wait'; reason: string }
   | { kind: 'existing'; reason: string }
   | { kind: 'keep-live'; reason: string; change: PlanChange | null }
   | { kind: 'new'; reason: string; restoreFrom: string | null };
@@ -1148,12 +1149,24 @@ export function machineForPlan(input: {
   live: { planId: string; instanceType: string; storageGb: number } | null;
   /** The customer's latest kept snapshot, if any. */
   kept?: { id: string; state: string; keepUntil: Instant } | null | undefined;
+  /**
+   * The customer's last machine is being deleted with its disk kept, and no copy of that disk
+   * is in the making yet (not begun, or the last one failed and the next is not begun).
+   */
+  copyNotBegun?: boolean | undefined;
   now: Instant;
 }): PlanMachineChoice {
   const { plan, planMachine, live, now } = input;
   if (planMachine && isLive(planMachine.state))
     return { kind: 'existing', reason: 'the plan already has its machine' };
   if (!planInForce(plan, now)) return { kind: 'skip', reason: `the plan is ${plan.status}` };
+  if (!live && input.copyNotBegun)
+    // A fresh machine now would lose the files (or bring back an older copy); the copy is begun
+    // within seconds of the deletion, and the new machine is then made from it.
+    return {
+      kind: 'wait',
+      reason: "the customer's last machine is being deleted and the copy of its disk is not begun yet",
+    };
   if (!live) {
     return input.kept && snapshotWillRestore(input.kept, now)
       ? {

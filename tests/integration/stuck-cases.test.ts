@@ -17,7 +17,8 @@ import { startTestStack } from '../support/stack.ts';
 
 /**
  * Work that stalls without anyone saying so: a renewal whose provisioning dead-lettered before it
- * moved the customer's machine onto the new plan, and a kept disk's copy that EC2 never finishes.
+ * moved the customer's machine onto the new plan, a kept disk's copy that EC2 never finishes, and
+ * a renewal that arrives as the expired machine is being deleted, before its disk's copy is begun.
  * Real Postgres, the sandbox EC2 through the real SDK, the handlers as the worker calls them.
  */
 
@@ -144,5 +145,44 @@ describe("a kept disk's copy that never completes", () => {
     expect(await findSnapshot(cloud.db, retake!.id)).toMatchObject({ state: 'completed' });
     expect(cloud.instancesOf(vm.id, { live: true })).toHaveLength(0);
     expect((await cloud.mailKinds(user.email)).filter((k) => k === 'disk-kept')).toHaveLength(1);
+  });
+});
+
+describe('a renewal as the expired machine is being deleted, before its copy is begun', () => {
+  it('waits for the copy instead of launching a fresh machine, then brings the files back from it', async () => {
+    const { user, plan, vm } = await readyMachine();
+    await expire(vm.id, plan.id);
+    const pastGrace = new Date(Date.now() + (stack.config.vm.graceDays + 1) * DAY);
+    expect((await runPlanExpiry(deps, pastGrace)).terminated).toBe(1);
+    // Terminating with its disk kept; its job has not run yet, so no copy is begun.
+    expect(await cloud.vm(vm.id)).toMatchObject({ state: 'terminating', keep_disk: true });
+    expect(await findLiveSnapshotOfVm(cloud.db, vm.id)).toBeNull();
+
+    const renewal = await cloud.activePlan(user.id);
+    // Tried again with backoff: no machine row, no instance, no warm-pool spare claimed.
+    await expect(provisionVm(deps, { subscriptionId: renewal.id, userId: user.id })).rejects.toThrow(
+      /copy of its disk is not begun yet/,
+    );
+    expect(await findVmBySubscription(cloud.db, renewal.id)).toBeNull();
+
+    // The deletion's job begins the copy; the renewal's next try waits for it.
+    await terminateVm(deps, { vmId: vm.id });
+    const saving = await findLiveSnapshotOfVm(cloud.db, vm.id);
+    expect(saving).toMatchObject({ state: 'creating' });
+    await expect(provisionVm(deps, { subscriptionId: renewal.id, userId: user.id })).resolves.toBe(
+      'in-progress',
+    );
+    const waiting = await findVmBySubscription(cloud.db, renewal.id);
+    expect(waiting).toMatchObject({ state: 'requested', restore_snapshot_id: saving!.id });
+    expect(cloud.instancesOf(waiting!.id)).toHaveLength(0);
+
+    // The copy completes and is handed over; the new machine is launched from it.
+    cloud.advance(5 * MINUTE);
+    await syncVms(deps, { vmId: vm.id });
+    expect((await cloud.vm(vm.id)).state).toBe('terminated');
+    await expect(provisionVm(deps, { subscriptionId: renewal.id, userId: user.id })).resolves.toBe(
+      'launched',
+    );
+    expect(cloud.instancesOf(waiting!.id)).toMatchObject([{ restoredFromSnapshot: saving!.snapshot_id }]);
   });
 });
