@@ -5,14 +5,12 @@ import { findLiveSnapshotOfVm, findSnapshot } from '../../core/db/snapshots.ts';
 import { findSubscription } from '../../core/db/subscriptions.ts';
 import { findVmBySubscription, listPaidWithoutMachine } from '../../core/db/vms.ts';
 import { planAwaitsMachine } from '../../core/domain/lifecycle.ts';
-import { runPlanExpiry } from '../../worker/jobs/planExpiry.ts';
 import { provisionVm } from '../../worker/jobs/vmProvision.ts';
 import { reapVms } from '../../worker/jobs/vmReaper.ts';
-import { stopVm } from '../../worker/jobs/vmStop.ts';
 import { syncVms } from '../../worker/jobs/vmSync.ts';
 import { terminateVm } from '../../worker/jobs/vmTerminate.ts';
-import { createUser } from '../support/accounts.ts';
 import { cloudPcHelpers } from '../support/cloudPc.ts';
+import { machineHelpers } from '../support/machines.ts';
 import { startTestStack } from '../support/stack.ts';
 
 /**
@@ -28,31 +26,12 @@ const deps = cloud.deps();
 afterAll(() => cloud.destroy());
 
 const MINUTE = 60_000;
-const DAY = 86_400_000;
 
-async function readyMachine() {
-  const user = await createUser(stack);
-  const plan = await cloud.activePlan(user.id);
-  await provisionVm(deps, { subscriptionId: plan.id, userId: user.id });
-  const vm = await findVmBySubscription(cloud.db, plan.id);
-  if (!vm) throw new Error('no vm');
-  cloud.advance(10 * MINUTE);
-  await syncVms(deps, { vmId: vm.id });
-  expect((await cloud.vm(vm.id)).state).toBe('running');
-  return { user, plan, vm };
-}
-
-/** The plan ends: the machine is stopped and kept through the grace period. */
-async function expire(vmId: string, planId: string) {
-  await cloud.exec(
-    sql.unsafe`UPDATE subscriptions SET expires_at = now() - interval '1 minute' WHERE id = ${planId}`,
-  );
-  await runPlanExpiry(deps);
-  await stopVm(deps, { vmId });
-  cloud.advance(2 * MINUTE);
-  await syncVms(deps, { vmId });
-  expect((await cloud.vm(vmId)).state).toBe('stopped');
-}
+const {
+  runningMachine: readyMachine,
+  expireToStopped: expire,
+  expireAndPassGrace,
+} = machineHelpers(stack, cloud, deps);
 
 describe('a renewal whose provisioning dead-lettered', () => {
   it("is sent again by the reaper, which moves the customer's machine onto it and starts it", async () => {
@@ -104,9 +83,7 @@ describe('a renewal whose provisioning dead-lettered', () => {
 describe("a kept disk's copy that never completes", () => {
   it('past SNAPSHOT_DEADLINE_HOURS it is given up, an operator told, and another taken; the instance stays until one is safe', async () => {
     const { user, plan, vm } = await readyMachine();
-    await expire(vm.id, plan.id);
-    const pastGrace = new Date(Date.now() + (stack.config.vm.graceDays + 1) * DAY);
-    expect((await runPlanExpiry(deps, pastGrace)).terminated).toBe(1);
+    await expireAndPassGrace(vm.id, plan.id);
     await terminateVm(deps, { vmId: vm.id });
     const stuck = await findLiveSnapshotOfVm(cloud.db, vm.id);
     expect(stuck).toMatchObject({ state: 'creating' });
@@ -151,9 +128,7 @@ describe("a kept disk's copy that never completes", () => {
 describe('a renewal as the expired machine is being deleted, before its copy is begun', () => {
   it('waits for the copy instead of launching a fresh machine, then brings the files back from it', async () => {
     const { user, plan, vm } = await readyMachine();
-    await expire(vm.id, plan.id);
-    const pastGrace = new Date(Date.now() + (stack.config.vm.graceDays + 1) * DAY);
-    expect((await runPlanExpiry(deps, pastGrace)).terminated).toBe(1);
+    await expireAndPassGrace(vm.id, plan.id);
     // Terminating with its disk kept; its job has not run yet, so no copy is begun.
     expect(await cloud.vm(vm.id)).toMatchObject({ state: 'terminating', keep_disk: true });
     expect(await findLiveSnapshotOfVm(cloud.db, vm.id)).toBeNull();
