@@ -1007,6 +1007,12 @@ describe('checkoutMachineNote', () => {
         now: NOW,
       }),
     ).toBeNull();
+    // The last machine is being deleted and its copy not begun (or retaken) yet: the renewal waits
+    // for that copy, so an older kept copy is not what comes back.
+    for (const older of [null, kept, { state: 'failed', keepUntil: at(DAY), completedAt: null }])
+      expect(
+        checkoutMachineNote({ plan: legend, live: null, kept: older, copyNotBegun: true, now: NOW }),
+      ).toMatch(/being saved right now/);
   });
 });
 

@@ -1115,6 +1115,8 @@ export function checkoutMachineNote(input: {
   plan: { planId: string; name: string; instanceType: string; storageGb: number };
   live: { planId: string; instanceType: string; storageGb: number; state: string } | null;
   kept: { state: string; keepUntil: Instant; completedAt: Instant | null } | null;
+  /** As `machineForPlan`'s: the last machine is being deleted and its disk's copy not begun yet. */
+  copyNotBegun?: boolean | undefined;
   now: Instant;
 }): string | null {
   const { plan, live, kept, now } = input;
@@ -1134,10 +1136,10 @@ export function checkoutMachineNote(input: {
       note += ' Save your work first: it restarts within a few minutes of payment.';
     return note;
   }
+  if (input.copyNotBegun || kept?.state === 'creating')
+    return "Your files come back: a copy of your old PC's disk is being saved right now, and your new PC starts from it once it is complete (this can take up to 20 minutes).";
   if (kept && kept.completedAt && snapshotRestorable(kept, now))
     return `Your files come back: your new PC starts from the copy of your old PC's disk saved on ${formatLongDate(kept.completedAt)}.`;
-  if (kept && snapshotWillRestore(kept, now))
-    return "Your files come back: a copy of your old PC's disk is being saved right now, and your new PC starts from it once it is complete (this can take up to 20 minutes).";
   return null;
 }
 

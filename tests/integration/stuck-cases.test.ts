@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { listAlerts } from '../../core/db/operatorAlerts.ts';
 import { sql } from '../../core/db/pool.ts';
-import { findLiveSnapshotOfVm, findSnapshot } from '../../core/db/snapshots.ts';
+import { diskCopyNotBegun, findLiveSnapshotOfVm, findSnapshot } from '../../core/db/snapshots.ts';
 import { findSubscription } from '../../core/db/subscriptions.ts';
 import { findVmBySubscription, listPaidWithoutMachine } from '../../core/db/vms.ts';
 import { planAwaitsMachine } from '../../core/domain/lifecycle.ts';
@@ -132,6 +132,7 @@ describe('a renewal as the expired machine is being deleted, before its copy is 
     // Terminating with its disk kept; its job has not run yet, so no copy is begun.
     expect(await cloud.vm(vm.id)).toMatchObject({ state: 'terminating', keep_disk: true });
     expect(await findLiveSnapshotOfVm(cloud.db, vm.id)).toBeNull();
+    expect(await diskCopyNotBegun(cloud.db, user.id)).toBe(true);
 
     const renewal = await cloud.activePlan(user.id);
     // Tried again with backoff: no machine row, no instance, no warm-pool spare claimed.
@@ -144,6 +145,7 @@ describe('a renewal as the expired machine is being deleted, before its copy is 
     await terminateVm(deps, { vmId: vm.id });
     const saving = await findLiveSnapshotOfVm(cloud.db, vm.id);
     expect(saving).toMatchObject({ state: 'creating' });
+    expect(await diskCopyNotBegun(cloud.db, user.id)).toBe(false);
     await expect(provisionVm(deps, { subscriptionId: renewal.id, userId: user.id })).resolves.toBe(
       'in-progress',
     );
