@@ -217,6 +217,6 @@ export function escapeXml(text: string): string {
 }
 
 /** An IPv4 client seen on a dual-stack socket is `::ffff:a.b.c.d`; the machine's address is `a.b.c.d`. */
-function plainAddress(ip: string): string {
+export function plainAddress(ip: string): string {
   return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice('::ffff:'.length) : ip;
 }
