@@ -1,4 +1,4 @@
-import { escapeHtml } from './html.ts';
+import { escapeHtml } from '../escape.ts';
 import { formatRupees } from '../domain/money.ts';
 import { formatIndiaClock, formatLongDate } from '../domain/time.ts';
 import type { MandateMethod } from '../domain/autopay.ts';
