@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DESKTOP, hasBrowser, MOBILE, screenshot, useBrowser, type Page } from '../support/browser.ts';
 import { buy, logIn, registeredUser } from '../support/e2eUsers.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 /**
  * The usage page (/progress) in the browser against the real stack (`npm start`'s: sandbox
@@ -14,15 +15,17 @@ const browser = useBrowser();
 
 /** Polls the dashboard record (as the page's own session) until `check` holds. */
 async function untilDashboard(page: Page, email: string, what: string, check: (body: any) => boolean) {
-  const deadline = Date.now() + 60_000;
   let last: unknown;
-  while (Date.now() < deadline) {
-    const response = await page.request.get(`/api/vm/dashboard/${encodeURIComponent(email)}`);
-    last = await response.json();
-    if (response.ok() && check(last)) return last;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`the PC never became ${what}: ${JSON.stringify(last)}`);
+  return waitFor(
+    () => `the PC to become ${what}: ${JSON.stringify(last)}`,
+    async () => {
+      const response = await page.request.get(`/api/vm/dashboard/${encodeURIComponent(email)}`);
+      last = await response.json();
+      return response.ok() && check(last) && last;
+    },
+    60_000,
+    500,
+  );
 }
 
 const livePoints = async (page: Page) =>

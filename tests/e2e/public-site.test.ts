@@ -10,19 +10,13 @@ import {
   VIEWPORTS,
 } from '../support/browser.ts';
 import { mailsTo, type Mail } from '../support/e2eUsers.ts';
+import { waitFor } from '../support/waitFor.ts';
 import { HERO_TEXTS, TAGLINES } from '../../core/domain/content/landing.ts';
 
 const browser = useBrowser();
 
-async function waitForMail(to: string, match: (mail: Mail) => boolean): Promise<Mail> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    const found = (await mailsTo(to)).find(match);
-    if (found) return found;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`no matching mail to ${to}`);
-}
+const waitForMail = (to: string, match: (mail: Mail) => boolean): Promise<Mail> =>
+  waitFor(`a matching mail to ${to}`, async () => (await mailsTo(to)).find(match), 20_000, 200);
 
 const uniqueEmail = (label: string) => `${label}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.in`;
 
