@@ -1,4 +1,4 @@
-import useSWR from 'swr';
+import useSWR, { mutate } from 'swr';
 import { ApiError, swrFetcher } from './fetcher.ts';
 
 /** What `GET /api/auth/login` (the session check, spec §7) answers for a logged-in user. */
@@ -28,4 +28,14 @@ export function useSession(): Session {
     return { status: 'anonymous', user: undefined };
   }
   return { status: 'user', user: data };
+}
+
+/** The session's user as just changed here (a new name or phone), without asking again. */
+export function updateSessionUser(user: SessionUser) {
+  return mutate(SESSION_KEY, user, { revalidate: false });
+}
+
+/** Asks the session check again (after a payment, `hasPlan` may have changed). */
+export function refreshSession() {
+  return mutate(SESSION_KEY);
 }

@@ -1,7 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import useSWR from 'swr';
 import { api, errorMessage } from '../api/fetcher.ts';
-import { DASHBOARD_KEY, type DashboardRecord } from '../api/vm.ts';
+import { useDashboardRecord } from '../api/vm.ts';
 import { Dialog } from './Dialog.tsx';
 import { ACCOUNT_MESSAGES as M, normaliseEmail } from '../../../core/domain/account.ts';
 import { formatLongDate } from '../../../core/domain/time.ts';
@@ -43,7 +42,7 @@ function DeleteAccountForm({
   onClose: () => void;
   onDeleted: () => void | Promise<void>;
 }) {
-  const { data: record } = useSWR<DashboardRecord>(DASHBOARD_KEY, { revalidateOnFocus: false });
+  const { data: record } = useDashboardRecord();
   const [typed, setTyped] = useState('');
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);

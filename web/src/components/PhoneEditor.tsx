@@ -1,7 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { mutate } from 'swr';
 import { api, errorMessage } from '../api/fetcher.ts';
-import { SESSION_KEY, type SessionUser } from '../api/session.ts';
+import { updateSessionUser, type SessionUser } from '../api/session.ts';
 import { PhoneField } from './TextField.tsx';
 import { writeStored } from '../storage.ts';
 import { isValidPhone, PHONE_MESSAGE } from '../../../core/domain/phone.ts';
@@ -39,7 +38,7 @@ export function PhoneEditor({
         body: { email: user.email.toLowerCase(), phone },
       });
       writeStored({ phone: saved.phone ?? phone });
-      await mutate(SESSION_KEY, { ...user, phone: saved.phone ?? phone }, { revalidate: false });
+      await updateSessionUser({ ...user, phone: saved.phone ?? phone });
       setMessage({ kind: 'success', text: 'Phone number saved.' });
       onSaved?.(saved.phone ?? phone);
     } catch (error) {
