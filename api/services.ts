@@ -46,6 +46,7 @@ type AccountLimiters = {
   codeCheckIp: Limiter;
   twoFactorPair: Limiter;
   twoFactorUser: Limiter;
+  passwordChangeUser: Limiter;
 };
 
 function createLimiters(pgPool: pg.Pool): Services['limiters'] {
@@ -153,6 +154,14 @@ function createAccountLimiters(pgPool: pg.Pool): AccountLimiters {
     // spends this one.
     twoFactorUser: createLimiter(pgPool, {
       name: 'two-factor-user',
+      points: 10,
+      durationSeconds: 900,
+      message: tooMany,
+    }),
+    // Changing the password checks the current one: guesses from a stolen session are capped
+    // per account (only the session's holder can spend it), like a login's per-pair budget.
+    passwordChangeUser: createLimiter(pgPool, {
+      name: 'password-change-user',
       points: 10,
       durationSeconds: 900,
       message: tooMany,

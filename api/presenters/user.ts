@@ -1,4 +1,7 @@
+import type { DeletionFacts } from '../../core/commands/accountDeletion.ts';
 import type { Db } from '../../core/db/pool.ts';
+import { machinesSentence } from '../../core/domain/accountDeletion.ts';
+import { formatHoursMinutes } from '../../core/domain/usageBuckets.ts';
 import { userHasPlan } from '../../core/db/users.ts';
 import type { AuthUser } from '../context.ts';
 
@@ -17,4 +20,31 @@ export type ProfileBody = { name: string; email: string; phone: string | null };
 
 export function profileBody(user: { name: string; email: string; phone: string | null }): ProfileBody {
   return { name: user.name, email: user.email, phone: user.phone };
+}
+
+/**
+ * What the delete-account dialog lists before the customer confirms: the same facts the
+ * deletion reads and mails (core/commands/accountDeletion.ts), worded by core/domain.
+ */
+export type DeletionPreviewBody = {
+  /** "Terminates your cloud PC (LEGEND, stopped)." or the no-machine sentence. */
+  machine: string;
+  hasMachine: boolean;
+  plan: { name: string; hoursLeft: string; expiresAt: string | null } | null;
+  invoices: number;
+  trialPhoneKept: boolean;
+};
+
+export function deletionPreviewBody(facts: DeletionFacts): DeletionPreviewBody {
+  return {
+    machine: machinesSentence(facts.machines),
+    hasMachine: facts.machines.length > 0,
+    plan: facts.plan && {
+      name: facts.plan.name,
+      hoursLeft: formatHoursMinutes(facts.plan.secondsLeft / 3600),
+      expiresAt: facts.plan.expiresAt?.toISOString() ?? null,
+    },
+    invoices: facts.invoices,
+    trialPhoneKept: facts.trialPhoneKept,
+  };
 }

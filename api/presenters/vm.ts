@@ -11,6 +11,7 @@ import {
   keptUntil as keptUntilOf,
   planInForce,
 } from '../../core/domain/lifecycle.ts';
+import { handoverNotice, pendingHandover } from '../../core/domain/planHandover.ts';
 import { remainingSeconds } from '../../core/domain/usage.ts';
 import {
   machineDisplayState,
@@ -28,6 +29,8 @@ export function dashboardBody(input: {
   subscription: DashboardSubscription | null;
   vm: DashboardVm | null;
   keptDisk?: DashboardKeptDisk | null;
+  /** Whether the subscription the machine still serves was a trial (asked only during a handover). */
+  earlierPlanWasTrial?: boolean;
   autopay?: DashboardAutopay | null;
   vmConfig: VmConfig;
   now: Date;
@@ -42,7 +45,13 @@ export function dashboardBody(input: {
   const planActive = planInForce(plan, now);
   // The VM's usage belongs to the subscription it serves; a plan it does not serve yet starts at zero.
   const servesPlan = vm !== null && subscription !== null && vm.subscription_id === subscription.id;
-  const running = vm?.state === 'running';
+  // Paid, the machine not yet handed over to the new plan: neither its old clock nor its address.
+  const handover = pendingHandover(
+    { inForce: planActive, subscriptionId: subscription?.id ?? null },
+    vm && { subscriptionId: vm.subscription_id, state: vm.state },
+    input.earlierPlanWasTrial ?? false,
+  );
+  const running = vm?.state === 'running' && handover === null;
   const usageSeconds = vm && servesPlan ? usageAtStateChange(vm) : 0;
   const accruedNow = vm && servesPlan ? vm.usage_seconds : 0;
   const outOfHours = plan !== null && hoursExhausted(plan, accruedNow);
@@ -51,18 +60,20 @@ export function dashboardBody(input: {
     vm: vm && { state: vm.state, source: vm.source, instanceId: vm.instance_id },
     servesPlan,
     planActive,
+    handingOver: handover !== null,
   });
 
   // Session-identified addresses: no email in links, history or logs (the spec's /:email forms
   // still answer). `v` changes on every start, so a browser never reuses an old address's file.
   const version = vm?.started_at ? vm.started_at.getTime() : 0;
-  const ready = vm
-    ? downloadsReady({
-        state: vm.state,
-        publicIp: vm.public_ip,
-        passwordStored: vm.password_encrypted !== null,
-      })
-    : { rdp: false, password: false };
+  const ready =
+    vm && !handover
+      ? downloadsReady({
+          state: vm.state,
+          publicIp: vm.public_ip,
+          passwordStored: vm.password_encrypted !== null,
+        })
+      : { rdp: false, password: false };
   const rdpUrl = ready.rdp ? `/api/vm/rdp?v=${version}` : null;
   const pwdUrl = ready.password ? '/api/vm/password' : null;
   const kept =
@@ -106,20 +117,23 @@ export function dashboardBody(input: {
     planActive,
     remainingSeconds: subscription ? remainingSeconds(subscription.hours, accruedNow) : null,
     outOfHours,
-    canStart: vm?.state === 'stopped' && planActive && !outOfHours,
+    canStart: vm?.state === 'stopped' && planActive && !outOfHours && handover === null,
     canStop: running,
     // The kept-disk notice says what happened and what a purchase brings back.
-    notice: keptDisk
-      ? null
-      : noticeFor(vm, state, {
-          planActive,
-          outOfHours,
-          hasPlan: subscription !== null,
-          restoring: waitingForDiskCopy,
-        }),
+    notice: handover
+      ? handoverNotice(handover)
+      : keptDisk
+        ? null
+        : noticeFor(vm, state, {
+            planActive,
+            outOfHours,
+            hasPlan: subscription !== null,
+            restoring: waitingForDiskCopy,
+          }),
     keptUntil,
     keptDisk,
     waitingForDiskCopy,
+    handover,
     streamingClientUrl: vmConfig.streamingClientUrl,
     setupVideoUrl: vmConfig.setupVideoUrl,
     autoRenew: autoRenewOf(input.autopay ?? null),

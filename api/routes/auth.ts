@@ -38,12 +38,11 @@ import {
 import {
   ACCOUNT_MESSAGES as M,
   EMAIL_MAX_LENGTH,
-  EMAIL_PATTERN,
   NAME_MAX_LENGTH,
   OTP_PATTERN,
 } from '../../core/domain/account.ts';
-import { PASSWORD_MAX_LENGTH, passwordProblem } from '../../core/domain/password.ts';
-import { PHONE_MESSAGE, PHONE_PATTERN } from '../../core/domain/phone.ts';
+import { checkEmail } from '../../core/domain/email.ts';
+import { PASSWORD_MAX_LENGTH } from '../../core/domain/password.ts';
 import { passwordChangedMail, registrationCodeMail } from '../../core/emails/accounts.ts';
 import { hashPassword, passwordNeedsRehash, verifyPassword } from '../../core/crypto/passwords.ts';
 import { GoogleTokenError } from '../../core/providers/googleSignIn.ts';
@@ -60,6 +59,7 @@ import { completeLogin, endSession, startSession, type LoginOutcome } from '../a
 import { checkSecondFactor, recordFailedSecondStep } from '../auth/twoFactor.ts';
 import { accountPair, existingRequester, requesterFor, slowDownForAccount } from '../auth/throttle.ts';
 import { badRequest, conflict, HttpError, tooManyRequests, unauthorized } from '../errors.ts';
+import { emailField, newPasswordField, phoneField } from '../fields.ts';
 import { proofOfWorkChallenge, spendCodeMail } from '../auth/codeLimits.ts';
 import type { Db } from '../../core/db/pool.ts';
 import { input, validate } from '../middleware/validate.ts';
@@ -77,20 +77,11 @@ import type { Services } from '../services.ts';
 
 const requiredString = (message: string) => z.string({ error: message }).trim().min(1, message);
 
-export const Email = requiredString(M.emailRequired)
-  .max(EMAIL_MAX_LENGTH, M.emailInvalid)
-  .toLowerCase()
-  .regex(EMAIL_PATTERN, M.emailInvalid);
+export const Email = emailField(M.emailRequired);
 
 const Otp = requiredString(M.otpRequired).regex(OTP_PATTERN, M.otpInvalid);
 
-const NewPassword = z
-  .string({ error: M.resetEmpty })
-  .min(1, M.resetEmpty)
-  .superRefine((value, ctx) => {
-    const problem = passwordProblem(value);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
+const NewPassword = newPasswordField(M.resetEmpty);
 
 /** A solved proof-of-work puzzle (api/auth/codeLimits.ts), asked for only while an inbox is under attack. */
 const Proof = z.string().max(8000, 'That puzzle answer is not valid.').optional();
@@ -102,14 +93,8 @@ export const RegisterBody = z.object({
     `Name must be at most ${NAME_MAX_LENGTH} characters.`,
   ),
   email: Email,
-  phone: requiredString(M.phoneRequired).regex(PHONE_PATTERN, PHONE_MESSAGE),
-  password: z
-    .string({ error: 'Password is required.' })
-    .min(1, 'Password is required.')
-    .superRefine((value, ctx) => {
-      const problem = passwordProblem(value);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    }),
+  phone: phoneField(M.phoneRequired),
+  password: newPasswordField('Password is required.'),
 });
 type RegisterBody = z.infer<typeof RegisterBody>;
 
@@ -121,7 +106,14 @@ export const EmailBody = z.object({ email: Email, proof: Proof });
 type EmailBody = z.infer<typeof EmailBody>;
 
 export const LoginBody = z.object({
-  email: requiredString(M.loginRequired).max(EMAIL_MAX_LENGTH, M.loginFailed).toLowerCase(),
+  // Stored addresses are canonical (punycode domains): a login typed with "bücher.de" finds its account.
+  email: requiredString(M.loginRequired)
+    .max(EMAIL_MAX_LENGTH, M.loginFailed)
+    .toLowerCase()
+    .transform((value) => {
+      const check = checkEmail(value);
+      return check.ok ? check.email : value;
+    }),
   password: z
     .string({ error: M.loginRequired })
     .min(1, M.loginRequired)

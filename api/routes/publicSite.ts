@@ -3,11 +3,9 @@ import { z } from 'zod';
 import {
   FEEDBACK_FIELDS,
   FEEDBACK_LIMITS,
-  FEEDBACK_MESSAGES,
   NEWSLETTER,
   NEWSLETTER_MESSAGES,
 } from '../../core/domain/publicSite.ts';
-import { PHONE_MESSAGE, PHONE_PATTERN } from '../../core/domain/phone.ts';
 import { insertFeedbackMessage } from '../../core/db/feedback.ts';
 import { recentProvisionTimes } from '../../core/db/provisionStats.ts';
 import { timeToDesktopStat } from '../../core/domain/content/timeToDesktop.ts';
@@ -35,6 +33,7 @@ import {
 } from '../../core/commands/newsletter.ts';
 import { sendJob } from '../../core/queue.ts';
 import { badRequest } from '../errors.ts';
+import { emailField, phoneField } from '../fields.ts';
 import { input, validate } from '../middleware/validate.ts';
 import { limitByIp } from '../middleware/rateLimit.ts';
 import type { AppState } from '../context.ts';
@@ -49,30 +48,18 @@ const requiredText = (field: string, max: number) =>
     .min(1, required(field))
     .max(max, `${field} is too long.`);
 
-const emailAddress = (message: string) =>
-  z
-    .string({ error: message })
-    .trim()
-    .toLowerCase()
-    .max(FEEDBACK_LIMITS.email, message)
-    .pipe(z.email({ error: message }));
-
 /** Spec §3 "Feedback/contact message"; all six fields required (spec §5). */
 export const FeedbackBody = z.object({
   firstName: requiredText('First Name', FEEDBACK_LIMITS.name),
   lastName: requiredText('Last Name', FEEDBACK_LIMITS.name),
   field: z.enum(FEEDBACK_FIELDS, { error: 'Choose your field from the list.' }),
-  contactNumber: z.string({ error: PHONE_MESSAGE }).trim().regex(PHONE_PATTERN, PHONE_MESSAGE),
-  email: z
-    .string({ error: required('Email') })
-    .trim()
-    .min(1, required('Email'))
-    .pipe(emailAddress(FEEDBACK_MESSAGES.invalidEmail)),
+  contactNumber: phoneField(),
+  email: emailField(required('Email')),
   message: requiredText('Message', FEEDBACK_LIMITS.message),
 });
 type FeedbackBody = z.infer<typeof FeedbackBody>;
 
-export const SubscribeBody = z.object({ email: emailAddress(NEWSLETTER_MESSAGES.invalidEmail) });
+export const SubscribeBody = z.object({ email: emailField(NEWSLETTER_MESSAGES.invalidEmail) });
 type SubscribeBody = z.infer<typeof SubscribeBody>;
 
 const Token = (message: string) =>

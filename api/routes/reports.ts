@@ -1,10 +1,10 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import { DEFAULT_SEVERITY, REPORT_LIMITS, SEVERITIES } from '../../core/domain/problemReport.ts';
-import { PHONE_MESSAGE, PHONE_PATTERN } from '../../core/domain/phone.ts';
 import { insertProblemReport } from '../../core/db/problemReports.ts';
 import { problemReportMail } from '../../core/emails/html.ts';
 import { sendJob } from '../../core/queue.ts';
+import { phoneField } from '../fields.ts';
 import { input, validate } from '../middleware/validate.ts';
 import { limitByIp } from '../middleware/rateLimit.ts';
 import type { AppState } from '../context.ts';
@@ -24,7 +24,7 @@ export const ReportBody = z.object({
     .min(1, required('Description').error)
     .max(REPORT_LIMITS.description, 'The description is too long.'),
   severity: z.enum(SEVERITIES, { error: 'Severity is low, medium or high.' }).default(DEFAULT_SEVERITY),
-  phoneNumber: z.string({ error: PHONE_MESSAGE }).trim().regex(PHONE_PATTERN, PHONE_MESSAGE),
+  phoneNumber: phoneField(),
   pageUrl: z.string().trim().max(REPORT_LIMITS.pageUrl).optional(),
 });
 type ReportBody = z.infer<typeof ReportBody>;

@@ -9,7 +9,7 @@ import {
 import { consumeCodes } from '../../core/db/codes.ts';
 import { deletePendingRegistration } from '../../core/db/pendingRegistrations.ts';
 import { consumeUserResetTokens } from '../../core/db/passwordResets.ts';
-import { revokeUserSessions } from '../../core/db/sessions.ts';
+import { revokeOtherUserSessions, revokeUserSessions } from '../../core/db/sessions.ts';
 import { lockUserPlans } from '../../core/db/subscriptions.ts';
 import {
   consumeUserChallenges,
@@ -22,18 +22,29 @@ import {
   disableTotp,
   enableTotp,
   findUserById,
+  replacePasswordHash,
   setPendingTotpSecret,
   updateUserName,
   updateUserPhone,
   type User,
 } from '../../core/db/users.ts';
 import { ACCOUNT_MESSAGES as M, NAME_MAX_LENGTH } from '../../core/domain/account.ts';
-import { PHONE_MESSAGE, PHONE_PATTERN } from '../../core/domain/phone.ts';
+import {
+  PASSWORD_CHANGE_MESSAGES as PC,
+  PASSWORD_MAX_LENGTH,
+  passwordChangeNeedsCurrent,
+} from '../../core/domain/password.ts';
 import { formatHoursMinutes } from '../../core/domain/usageBuckets.ts';
-import { accountDeletedMail, twoFactorChangedMail } from '../../core/emails/accounts.ts';
+import {
+  accountDeletedMail,
+  passwordChangedWhileSignedInMail,
+  twoFactorChangedMail,
+} from '../../core/emails/accounts.ts';
+import { hashPassword, verifyPassword } from '../../core/crypto/passwords.ts';
 import { sendJob } from '../../core/queue.ts';
 import { checkTotp, newTotpSecret, totpQrCode, totpUri } from '../../core/crypto/totp.ts';
 import { clearCookie, SESSION_COOKIE } from '../auth/cookies.ts';
+import { slowDownForAccount } from '../auth/throttle.ts';
 import {
   checkSecondFactor,
   hashRecoveryCode,
@@ -41,9 +52,10 @@ import {
   TOTP_SECRET_PURPOSE,
 } from '../auth/twoFactor.ts';
 import { badRequest, conflict, unauthorized } from '../errors.ts';
+import { newPasswordField, phoneField } from '../fields.ts';
 import { assertSameUser, currentUser, requireUser } from '../middleware/auth.ts';
 import { input, validate } from '../middleware/validate.ts';
-import { profileBody } from '../presenters/user.ts';
+import { deletionPreviewBody, profileBody } from '../presenters/user.ts';
 import type { AppContext, AppState } from '../context.ts';
 import type { Services } from '../services.ts';
 
@@ -66,7 +78,7 @@ export const ProfileBody = z.object({
     .max(NAME_MAX_LENGTH, `Name must be at most ${NAME_MAX_LENGTH} characters.`)
     .optional(),
   // PayU needs a phone: a customer who signed up with Google adds (or anyone edits) it here.
-  phone: z.string({ error: PHONE_MESSAGE }).trim().regex(PHONE_PATTERN, PHONE_MESSAGE).optional(),
+  phone: phoneField().optional(),
 });
 type ProfileBody = z.infer<typeof ProfileBody>;
 
@@ -83,6 +95,16 @@ export const CodeBody = z.object({
 type CodeBody = z.infer<typeof CodeBody>;
 
 const WRONG_CODE = 'That code is not right. Please try again.';
+
+/** A signed-in password change; `currentPassword` is absent when the account has none yet (made with Google). */
+export const PasswordBody = z.object({
+  currentPassword: z
+    .string({ error: PC.currentRequired })
+    .max(PASSWORD_MAX_LENGTH * 4, PC.currentWrong)
+    .optional(),
+  newPassword: newPasswordField(PC.newRequired),
+});
+type PasswordBody = z.infer<typeof PasswordBody>;
 
 export function userRoutes(services: Services): Router<AppState> {
   const router = new Router<AppState>();
@@ -111,6 +133,11 @@ export function userRoutes(services: Services): Router<AppState> {
     ctx.body = profileBody(user);
   });
 
+  // What the delete dialog lists before the confirmation: the facts the deletion itself reads.
+  router.get('/user/deletion', requireUser(), async (ctx) => {
+    ctx.body = deletionPreviewBody(await deletionFacts(db, currentUser(ctx).id, new Date()));
+  });
+
   // Spec §4 "Delete account": after the confirmation, sign out everywhere and forget the person,
   // keeping the rows a business must keep (invoices, payments) attached to an anonymous user.
   // The SPA's dialog sends the email the customer typed, so a mistyped one is refused (403).
@@ -130,7 +157,7 @@ export function userRoutes(services: Services): Router<AppState> {
           me.email,
           me.name,
           {
-            machines: facts.machines,
+            machines: facts.machines.length,
             plan: facts.plan && {
               name: facts.plan.name,
               hoursLeft: formatHoursMinutes(facts.plan.secondsLeft / 3600),
@@ -157,6 +184,56 @@ export function userRoutes(services: Services): Router<AppState> {
     clearCookie(ctx, SESSION_COOKIE, { production: config.production });
     ctx.state.user = undefined;
     ctx.body = { message: 'Your account has been deleted.' };
+  });
+
+  // --- password ---------------------------------------------------------------------------
+
+  /** Whether the account has a password (an account made with Google may not, yet). */
+  router.get('/user/password', requireUser(), async (ctx) => {
+    const user = await sessionUserRow(ctx);
+    ctx.body = { hasPassword: user.password_hash !== null };
+  });
+
+  /**
+   * Changes the password (or sets a first one) while signed in: the same rules as a sign-up,
+   * the current password proven where there is one (guesses limited and slowed like a login's),
+   * every other session signed out, pending reset links and codes void, the owner mailed.
+   * Two-factor is not asked again: core/domain/password.ts says why.
+   */
+  router.post('/user/password', requireUser(), validate(PasswordBody), async (ctx) => {
+    const { currentPassword, newPassword } = input<PasswordBody>(ctx);
+    const me = currentUser(ctx);
+    await limiters.loginIp.consume(ctx.ip);
+    await limiters.passwordChangeUser.consume(me.id);
+    const user = await sessionUserRow(ctx);
+    const first = !passwordChangeNeedsCurrent({ hasPassword: user.password_hash !== null });
+    if (!first) {
+      if (!currentPassword) throw badRequest(PC.currentRequired);
+      await slowDownForAccount(limiters.loginAccountFailures, user.email);
+      if (!(await verifyPassword(user.password_hash, currentPassword))) {
+        await limiters.loginAccountFailures.add(user.email);
+        throw badRequest(PC.currentWrong);
+      }
+      if (currentPassword === newPassword) throw badRequest(PC.sameAsCurrent);
+    }
+    // Hashed before the transaction: slonik may retry it, and argon2 is most of the work.
+    const passwordHash = await hashPassword(newPassword);
+    const changed = await db.transaction(async (trx) => {
+      if (!(await replacePasswordHash(trx, user.id, user.password_hash, passwordHash))) return false;
+      await revokeOtherUserSessions(trx, user.id, me.sessionId);
+      await consumeUserResetTokens(trx, user.id);
+      await consumeCodes(trx, user.email);
+      await consumeUserChallenges(trx, user.id);
+      await sendJob(
+        boss,
+        'email-send',
+        passwordChangedWhileSignedInMail(user.email, first, config.supportEmail),
+        { db: trx },
+      );
+      return true;
+    });
+    if (!changed) throw conflict(PC.raced);
+    ctx.body = { message: first ? PC.set : PC.changed };
   });
 
   // --- two-factor settings ----------------------------------------------------------------

@@ -5,6 +5,7 @@ import { DecryptError } from '../../core/crypto/crypto.ts';
 import { findDashboardState } from '../../core/db/dashboard.ts';
 import { findSubscription } from '../../core/db/subscriptions.ts';
 import { findDashboardVm, findLiveVmByUser } from '../../core/db/vms.ts';
+import { isLive } from '../../core/domain/lifecycle.ts';
 import { startRefusal, VM_MESSAGES } from '../../core/domain/vm.ts';
 import { PASSWORD_FILE_NAME, RDP_FILE_NAME, rdpFile } from '../../core/domain/rdp.ts';
 import { requestStart, requestStop } from '../../core/commands/vmActions.ts';
@@ -38,7 +39,18 @@ export function vmRoutes(services: Services): Router<AppState> {
     // the current subscription and the VM.
     const state = await findDashboardState(db, user.id);
     if (!state) throw unauthorized();
-    return dashboardBody({ ...state, vmConfig: config.vm, now: new Date() });
+    // Only while a just-paid plan waits for the machine (seconds): was what it replaces a trial?
+    const { subscription, vm } = state;
+    const earlier =
+      vm && subscription && vm.subscription_id !== subscription.id && isLive(vm.state)
+        ? await findSubscription(db, vm.subscription_id)
+        : null;
+    return dashboardBody({
+      ...state,
+      earlierPlanWasTrial: earlier?.is_trial ?? false,
+      vmConfig: config.vm,
+      now: new Date(),
+    });
   }
 
   // The SPA polls this. It is a pure read: no write, no rate-limit point. The ETag lets the

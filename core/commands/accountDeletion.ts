@@ -1,5 +1,10 @@
 import { endKeptDisksOfUser } from '../db/snapshots.ts';
-import { cancelSubscription, findActiveSubscription, hasTrialPhoneOnRecord } from '../db/subscriptions.ts';
+import {
+  cancelSubscription,
+  findActiveSubscription,
+  findSubscriptionsByIds,
+  hasTrialPhoneOnRecord,
+} from '../db/subscriptions.ts';
 import { listUndeletedVmsOfUser } from '../db/vms.ts';
 import { countInvoicesOfUser, minimiseInvoicesOfUser } from '../db/invoices.ts';
 import { minimiseCreditNotesOfUser } from '../db/creditNotes.ts';
@@ -7,6 +12,8 @@ import { minimisePaymentsOfUser } from '../db/payments.ts';
 import type { Db } from '../db/pool.ts';
 import { sendJob, type Boss } from '../queue.ts';
 import {
+  planLabel,
+  type DeletedMachine,
   MINIMISED_CUSTOMER_NAME,
   minimisedCustomerEmail,
   PAYU_PERSONAL_FIELDS,
@@ -18,24 +25,36 @@ import { endAutoRenewOfUser } from './autopay.ts';
 
 /** What a deletion is about to do, for its confirmation mail (core/emails/accounts.ts). */
 export type DeletionFacts = {
-  /** Machines (each with its disk) that go to `terminating`. */
-  machines: number;
-  /** The plan in force, if any, and the seconds it had left. */
-  plan: { name: string; secondsLeft: number } | null;
+  /** Machines (each with its disk) that go to `terminating`, each with the plan it was made for. */
+  machines: DeletedMachine[];
+  /** The plan in force, if any (named as the dialog names it), the seconds it had left and its end. */
+  plan: { name: string; secondsLeft: number; expiresAt: Date | null } | null;
   /** Invoices kept, minimised. */
   invoices: number;
   /** A trial was bought with the user's phone: the number stays on that plan (one trial per number). */
   trialPhoneKept: boolean;
 };
 
-/** Read inside the deletion transaction, before anything changes. */
+/**
+ * Read inside the deletion transaction, before anything changes; also what the dialog lists
+ * beforehand (`GET /api/user/deletion`), so the two say the same.
+ */
 export async function deletionFacts(db: Db, userId: string, now: Date): Promise<DeletionFacts> {
   const machines = await listUndeletedVmsOfUser(db, userId);
+  const plans = await findSubscriptionsByIds(db, [...new Set(machines.map((vm) => vm.subscription_id))]);
   const plan = await findActiveSubscription(db, userId, now);
   const used = plan ? (machines.find((vm) => vm.subscription_id === plan.id)?.usage_seconds ?? 0) : 0;
   return {
-    machines: machines.length,
-    plan: plan && { name: plan.plan_name, secondsLeft: remainingSeconds(plan.hours, used) },
+    machines: machines.map((vm) => ({
+      planId: vm.plan_id,
+      isTrial: plans.get(vm.subscription_id)?.is_trial ?? false,
+      state: vm.state,
+    })),
+    plan: plan && {
+      name: planLabel({ planId: plan.plan_id, isTrial: plan.is_trial, planName: plan.plan_name }),
+      secondsLeft: remainingSeconds(plan.hours, used),
+      expiresAt: plan.expires_at,
+    },
     invoices: await countInvoicesOfUser(db, userId),
     trialPhoneKept: await hasTrialPhoneOnRecord(db, userId),
   };

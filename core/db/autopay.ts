@@ -276,7 +276,9 @@ export async function insertRenewal(db: Db, r: NewRenewal): Promise<Renewal | nu
                                     amount_paise, state, request_id)
       VALUES (${r.mandateId}, ${r.userId}, ${r.renewsSubscriptionId}, ${r.periodKey}, ${ts(r.renewalAt)},
               ${ts(r.debitAt)}, ${r.amountPaise}, ${r.state}, ${r.requestId})
-      ON CONFLICT (renews_subscription_id) DO NOTHING
+      -- No arbiter named: the request id is unique too (it is derived from the plan renewed), and
+      -- two sweeps racing can collide on either index first; both mean "another sweep made it".
+      ON CONFLICT DO NOTHING
       RETURNING ${RENEWAL_COLUMNS}),
     latest AS (
       UPDATE autopay_mandates m SET latest_renewal_id = made.id, updated_at = now() FROM made WHERE m.id = made.mandate_id)

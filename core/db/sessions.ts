@@ -94,6 +94,23 @@ export async function revokeUserSessions(db: Db, userId: string): Promise<number
   return result.rowCount;
 }
 
+/**
+ * Signs a user out everywhere but the session `keepSessionId` (a password change keeps the
+ * browser that made it). Announced like every revocation (core/db/sessionRevocations.ts): every
+ * web process forgets the user's cached sessions, the kept one too, which is simply read again.
+ */
+export async function revokeOtherUserSessions(
+  db: Db,
+  userId: string,
+  keepSessionId: string,
+): Promise<number> {
+  await announceRevoked(db, { userId });
+  const result = await db.query(sql.unsafe`
+    UPDATE sessions SET revoked_at = now()
+    WHERE user_id = ${userId} AND id <> ${keepSessionId} AND revoked_at IS NULL`);
+  return result.rowCount;
+}
+
 /** What a signed-in request needs of its session; the in-process cache keeps only this. */
 export type LiveSession = {
   session_id: string;

@@ -86,6 +86,24 @@ export async function updatePasswordHash(db: Db, userId: string, passwordHash: s
   );
 }
 
+/**
+ * Replaces the password hash only if it is still `expected` (null: the account has no password
+ * yet, as one made with Google). False when it changed meanwhile: a second change racing the
+ * first cannot pass with the password the first one replaced.
+ */
+export async function replacePasswordHash(
+  db: Db,
+  userId: string,
+  expected: string | null,
+  passwordHash: string,
+): Promise<boolean> {
+  forgetCachedSession({ userId }); // signed-in requests read the user from the session cache
+  const result = await db.query(sql.unsafe`
+    UPDATE users SET password_hash = ${passwordHash}, updated_at = now()
+    WHERE id = ${userId} AND deleted_at IS NULL AND password_hash IS NOT DISTINCT FROM ${expected}`);
+  return result.rowCount === 1;
+}
+
 /** Stores a not-yet-confirmed TOTP secret (encrypted), replacing an earlier unconfirmed one. */
 export async function setPendingTotpSecret(db: Db, userId: string, encryptedSecret: string): Promise<void> {
   forgetCachedSession({ userId }); // signed-in requests read the user from the session cache

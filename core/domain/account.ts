@@ -3,24 +3,23 @@
  * §8): the rules and words both the server and the SPA use.
  */
 
+import { EMAIL_MESSAGES, isDeliverableEmail } from './email.ts';
+
+export { EMAIL_MAX_LENGTH, normaliseEmail } from './email.ts';
+
 export const NAME_MAX_LENGTH = 100;
-export const EMAIL_MAX_LENGTH = 254;
 export const OTP_PATTERN = /^\d{6}$/;
 
 /**
- * A pragmatic address check: something@something.tld, no spaces. The mailed code proves the
- * rest; a stricter pattern only refuses real addresses.
+ * The loose shape of an address we already hold (something@something.tld, no spaces): what the
+ * mail queue checks, so a mail to an account made under older, looser rules still goes. What a
+ * form or the API accepts from now on is `isValidEmail` (core/domain/email.ts).
  */
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** Emails are compared and stored trimmed and lower-cased (spec §5 "Email is lower-cased"). */
-export function normaliseEmail(value: string): string {
-  return value.trim().toLowerCase();
-}
-
+/** A deliverable address (core/domain/email.ts): ASCII before the @, a real (or punycode) domain. */
 export function isValidEmail(value: string): boolean {
-  const email = normaliseEmail(value);
-  return email.length <= EMAIL_MAX_LENGTH && EMAIL_PATTERN.test(email);
+  return isDeliverableEmail(value);
 }
 
 /** The spec's strings (§8) and ours for the same screens, kept in one place. */
@@ -30,6 +29,9 @@ export const ACCOUNT_MESSAGES = {
   somethingWrong: 'Something went wrong',
   unknownError: 'Unknown Error',
   logoutFailed: 'Could not log out: the server could not be reached. Please try again.',
+  // Ours: a signed-in page whose session expired or was revoked (every call then answers 401).
+  sessionEnded: 'Your session has ended — log in again.',
+  sessionEndedLink: 'Log in again',
   verifyFailed: 'OTP verification failed',
   resendSuccess: 'A new OTP has been sent to your email.',
   resendFailed: 'Could not resend OTP',
@@ -44,8 +46,8 @@ export const ACCOUNT_MESSAGES = {
   deleteFailed: 'Delete failed, try again.',
   // Ours, where the spec names a rule but not its words.
   nameRequired: 'Name is required.',
-  emailRequired: 'Email is required.',
-  emailInvalid: 'Enter a valid email address.',
+  emailRequired: EMAIL_MESSAGES.required,
+  emailInvalid: EMAIL_MESSAGES.invalid,
   phoneRequired: 'Phone is required.',
   loginRequired: 'Please enter your email and password.',
   otpRequired: 'Please enter the OTP.',

@@ -12,6 +12,10 @@
  * value (none today) would keep the name the law asks for.
  */
 
+import { findPlan } from './plans.ts';
+import { isTrialPlanName } from './trial.ts';
+import { displayStateOf, type VmDisplayState } from './vm.ts';
+
 /** Years invoices and payment records are kept after an account is deleted. */
 export const INVOICE_RETENTION_YEARS = 8;
 
@@ -58,3 +62,41 @@ export const DELETION_WORDING = {
   invoicesMinimised:
     'Your name, email address and phone number are removed from them; they keep only the invoice number, dates, plan, amounts, GST and the state of supply.',
 } as const;
+
+/**
+ * A machine the deletion terminates, as the dialog names it: the plan it was made for (its own
+ * kind, so it is named after a refund or expiry too, when no plan is in force) and whether that
+ * was a trial, with its state in a word.
+ */
+export type DeletedMachine = { planId: string; isTrial: boolean; state: string };
+
+const STATE_WORDS: Record<VmDisplayState, string> = {
+  none: 'not set up yet',
+  provisioning: 'being set up',
+  starting: 'starting',
+  running: 'running',
+  stopping: 'stopping',
+  stopped: 'stopped',
+  error: 'not working',
+  terminated: 'deleted',
+};
+
+/** "LEGEND" for a plan, "PRO LEGEND trial" for a trial on that machine; the id itself if unknown. */
+export function planLabel(plan: { planId: string; isTrial: boolean; planName?: string }): string {
+  const name = findPlan(plan.planId)?.displayName ?? plan.planName ?? plan.planId;
+  return plan.isTrial || isTrialPlanName(name) ? `${name} trial` : name;
+}
+
+/** "LEGEND, running". */
+export function machineLabel(machine: DeletedMachine): string {
+  return `${planLabel(machine)}, ${STATE_WORDS[displayStateOf(machine.state)]}`;
+}
+
+/** The dialog's first line: "Terminates your cloud PC (LEGEND, running)." (or each of several). */
+export function machinesSentence(machines: readonly DeletedMachine[]): string {
+  if (machines.length === 0) return DELETION_WORDING.noMachine;
+  const labels = machines.map(machineLabel).join('; ');
+  return machines.length === 1
+    ? `Terminates your cloud PC (${labels}).`
+    : `Terminates your ${machines.length} cloud PCs (${labels}).`;
+}

@@ -218,4 +218,9 @@ export const IDLE_MESSAGES = {
   projection: 'Your hours at this pace',
   notRunning: 'Your VM is not running.',
   saveFailed: 'Could not save the setting, try again',
+  /** Said once a choice of the setting is stored (it saves as soon as it is picked). */
+  settingSaved: (minutes: number | null) =>
+    minutes === null
+      ? 'Saved. Idle auto-stop is off: your PC runs until you stop it.'
+      : `Saved. Your PC stops after ${minutes} minutes of no use.`,
 } as const;

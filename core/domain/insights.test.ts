@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   averageDailyHours,
   dailyAllowanceHours,
-  estimateSavings,
   forecastUsage,
   hourRangeLabel,
   peakHour,
@@ -60,26 +59,6 @@ describe('plan suggestion', () => {
   it('goes just above the allowance to upgrade', () => {
     expect(suggestPlan(30, 1.01).kind).toBe('upgrade');
     expect(suggestPlan(30, 1.01).suggestedHours).toBe(45);
-  });
-});
-
-describe('estimated savings', () => {
-  it('assumes a reserved price 30% below the monthly price', () => {
-    expect(estimateSavings(145_000)).toEqual({
-      monthlyPricePaise: 145_000,
-      reservedPricePaise: 101_500,
-      savingsPaise: 43_500,
-      percent: 30,
-    });
-  });
-
-  it('rounds to the nearest paisa and keeps reserved + savings equal to the monthly price', () => {
-    for (let price = 1; price < 20_000; price += 37) {
-      const estimate = estimateSavings(price);
-      expect(estimate.reservedPricePaise + estimate.savingsPaise).toBe(price);
-      expect(Math.abs(estimate.savingsPaise - price * 0.3)).toBeLessThanOrEqual(0.5);
-    }
-    expect(estimateSavings(189_900, 25).savingsPaise).toBe(47_475);
   });
 });
 

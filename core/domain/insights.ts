@@ -1,5 +1,4 @@
 /** The cards of the progress page: plan suggestion, estimated savings, daily forecast, peak hour (spec §2, §9). */
-import { divideRounded, assertPaise } from './money.ts';
 import { DURATIONS, isDuration, type DurationHours } from './plans.ts';
 import { DAY_MS, formatLongDate, toEpochMs, type Instant } from './time.ts';
 
@@ -74,24 +73,16 @@ export function suggestPlan(durationHours: number, averageHoursPerDay: number): 
   };
 }
 
-/** The savings card assumes a reserved price this much below the monthly price (spec §9). */
-export const RESERVED_DISCOUNT_PERCENT = 30;
+/**
+ * How long a plan must have run before the page advises on its size: one evening's session
+ * says nothing about a month ("30 h would do" after 3 minutes of use was the advice before).
+ */
+export const ADVICE_AFTER_DAYS = 3;
 
-export interface SavingsEstimate {
-  monthlyPricePaise: number;
-  reservedPricePaise: number;
-  savingsPaise: number;
-  percent: number;
-}
-
-/** What a reserved price `percent` below the monthly price would save, to the nearest paisa. */
-export function estimateSavings(
-  monthlyPricePaise: number,
-  percent = RESERVED_DISCOUNT_PERCENT,
-): SavingsEstimate {
-  assertPaise(monthlyPricePaise, 'monthly price');
-  const savingsPaise = divideRounded(monthlyPricePaise * percent, 100);
-  return { monthlyPricePaise, reservedPricePaise: monthlyPricePaise - savingsPaise, savingsPaise, percent };
+/** Whether the plan has run long enough (ADVICE_AFTER_DAYS since it was bought) to advise on its size. */
+export function enoughUseForAdvice(purchasedAt: Instant | null, now: Instant): boolean {
+  if (purchasedAt === null) return false;
+  return toEpochMs(now) - toEpochMs(purchasedAt) >= ADVICE_AFTER_DAYS * DAY_MS;
 }
 
 export interface ForecastInput {

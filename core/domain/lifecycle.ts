@@ -45,7 +45,7 @@ const TRANSITIONAL_STATES = [
   'terminating',
 ] as const satisfies readonly MachineState[];
 
-function isLive(state: string): boolean {
+export function isLive(state: string): boolean {
   return (LIVE_STATES as readonly string[]).includes(state);
 }
 

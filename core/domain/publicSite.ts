@@ -31,16 +31,6 @@ export const FEEDBACK_MESSAGES = {
   invalidEmail: 'Enter a valid email address.',
 } as const;
 
-/**
- * A pragmatic email shape check for forms (one @, a dot in the domain, no spaces). The API
- * validates again with zod's stricter check; this only catches typos before a round trip.
- */
-export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-export function isEmailAddress(value: string): boolean {
-  return value.length <= FEEDBACK_LIMITS.email && EMAIL_PATTERN.test(value);
-}
-
 /** Subscription timings. */
 export const NEWSLETTER = {
   /** How long a confirmation link works. */

@@ -46,7 +46,13 @@ describe('startRefusal', () => {
 describe('machineDisplayState', () => {
   const shown = (
     state: string | null,
-    more: { source?: 'pool'; instanceId?: string; planActive?: boolean; servesPlan?: boolean } = {},
+    more: {
+      source?: 'pool';
+      instanceId?: string;
+      planActive?: boolean;
+      servesPlan?: boolean;
+      handingOver?: boolean;
+    } = {},
   ) =>
     machineDisplayState({
       vm:
@@ -55,6 +61,7 @@ describe('machineDisplayState', () => {
           : { state, source: more.source ?? 'launch', instanceId: more.instanceId ?? null },
       servesPlan: more.servesPlan ?? true,
       planActive: more.planActive ?? false,
+      handingOver: more.handingOver ?? false,
     });
   it.each<[string, string | null, Parameters<typeof shown>[1], string]>([
     ['a requested machine is being set up', 'requested', {}, 'provisioning'],
@@ -71,6 +78,12 @@ describe('machineDisplayState', () => {
       'provisioning',
     ],
     ['a deleted machine, no plan in force', 'terminated', {}, 'terminated'],
+    [
+      "a trial's running machine handed over to the plan paid during it",
+      'running',
+      { planActive: true, servesPlan: false, handingOver: true },
+      'starting',
+    ],
   ])('%s', (_name, state, more, expected) => {
     expect(shown(state, more)).toBe(expected);
   });

@@ -5,6 +5,7 @@
  */
 import { hoursExhausted, planInForce } from './lifecycle.ts';
 import { USAGE_MESSAGES } from './usage.ts';
+import type { Handover } from './planHandover.ts';
 import type { Instant } from './time.ts';
 import type { DailyUsage, HourlyUsageEntry } from './usageBuckets.ts';
 import type { AutoRenewRecord } from './autopay.ts';
@@ -88,30 +89,33 @@ export function isVmDisplayState(value: unknown): value is VmDisplayState {
   return (VM_DISPLAY_STATES as readonly unknown[]).includes(value);
 }
 
+/** A machine row's state as words can name it (a requested VM is already being set up). */
+export function displayStateOf(state: string | null | undefined): VmDisplayState {
+  if (!state) return 'none';
+  if (state === 'requested') return 'provisioning';
+  if (state === 'terminating') return 'stopping';
+  return isVmDisplayState(state) ? state : 'none';
+}
+
 /**
  * The one display state of a customer's machine: computed once, on the server, and sent as the
  * dashboard record's `displayState` (the spec's `vmLastState` carries the same value). A
  * requested machine is already being set up; a terminating one is stopping; a claimed warm-pool
  * machine only needs a start (about a minute), not a first boot; a paid plan whose machine the
- * provisioning job has not created yet is being set up.
+ * provisioning job has not created yet is being set up; a machine being handed over from a
+ * trial to the plan paid during it is starting (Upgrading…), never its old trial state.
  */
 export function machineDisplayState(input: {
   vm: { state: string; source: 'launch' | 'pool' | null; instanceId: string | null } | null;
   /** The machine serves the plan shown (a plan it does not serve yet has no machine of its own). */
   servesPlan: boolean;
   planActive: boolean;
+  /** The machine is being handed over to a plan paid while it served an earlier one. */
+  handingOver?: boolean;
 }): VmDisplayState {
   const { vm, servesPlan, planActive } = input;
-  const state = vm?.state;
-  const shown: VmDisplayState = !state
-    ? 'none'
-    : state === 'requested'
-      ? 'provisioning'
-      : state === 'terminating'
-        ? 'stopping'
-        : isVmDisplayState(state)
-          ? state
-          : 'none';
+  if (input.handingOver) return 'starting';
+  const shown = displayStateOf(vm?.state);
   if (shown === 'provisioning' && vm?.source === 'pool' && vm.instanceId) return 'starting';
   if ((shown === 'none' || shown === 'terminated') && planActive && (!vm || !servesPlan))
     return 'provisioning';
@@ -198,6 +202,12 @@ export type DashboardRecord = {
    * up to 20 minutes): the dashboard says so, and asks less often than in a transition.
    */
   waitingForDiskCopy: boolean;
+  /**
+   * A plan just paid whose machine still serves the earlier one (a replaced trial, a renewal):
+   * shown as "Upgrading…" with no address, files or clock until it is handed over
+   * (core/domain/planHandover.ts). Null otherwise.
+   */
+  handover: Handover | null;
   streamingClientUrl: string;
   setupVideoUrl: string | null;
   /** Automatic renewal (AutoPay): null when the customer never turned it on. */

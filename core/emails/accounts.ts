@@ -97,6 +97,29 @@ export function passwordChangedMail(to: string, supportEmail: string): Mail {
 }
 
 /**
+ * A password changed (or a first one set, on an account made with Google) while signed in:
+ * every other session was signed out; say so, in case it was not the owner.
+ */
+export function passwordChangedWhileSignedInMail(to: string, first: boolean, supportEmail: string): Mail {
+  return mail(
+    first ? 'password-set' : 'password-changed',
+    to,
+    first ? 'A password was set on your Legend Cloud account' : 'Your Legend Cloud password was changed',
+    [
+      'Hello,',
+      '',
+      first
+        ? 'A password was just set on your Legend Cloud account, from your Security page. You can now log in with your email and this password, as well as with Google.'
+        : 'The password of your Legend Cloud account was just changed from your Security page.',
+      'Every other device signed in to your account was signed out.',
+      `If this was not you, reset your password from the login page and reply to ${supportEmail} at once.`,
+      '',
+      '— Legend Cloud',
+    ],
+  );
+}
+
+/**
  * Sign-ins with the right password kept failing at the second step: someone has the password.
  * Says when, from which address (roughly where), and where to change it.
  */

@@ -68,12 +68,13 @@ describe.skipIf(!hasBrowser())('accounts in the browser', () => {
       '✓At least Lowercase letter (a–z) (met)',
       '✗Minimum one Number (0–9) (not met)',
       '✗At least one Special Character (any symbol, e.g. @ # $ ! _ -) (not met)',
+      '✓Maximum 128 Characters (met)',
     ]);
     await page.getByRole('button', { name: 'Show password' }).click();
     await expect(page.getByLabel('Password', { exact: true }).getAttribute('type')).resolves.toBe('text');
     await screenshot(page, 'accounts-register-checklist-360');
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await expect(rules.getByText('✓', { exact: true }).count()).resolves.toBe(5);
+    await expect(rules.getByText('✓', { exact: true }).count()).resolves.toBe(6);
     await page.getByRole('button', { name: 'Register' }).click();
 
     await page.waitForURL('**/register/otp');
@@ -116,7 +117,7 @@ describe.skipIf(!hasBrowser())('accounts in the browser', () => {
     // The wrong password is the point: Chromium logs its 401.
     const page = await browser.newPage(DESKTOP, { allowConsoleErrors: /status of 401 \(Unauthorized\)/ });
     await page.goto('/login');
-    await page.getByRole('link', { name: 'Forget Password' }).waitFor();
+    await page.getByRole('link', { name: 'Forgot password?' }).waitFor();
     await page.getByRole('link', { name: 'Register' }).last().waitFor();
     await screenshot(page, 'accounts-login-1280');
 

@@ -50,7 +50,7 @@ describe.skipIf(!hasBrowser())('customer journeys without dead ends', () => {
     const page = await browser.newPage(DESKTOP);
     await page.goto('/progress');
     await page.waitForURL('**/login?next=%2Fprogress');
-    await page.getByRole('link', { name: 'Forget Password' }).click();
+    await page.getByRole('link', { name: 'Forgot password?' }).click();
     await page.getByLabel('Login via OTP').check();
     await page.getByLabel('Email').fill(user.email);
     await page.getByRole('button', { name: 'Send' }).click();

@@ -23,11 +23,15 @@ describe.skipIf(!hasBrowser())('report a problem', () => {
     expect(requests).toEqual([]);
   });
 
-  it('keeps only ten digits of a pasted phone number', async () => {
+  it('keeps a pasted phone number whole, and refuses a too-long one rather than cut it to another', async () => {
     const page = await browser.newPage(DESKTOP);
     await page.goto('/report-problem');
+    await page.getByLabel('Issue Title').fill('Lag');
+    await page.getByLabel('Description').fill('Slow frames.');
     await page.getByLabel('Phone Number').fill('  98765432109999');
-    await expect(page.getByLabel('Phone Number').inputValue()).resolves.toBe('9876543210');
+    await expect(page.getByLabel('Phone Number').inputValue()).resolves.toBe('  98765432109999');
+    await page.getByRole('button', { name: 'Submit Report' }).click();
+    await page.getByText('Enter a valid 10-digit phone number starting with 6-9.').waitFor();
   });
 
   it('submits a good report, clears the form and emails support', async () => {

@@ -386,6 +386,24 @@ describe('AutoPay: a debit that fails', () => {
   });
 });
 
+describe('AutoPay: sweeps at once', () => {
+  it('sweeps that overlap open one renewal and send one notice, and none of them fails', async () => {
+    const { user, mandate, plan } = await autoRenewBuyer('UPI');
+    const { debitAt, noticeAt } = schedule(plan, mandate);
+    await Promise.all(Array.from({ length: 6 }, () => sweep(later(noticeAt, 1))));
+    expect(await count(sql.unsafe`SELECT 1 FROM autopay_renewals WHERE user_id = ${user.id}`)).toBe(1);
+    expect((await renewalOf(mandate)).state).toBe('noticed');
+    expect((await sandbox(mandate.authpayuid!)).mandates[0]!.notices).toHaveLength(1);
+
+    await Promise.all(Array.from({ length: 6 }, () => sweep(later(debitAt, 1))));
+    const renewed = await renewalPlan(user.id, plan.id);
+    await Promise.all(Array.from({ length: 6 }, () => sweep(later(debitAt, 5))));
+    expect((await sandbox(mandate.authpayuid!)).siDebits).toHaveLength(1);
+    expect(await count(sql.unsafe`SELECT 1 FROM invoices WHERE user_id = ${user.id}`)).toBe(2);
+    expect((await mandateOf(user.id)).current_subscription_id).toBe(renewed!.id);
+  });
+});
+
 describe('AutoPay: pause and cancel', () => {
   it('pause after the notice skips that debit without revoking; resume before the end brings it back', async () => {
     const { user, client, mandate, plan } = await autoRenewBuyer('UPI');

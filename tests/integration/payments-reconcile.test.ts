@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { SANDBOX_GOOGLE_CLIENT_ID } from '../../core/config/config.ts';
 import { listAlerts, resolveAlert } from '../../core/db/operatorAlerts.ts';
 import { sql } from '../../core/db/pool.ts';
 import { claimDuePayments, countOpenPaymentsSince, findPaymentByTxnid } from '../../core/db/payments.ts';
@@ -15,7 +14,7 @@ import {
 import { PHONE_MESSAGE } from '../../core/domain/phone.ts';
 import { createPayUClient } from '../../core/providers/payu.ts';
 import { reconcilePayments } from '../../worker/jobs/paymentReconcile.ts';
-import { newClient, uniqueEmail, type Client } from '../support/accounts.ts';
+import { googleClient, uniqueEmail, type Client } from '../support/accounts.ts';
 import { paymentHelpers } from '../support/payments.ts';
 import { startTestStack, waitFor } from '../support/stack.ts';
 
@@ -375,32 +374,9 @@ describe('customer refunds', () => {
 });
 
 describe('every customer can pay', () => {
-  async function googleClient(email: string): Promise<Client> {
-    const client = newClient(stack);
-    const nonce = (await client.call('/api/auth/google/nonce', { method: 'POST' })).body.nonce as string;
-    const form = new URLSearchParams({
-      client_id: SANDBOX_GOOGLE_CLIENT_ID,
-      redirect_uri: `${stack.url}/auth/google/callback`,
-      state: 's',
-      nonce,
-      name: 'Meera Google',
-      email,
-      email_verified: 'true',
-    });
-    const authorized = await client.call('/sandbox/google/authorize', {
-      body: form.toString(),
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    });
-    const token = new URLSearchParams(new URL(authorized.headers.get('location')!).hash.slice(1)).get(
-      'id_token',
-    );
-    expect((await client.call('/api/auth/google', { body: { credential: token } })).status).toBe(200);
-    return client;
-  }
-
   it('a Google customer is asked for a phone (400 naming it), adds a valid one, and pays', async () => {
     const email = uniqueEmail('google-pay');
-    const client = await googleClient(email);
+    const client = await googleClient(stack, email, 'Meera Google');
     expect((await client.call('/api/auth/login')).body?.phone ?? null).toBeNull();
     expect((await choose(client, email, { plan: 'LEGEND', duration: 30 })).status).toBe(200);
     const refused = await client.call('/api/vm/create-payment', {

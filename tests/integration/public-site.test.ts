@@ -109,7 +109,7 @@ describe('POST /api/feedback', () => {
     [{ ...good, contactNumber: 9876543210 }, 'Enter a valid 10-digit phone number starting with 6-9.'],
     [{ ...good, email: '' }, 'Email is required.'],
     [{ ...good, email: 'asha@' }, 'Enter a valid email address.'],
-    [{ ...good, email: `${'a'.repeat(250)}@example.in` }, 'Enter a valid email address.'],
+    [{ ...good, email: `${'a'.repeat(250)}@example.in` }, 'An email address can be at most 254 characters.'],
     [{ ...good, message: ' ' }, 'Message is required.'],
     [{ ...good, message: 'x'.repeat(5001) }, 'Message is too long.'],
     [{ ...good, firstName: 'x'.repeat(101) }, 'First Name is too long.'],

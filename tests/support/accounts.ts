@@ -3,6 +3,7 @@ import { generate } from 'otplib';
 import { request as httpRequest } from 'node:http';
 import { insertUser, type User } from '../../core/db/users.ts';
 import { hashPassword } from '../../core/crypto/passwords.ts';
+import { SANDBOX_GOOGLE_CLIENT_ID } from '../../core/config/config.ts';
 import { waitFor, type TestStack } from './stack.ts';
 
 /**
@@ -169,6 +170,36 @@ export async function mailedCode(stack: TestStack, to: string, subject: string, 
 /** A wrong 6-digit code, surely different from `code`. */
 export function otherCode(code: string): string {
   return String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+}
+
+/**
+ * A client signed in with Google through the sandbox's sign-in page, as the browser does (a
+ * nonce, the sandbox's form, the ID token back to `/api/auth/google`): for a new email, an
+ * account with no password and no phone. Fails the test if the sign-in does not work.
+ */
+export async function googleClient(stack: TestStack, email: string, name = 'Sana Khan'): Promise<Client> {
+  const client = newClient(stack);
+  const nonce = (await client.call('/api/auth/google/nonce', { method: 'POST' })).body.nonce as string;
+  const form = new URLSearchParams({
+    client_id: SANDBOX_GOOGLE_CLIENT_ID,
+    redirect_uri: `${stack.url}/auth/google/callback`,
+    state: 'state-1',
+    nonce,
+    name,
+    email,
+    email_verified: 'true',
+  });
+  const authorized = await client.call('/sandbox/google/authorize', {
+    body: form.toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  const token = new URLSearchParams(new URL(authorized.headers.get('location')!).hash.slice(1)).get(
+    'id_token',
+  );
+  const reply = await client.call('/api/auth/google', { body: { credential: token } });
+  if (reply.status !== 200)
+    throw new Error(`Google sign-in failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return client;
 }
 
 /** A TOTP code for `secret`, `steps` 30-second steps from now (the server accepts one either side). */

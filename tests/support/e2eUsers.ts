@@ -137,3 +137,37 @@ export async function openProfileMenu(page: Page) {
   await panel.waitFor();
   return panel;
 }
+
+/**
+ * Signs up with Google through the sandbox's sign-in page, from /login: a new account with no
+ * password and no phone number. Waits to land where the login sends it (`/` unless `next`).
+ */
+export async function signUpWithGoogle(page: Page, name: string, email: string, next?: string) {
+  await page.goto(next ? `/login?next=${encodeURIComponent(next)}` : '/login');
+  await page.getByRole('button', { name: 'Continue with Google' }).click();
+  await page.waitForURL('**/sandbox/google/authorize?**');
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.waitForURL(`${baseUrl()}${next ?? '/'}`);
+}
+
+/** A phone number of its own for a test (trials are one per number). */
+export const uniquePhone = () => `9${String(randomInt(0, 1e9)).padStart(9, '0')}`;
+
+/**
+ * Signs in, buys LEGEND 30 h, waits for its machine to run and, on the history page, cancels
+ * the plan for the day-1 refund the policy gives (70% of ₹1,450 less the ₹200 charge:
+ * ₹815.00); waits until PayU has it. The machine is waited for because a plan refunded before
+ * the provisioning job reaches it gets no machine at all (the job skips a plan not in force).
+ */
+export async function refundedLegendPlan(page: Page, email: string): Promise<void> {
+  await runningLegendMachine(page, email);
+  await page.goto('/history');
+  const attempt = page.locator('article.attempt-success').first();
+  await attempt.getByRole('button', { name: 'Cancel plan and request refund' }).click();
+  await attempt.getByRole('button', { name: 'Confirm refund of ₹815.00' }).click();
+  await attempt
+    .getByText(/^(Refund of ₹815\.00 on its way \(accepted by PayU\)|Refunded ₹815\.00 on )/)
+    .waitFor({ timeout: 30_000 });
+}

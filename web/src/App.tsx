@@ -2,6 +2,7 @@ import { Suspense, lazy } from 'react';
 import { Route, Switch } from 'wouter';
 import { SWRConfig } from 'swr';
 import { swrFetcher } from './api/fetcher.ts';
+import { isSessionEnded } from './api/sessionEnded.ts';
 import { Layout } from './components/Layout.tsx';
 import { ROUTES } from './routes.tsx';
 
@@ -9,7 +10,8 @@ const NotFound = lazy(() => import('./pages/NotFound.tsx'));
 
 export function App() {
   return (
-    <SWRConfig value={{ fetcher: swrFetcher }}>
+    // Once the session has ended, nothing polls or revalidates (the session check excepted).
+    <SWRConfig value={{ fetcher: swrFetcher, isPaused: isSessionEnded }}>
       <Layout>
         <Suspense fallback={<p className="container page loading">Loading…</p>}>
           <Switch>

@@ -2,6 +2,7 @@ import useSWR, { mutate } from 'swr';
 import { clearAllStored, clearLogin, writeStored } from '../storage.ts';
 import { api, swrFetcher } from './fetcher.ts';
 import { SESSION_KEY, type SessionUser } from './session.ts';
+import { sessionBegan, sessionLeft } from './sessionEnded.ts';
 
 /** The account calls of spec §7 the pages share, and what a login or logout changes in the SPA. */
 
@@ -25,11 +26,13 @@ export async function rememberLogin(user: SessionUser): Promise<void> {
     phone: user.phone ?? null,
     hasPlan: user.hasPlan,
   });
+  sessionBegan();
   await mutate(SESSION_KEY, user, { revalidate: false });
 }
 
 /** After logout or deletion: forget the session here too (`everything` also clears all stored data). */
 export async function forgetLogin(options: { everything?: boolean } = {}): Promise<void> {
+  sessionLeft();
   if (options.everything) clearAllStored();
   else clearLogin();
   await mutate(SESSION_KEY, null, { revalidate: false });

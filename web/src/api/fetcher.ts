@@ -1,3 +1,6 @@
+import { ACCOUNT_MESSAGES } from '../../../core/domain/account.ts';
+import { sessionLost } from './sessionEnded.ts';
+
 /** The one way the SPA talks to the API. Errors carry the server's `message` for the UI to show. */
 
 export class ApiError extends Error {
@@ -41,6 +44,11 @@ export async function api<T>(path: string, options: Options = {}): Promise<T> {
       // come from it. An error page keeps its status, and the message falls back below.
       if (response.ok) throw new ApiError(0, NETWORK_MESSAGE);
     }
+  }
+  // A 401 outside the sign-in calls (where it means a wrong password or code) is the session
+  // gone: on a signed-in page the whole app says so, and the caller's message says the same.
+  if (response.status === 401 && !path.startsWith('/auth/') && sessionLost()) {
+    throw new ApiError(401, ACCOUNT_MESSAGES.sessionEnded);
   }
   if (!response.ok) {
     const body = (data ?? {}) as { message?: unknown; error?: unknown };

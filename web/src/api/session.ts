@@ -1,5 +1,7 @@
 import useSWR, { mutate } from 'swr';
+import { clearLogin } from '../storage.ts';
 import { ApiError, swrFetcher } from './fetcher.ts';
+import { onSessionEndedChange, isSessionEnded, sessionBegan, sessionLost } from './sessionEnded.ts';
 
 /** What `GET /api/auth/login` (the session check, spec §7) answers for a logged-in user. */
 export type SessionUser = { email: string; name: string; phone: string | null; hasPlan: boolean };
@@ -20,6 +22,9 @@ export function useSession(): Session {
   const { data, error, isLoading } = useSWR<SessionUser | null>(SESSION_KEY, swrFetcher, {
     shouldRetryOnError: false,
     revalidateOnFocus: true,
+    // Asked even once the session has ended (other calls pause): a login in another tab shows here.
+    isPaused: () => false,
+    onSuccess: (answer) => (answer?.email ? sessionBegan() : sessionLost()),
   });
   if (isLoading) return { status: 'loading', user: undefined };
   if (error || !data?.email) {
@@ -29,6 +34,14 @@ export function useSession(): Session {
   }
   return { status: 'user', user: data };
 }
+
+// An ended session is no session: the header and every reader of the session see a visitor,
+// and the browser's display caches (spec §3) forget the login.
+onSessionEndedChange(() => {
+  if (!isSessionEnded()) return;
+  clearLogin();
+  void mutate(SESSION_KEY, { email: null }, { revalidate: false });
+});
 
 /** The session's user as just changed here (a new name or phone), without asking again. */
 export function updateSessionUser(user: SessionUser) {

@@ -34,11 +34,6 @@ export function useDashboard(email: string | null, fallback?: DashboardRecord) {
   return result;
 }
 
-/** The dashboard record as the cache holds it (fetched if it holds none), never polled. */
-export function useDashboardRecord() {
-  return useSWR<DashboardRecord>(DASHBOARD_KEY, swrFetcher, { revalidateOnFocus: false });
-}
-
 /** Asks for the dashboard record again now (something outside the poll changed it). */
 export function refreshDashboard() {
   return mutate(DASHBOARD_KEY);

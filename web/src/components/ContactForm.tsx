@@ -4,12 +4,8 @@ import { useSession } from '../api/session.ts';
 import { StatusMessage, type Status } from './StatusMessage.tsx';
 import { EmailField, FieldError, PhoneField, TextField } from './TextField.tsx';
 import { isValidPhone, PHONE_MESSAGE } from '../../../core/domain/phone.ts';
-import {
-  FEEDBACK_FIELDS,
-  FEEDBACK_LIMITS,
-  FEEDBACK_MESSAGES,
-  isEmailAddress,
-} from '../../../core/domain/publicSite.ts';
+import { emailProblem } from '../../../core/domain/email.ts';
+import { FEEDBACK_FIELDS, FEEDBACK_LIMITS, FEEDBACK_MESSAGES } from '../../../core/domain/publicSite.ts';
 
 type Values = {
   firstName: string;
@@ -31,8 +27,8 @@ function findProblems(values: Values): Problems {
   const problems: Problems = {};
   for (const name of ORDER) if (values[name].trim() === '') problems[name] = 'Required';
   if (!problems.contactNumber && !isValidPhone(values.contactNumber)) problems.contactNumber = PHONE_MESSAGE;
-  if (!problems.email && !isEmailAddress(values.email.trim()))
-    problems.email = FEEDBACK_MESSAGES.invalidEmail;
+  const emailIssue = problems.email ? null : emailProblem(values.email);
+  if (emailIssue) problems.email = emailIssue;
   return problems;
 }
 

@@ -1,11 +1,9 @@
 import { useState, type FormEvent } from 'react';
+import { useDeletionPreview } from '../api/account.ts';
 import { api, errorMessage } from '../api/fetcher.ts';
-import { useDashboardRecord } from '../api/vm.ts';
 import { Dialog } from './Dialog.tsx';
 import { ACCOUNT_MESSAGES as M, normaliseEmail } from '../../../core/domain/account.ts';
 import { formatLongDate } from '../../../core/domain/time.ts';
-import { formatHoursMinutes } from '../../../core/domain/usageBuckets.ts';
-import { VM_STATUS_LABELS } from '../../../core/domain/vm.ts';
 import { DELETION_WORDING as W } from '../../../core/domain/accountDeletion.ts';
 
 /**
@@ -13,8 +11,11 @@ import { DELETION_WORDING as W } from '../../../core/domain/accountDeletion.ts';
  * (the machine terminated, its disk and snapshots deleted, the plan's remaining hours) and what
  * is kept (invoices, minimised: core/domain/accountDeletion.ts says why and how), and the
  * customer types their email to confirm. The server refuses any other email (403) and mails a
- * confirmation.
+ * confirmation. What it lists comes from `GET /api/user/deletion`: the facts the deletion itself
+ * reads, the machine named by the plan it was made for in any state (after a refund too).
+ * However long the list, the confirmation buttons stay in view at the dialog's foot.
  */
+
 export function DeleteAccountDialog({
   open,
   email,
@@ -42,7 +43,7 @@ function DeleteAccountForm({
   onClose: () => void;
   onDeleted: () => void | Promise<void>;
 }) {
-  const { data: record } = useDashboardRecord();
+  const { data: facts, error } = useDeletionPreview();
   const [typed, setTyped] = useState('');
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
@@ -65,24 +66,16 @@ function DeleteAccountForm({
     }
   }
 
-  const machine =
-    record && record.vmLastState !== 'none' && record.vmLastState !== 'terminated' ? record : null;
-  const plan = record?.planActive && record.selectedPlan ? record : null;
-
   return (
     <form className="modal-form" onSubmit={submit} noValidate>
       <p>This cannot be undone. Deleting your account:</p>
       <ul data-testid="deletion-destroys">
-        {!record ? (
-          <li>Checking your cloud PC…</li>
-        ) : machine ? (
+        {!facts ? (
+          <li>{error ? errorMessage(error, 'Could not check your cloud PC.') : 'Checking your cloud PC…'}</li>
+        ) : facts.hasMachine ? (
           <>
             <li data-item="machine">
-              <strong>
-                Terminates your cloud PC ({machine.selectedPlan},{' '}
-                {VM_STATUS_LABELS[machine.vmLastState].toLowerCase()}).
-              </strong>{' '}
-              Nothing of yours keeps running or is billed.
+              <strong>{facts.machine}</strong> Nothing of yours keeps running or is billed.
             </li>
             <li data-item="disk">
               <strong>Deletes its disk</strong>, with every file on it.
@@ -94,13 +87,11 @@ function DeleteAccountForm({
         <li data-item="snapshots">
           <strong>Deletes any snapshot of its disk</strong> we keep after a plan ends.
         </li>
-        {plan && (
+        {facts?.plan && (
           <li data-item="plan">
-            <strong>Gives up your {plan.selectedPlan} plan</strong>
-            {plan.remainingSeconds !== null && (
-              <> and the {formatHoursMinutes(plan.remainingSeconds / 3600)} left on it</>
-            )}
-            {plan.expiryDate && <> (valid until {formatLongDate(plan.expiryDate)})</>}. Nothing is refunded.
+            <strong>Gives up your {facts.plan.name} plan</strong> and the {facts.plan.hoursLeft} left on it
+            {facts.plan.expiresAt && <> (valid until {formatLongDate(facts.plan.expiresAt)})</>}. Nothing is
+            refunded.
           </li>
         )}
         <li data-item="personal">
@@ -112,6 +103,11 @@ function DeleteAccountForm({
         <li data-item="invoices" className="kept">
           <strong>{W.invoicesKept}</strong> {W.invoicesMinimised}
         </li>
+        {facts?.trialPhoneKept && (
+          <li data-item="trial-phone" className="kept">
+            {W.trialPhone}
+          </li>
+        )}
       </ul>
       <p>We will email a confirmation to {email}.</p>
       <label className="field">

@@ -49,6 +49,7 @@ export function IdleSettingCard({ enabled }: { enabled: boolean }) {
   const { data } = useIdle(enabled);
   const [saving, setSaving] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
   if (!data?.machine) return null;
 
   async function choose(value: string) {
@@ -56,8 +57,10 @@ export function IdleSettingCard({ enabled }: { enabled: boolean }) {
     if (minutes !== null && !isIdleStopMinutes(minutes)) return;
     setSaving(true);
     setProblem(null);
+    setSaved(null);
     try {
       await setIdleMinutes(minutes);
+      setSaved(IDLE_MESSAGES.settingSaved(minutes));
     } catch (error) {
       setProblem(errorMessage(error, IDLE_MESSAGES.saveFailed));
     } finally {
@@ -85,6 +88,10 @@ export function IdleSettingCard({ enabled }: { enabled: boolean }) {
           <option value="off">{IDLE_MESSAGES.off}</option>
         </select>
       </label>
+      {/* The setting saves as it is picked: say so, where a screen reader hears it too. */}
+      <p className="idle-saved" role="status" aria-live="polite">
+        {saving ? 'Saving…' : saved}
+      </p>
       {problem && (
         <p className="notice error" role="alert">
           {problem}

@@ -3,7 +3,7 @@ import { api, errorMessage } from '../api/fetcher.ts';
 import { updateSessionUser, type SessionUser } from '../api/session.ts';
 import { PhoneField } from './TextField.tsx';
 import { writeStored } from '../storage.ts';
-import { isValidPhone, PHONE_MESSAGE } from '../../../core/domain/phone.ts';
+import { PHONE_MESSAGE, phoneDigits } from '../../../core/domain/phone.ts';
 
 /**
  * The account's mobile number (PayU asks for one at checkout): added before the first payment
@@ -26,7 +26,8 @@ export function PhoneEditor({
 
   async function save(event: FormEvent) {
     event.preventDefault();
-    if (!isValidPhone(phone)) {
+    const digits = phoneDigits(phone);
+    if (digits === null) {
       setMessage({ kind: 'error', text: PHONE_MESSAGE });
       return;
     }
@@ -35,12 +36,14 @@ export function PhoneEditor({
     try {
       const saved = await api<{ phone: string | null }>('/user/profile', {
         method: 'PUT',
-        body: { email: user.email.toLowerCase(), phone },
+        body: { email: user.email.toLowerCase(), phone: digits },
       });
-      writeStored({ phone: saved.phone ?? phone });
-      await updateSessionUser({ ...user, phone: saved.phone ?? phone });
+      const stored = saved.phone ?? digits;
+      setPhone(stored);
+      writeStored({ phone: stored });
+      await updateSessionUser({ ...user, phone: stored });
       setMessage({ kind: 'success', text: 'Phone number saved.' });
-      onSaved?.(saved.phone ?? phone);
+      onSaved?.(stored);
     } catch (error) {
       setMessage({ kind: 'error', text: errorMessage(error, 'Could not save the phone number.') });
     } finally {
@@ -55,7 +58,7 @@ export function PhoneEditor({
         name="phone"
         value={phone}
         onChange={setPhone}
-        placeholder="10-digit mobile"
+        placeholder="e.g. 98765 43210"
       />
       {message && (
         <p className={`notice ${message.kind}`} role={message.kind === 'error' ? 'alert' : 'status'}>

@@ -1,5 +1,4 @@
 import { useId, type InputHTMLAttributes } from 'react';
-import { normalisePhoneInput } from '../../../core/domain/phone.ts';
 
 type FieldProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange'> & {
   label: string;
@@ -42,18 +41,13 @@ export function EmailField(props: Omit<FieldProps, 'label'> & { label?: string }
   return <TextField label="Email" name="email" type="email" autoComplete="email" required {...props} />;
 }
 
-/** A required Indian mobile number: keeps only the ten digits a pasted number ends up with. */
-export function PhoneField({ onChange, ...props }: FieldProps) {
-  return (
-    <TextField
-      type="tel"
-      inputMode="numeric"
-      autoComplete="tel-national"
-      required
-      {...props}
-      onChange={(value) => onChange(normalisePhoneInput(value))}
-    />
-  );
+/**
+ * A required Indian mobile number, kept exactly as typed or pasted ("+91 98765-43210" is never
+ * cut short): the form reads its ten digits with `phoneDigits` (core/domain/phone.ts) on submit,
+ * and the server does the same.
+ */
+export function PhoneField(props: FieldProps) {
+  return <TextField type="tel" inputMode="tel" autoComplete="tel" required {...props} />;
 }
 
 /** A 6-digit code (mailed OTP or authenticator app): digits only, six at most. */

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { useSessionEnded } from '../api/sessionEnded.ts';
 import { TIMERS_MS } from '../../../core/domain/constants.ts';
 import { formatHms, liveUsageSeconds, planSeconds, remainingSeconds } from '../../../core/domain/usage.ts';
 
@@ -15,12 +16,14 @@ type ClockRecord = { vmUsageSeconds: number; isRunning: boolean; vmLastStateChan
  */
 export function useLiveUsage(record: ClockRecord): { usedSeconds: number; now: number } {
   const [now, setNow] = useState(() => Date.now());
+  // Once the session has ended the record is only what was last known: the clock stops there.
+  const ended = useSessionEnded();
   useEffect(() => {
-    if (!record.isRunning) return;
+    if (!record.isRunning || ended) return;
     setNow(Date.now());
     const timer = window.setInterval(() => setNow(Date.now()), TIMERS_MS.usageTick);
     return () => window.clearInterval(timer);
-  }, [record.isRunning, record.vmLastStateChange]);
+  }, [record.isRunning, record.vmLastStateChange, ended]);
   const usedSeconds = liveUsageSeconds(
     {
       usageSeconds: record.vmUsageSeconds,

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useTwoFactorStatus } from '../api/auth.ts';
 import { api, errorMessage } from '../api/fetcher.ts';
 import { Page } from '../components/Layout.tsx';
+import { PasswordChangeCard } from '../components/PasswordChangeCard.tsx';
 import { RequireUser } from '../components/RequireUser.tsx';
 import { StatusMessage, statusFrom, type Status } from '../components/StatusMessage.tsx';
 import { CodeField } from '../components/TextField.tsx';
@@ -10,7 +11,7 @@ import { usePageTitle } from '../components/pageTitle.ts';
 /**
  * Two-factor sign-in (beyond the spec): turn it on with an authenticator app (QR code or the
  * key typed in), confirm with a code, keep the ten recovery codes shown once; turn it off with
- * a current code. Reached from the profile dropdown ("Security").
+ * a current code. Reached from the profile dropdown ("Security"), with the password card above.
  */
 
 type Setup = { secret: string; otpauthUrl: string; qrCode: string };
@@ -19,8 +20,11 @@ export default function AccountSecurity() {
   usePageTitle('Security');
   return (
     <RequireUser>
-      <Page title="Security" lead="Protect your account with a second step at sign-in.">
-        <TwoFactorPanel />
+      <Page title="Security" lead="Your password, and a second step at sign-in.">
+        <div className="security-cards">
+          <PasswordChangeCard />
+          <TwoFactorPanel />
+        </div>
       </Page>
     </RequireUser>
   );

@@ -4,7 +4,8 @@ import { api, errorMessage } from '../api/fetcher.ts';
 import { Icon } from '../components/Icon.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { BLOG_POSTS, BLOGS_INTRO } from '../../../core/domain/content/blog.ts';
-import { NEWSLETTER_MESSAGES, isEmailAddress } from '../../../core/domain/publicSite.ts';
+import { emailProblem } from '../../../core/domain/email.ts';
+import { NEWSLETTER_MESSAGES } from '../../../core/domain/publicSite.ts';
 import { formatLongDate } from '../../../core/domain/time.ts';
 
 /** Spec §2 "Blogs": four featured posts, the trial link and the subscribe form (no invented testimonials). */
@@ -92,9 +93,10 @@ function SubscribeForm() {
   async function submit(event: FormEvent) {
     event.preventDefault();
     const value = email.trim();
-    if (!isEmailAddress(value)) {
+    const problem = value ? emailProblem(value) : NEWSLETTER_MESSAGES.invalidEmail;
+    if (problem) {
       setInvalid(true);
-      setStatus({ kind: 'error', text: NEWSLETTER_MESSAGES.invalidEmail });
+      setStatus({ kind: 'error', text: problem });
       return;
     }
     setBusy(true);

@@ -16,6 +16,7 @@ import { AutoPayPanel } from '../components/AutoPayPanel.tsx';
 import { BrowserDesktop } from '../components/BrowserDesktop.tsx';
 import { ConnectionCheckLink } from '../components/ConnectionCheckLink.tsx';
 import { desktopReachable } from '../../../core/domain/lifecycle.ts';
+import { handoverStatus } from '../../../core/domain/planHandover.ts';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { formatRupees, rupeesToPaise } from '../../../core/domain/money.ts';
 import { formatLongDate } from '../../../core/domain/time.ts';
@@ -176,10 +177,13 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
     try {
       await (kind === 'start' ? startVm(record.email) : stopVm(record.email));
     } catch (error) {
-      // A refusal (hours used up, plan expired, busy) says why; anything else is the spec's line.
+      // A refusal (hours used up, plan expired, busy) or an ended session says why; anything
+      // else is the spec's line.
       const fallback = kind === 'start' ? VM_MESSAGES.startFailed : VM_MESSAGES.stopFailed;
       setProblem(
-        error instanceof ApiError && error.status === 409 && error.message ? error.message : fallback,
+        error instanceof ApiError && (error.status === 409 || error.status === 401) && error.message
+          ? error.message
+          : fallback,
       );
     } finally {
       setBusy(null);
@@ -205,7 +209,11 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
         <span>
           <span className="visually-hidden">Status: </span>
           <span data-field="status">
-            {record.waitingForDiskCopy ? VM_MESSAGES.waitingForDiskCopy : VM_STATUS_LABELS[state]}
+            {record.handover
+              ? handoverStatus(record.handover)
+              : record.waitingForDiskCopy
+                ? VM_MESSAGES.waitingForDiskCopy
+                : VM_STATUS_LABELS[state]}
           </span>
         </span>
         {TRANSITIONS.has(state) && <span className="spinner spinner-small" aria-hidden="true" />}

@@ -10,6 +10,7 @@ import { TwoFactorStep } from '../components/TwoFactorStep.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { takeReturnTo } from '../returnTo.ts';
 import { ACCOUNT_MESSAGES as M, normaliseEmail } from '../../../core/domain/account.ts';
+import { emailProblem } from '../../../core/domain/email.ts';
 
 type Method = 'link' | 'otp';
 const METHODS: Array<{ id: Method; label: string }> = [
@@ -38,7 +39,8 @@ export default function ForgotPassword() {
 
   async function send(event: FormEvent) {
     event.preventDefault();
-    if (!email.trim()) return setStatus(statusFrom(M.emailRequired));
+    const problem = emailProblem(email);
+    if (problem) return setStatus(statusFrom(problem));
     setBusy(true);
     setStatus(null);
     try {

@@ -104,7 +104,7 @@ export default function Login() {
                 autoComplete="current-password"
               />
               <p className="auth-aside">
-                <Link href="/forgot-password">Forget Password</Link>
+                <Link href="/forgot-password">Forgot password?</Link>
               </p>
               <StatusMessage status={status} />
               <button type="submit" className="button primary" disabled={busy}>

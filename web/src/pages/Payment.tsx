@@ -4,7 +4,7 @@ import { ApiError } from '../api/fetcher.ts';
 import { createPayment, isNotFound, useCheckout, type PaymentStart, type PlanChoice } from '../api/plans.ts';
 import type { SessionUser } from '../api/session.ts';
 import { Page } from '../components/Layout.tsx';
-import { PhoneEditor } from '../components/PhoneEditor.tsx';
+import { PhoneStep } from '../components/PhoneStep.tsx';
 import { AutoPayOptIn } from '../components/AutoPayOptIn.tsx';
 import { RequireUser } from '../components/RequireUser.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
@@ -23,14 +23,7 @@ function Confirm({ user }: { user: SessionUser }) {
   if (!user.phone) {
     return (
       <Page title={M.confirmHeading}>
-        <section className="card checkout-card" aria-label="Add your phone number">
-          <h2>One more detail before you pay</h2>
-          <p>
-            PayU asks for a mobile number with every payment. Add yours to continue; you can change it later
-            from your profile.
-          </p>
-          <PhoneEditor user={user} submitLabel="Save and continue" />
-        </section>
+        <PhoneStep user={user} why="PayU asks for a mobile number with every payment." />
       </Page>
     );
   }

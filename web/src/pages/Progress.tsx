@@ -2,6 +2,7 @@ import { IdleSavings } from '../components/IdleAutoStop.tsx';
 import { useEffect, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { errorMessage } from '../api/fetcher.ts';
+import { useSessionEnded } from '../api/sessionEnded.ts';
 import { useUsage, type Usage } from '../api/usage.ts';
 import { appendLiveSample, latestValue, sessionSeconds, type LiveSample } from '../charts/liveSamples.ts';
 import { DailyUsageChart, HourlyUsageChart, LiveUsageChart } from '../charts/UsageCharts.tsx';
@@ -90,9 +91,11 @@ function useLiveSamples(data: Usage | undefined, running: boolean): LiveSample[]
   const [samples, setSamples] = useState<LiveSample[]>([]);
   const latest = useRef(data);
   latest.current = data;
+  // Once the session has ended the data is only what was last known: no more live samples.
+  const ended = useSessionEnded();
 
   useEffect(() => {
-    if (!running) return;
+    if (!running || ended) return;
     setSamples([]);
     const tick = () => {
       const usage = latest.current;
@@ -110,7 +113,7 @@ function useLiveSamples(data: Usage | undefined, running: boolean): LiveSample[]
     tick();
     const timer = window.setInterval(tick, TIMERS_MS.usagePoll);
     return () => window.clearInterval(timer);
-  }, [running]);
+  }, [running, ended]);
 
   return samples;
 }
@@ -128,7 +131,6 @@ function UsageView({ usage, state, samples }: { usage: Usage; state: string; sam
   );
   const cards = progressCards({
     durationHours: usage.selectedDuration,
-    priceRupees: usage.selectedPrice,
     usedSeconds: used,
     purchasedAt: usage.purchaseDate,
     expiresAt: usage.expiryDate,
@@ -155,7 +157,7 @@ function UsageView({ usage, state, samples }: { usage: Usage; state: string; sam
 
       <section aria-label="Insights">
         <ul className="usage-cards">
-          {[cards.forecast, cards.suggestion, cards.peak, cards.savings].map((card) => (
+          {[cards.forecast, cards.suggestion, cards.peak].map((card) => (
             <UsageCard key={card.title} card={card} />
           ))}
         </ul>

@@ -11,14 +11,10 @@ import { StatusMessage, statusFrom, type Status } from '../components/StatusMess
 import { CodeField, EmailField, PhoneField, TextField } from '../components/TextField.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { forgetReturnTo, rememberReturnTo, safeReturnPath, takeReturnTo } from '../returnTo.ts';
-import {
-  ACCOUNT_MESSAGES as M,
-  isValidEmail,
-  NAME_MAX_LENGTH,
-  normaliseEmail,
-} from '../../../core/domain/account.ts';
-import { isValidPassword, PASSWORD_MESSAGE } from '../../../core/domain/password.ts';
-import { isValidPhone, normalisePhoneInput, PHONE_MESSAGE } from '../../../core/domain/phone.ts';
+import { ACCOUNT_MESSAGES as M, NAME_MAX_LENGTH } from '../../../core/domain/account.ts';
+import { checkEmail } from '../../../core/domain/email.ts';
+import { isValidPassword, passwordProblem } from '../../../core/domain/password.ts';
+import { PHONE_MESSAGE, phoneDigits } from '../../../core/domain/phone.ts';
 
 /**
  * Spec §2 Register: the sign-up form at /register, then the code step at /register/otp (the
@@ -106,13 +102,15 @@ function SignUpForm() {
     attemptedOnce = true;
     setAttempted(true);
     const name = form.name.trim();
-    const email = normaliseEmail(form.email);
-    const phone = normalisePhoneInput(form.phone);
-    if (!name || !email || !phone || !form.password)
+    if (!name || !form.email.trim() || !form.phone.trim() || !form.password)
       return setStatus(statusFrom('Please fill in all the fields.'));
-    if (!isValidEmail(email)) return setStatus(statusFrom(M.emailInvalid));
-    if (!isValidPhone(phone)) return setStatus(statusFrom(PHONE_MESSAGE));
-    if (!isValidPassword(form.password)) return setStatus(statusFrom(PASSWORD_MESSAGE));
+    const checked = checkEmail(form.email);
+    if (!checked.ok) return setStatus(statusFrom(checked.message));
+    const email = checked.email;
+    const phone = phoneDigits(form.phone);
+    if (phone === null) return setStatus(statusFrom(PHONE_MESSAGE));
+    const passwordIssue = passwordProblem(form.password);
+    if (passwordIssue) return setStatus(statusFrom(passwordIssue));
     setBusy(true);
     setStatus(null);
     try {

@@ -5,7 +5,7 @@ import { usePageTitle } from '../components/pageTitle.ts';
 import { Page } from '../components/Layout.tsx';
 import { StatusMessage, type Status } from '../components/StatusMessage.tsx';
 import { PhoneField, TextField } from '../components/TextField.tsx';
-import { isValidPhone, normalisePhoneInput, PHONE_MESSAGE } from '../../../core/domain/phone.ts';
+import { PHONE_MESSAGE, phoneDigits } from '../../../core/domain/phone.ts';
 import {
   DEFAULT_SEVERITY,
   REPORT_LIMITS,
@@ -46,12 +46,12 @@ export default function ReportProblem() {
     event.preventDefault();
     const title = form.title.trim();
     const description = form.description.trim();
-    const phoneNumber = normalisePhoneInput(form.phoneNumber);
-    if (!title || !description || !phoneNumber) {
+    if (!title || !description || !form.phoneNumber.trim()) {
       setStatus({ kind: 'error', text: REPORT_MESSAGES.required });
       return;
     }
-    if (!isValidPhone(phoneNumber)) {
+    const phoneNumber = phoneDigits(form.phoneNumber);
+    if (phoneNumber === null) {
       setStatus({ kind: 'error', text: PHONE_MESSAGE });
       return;
     }

@@ -4,6 +4,7 @@ import { ApiError } from '../api/fetcher.ts';
 import { rememberCheckout, selectVm } from '../api/plans.ts';
 import { useSession } from '../api/session.ts';
 import { Page } from '../components/Layout.tsx';
+import { PhoneStep } from '../components/PhoneStep.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { forgetChoice, loginPathFor, pendingChoice, rememberChoice, rememberReturnTo } from '../returnTo.ts';
 import { writeStored } from '../storage.ts';
@@ -138,6 +139,15 @@ export default function Trial() {
               Dashboard
             </Link>
           </div>
+        </div>
+      ) : session.status === 'user' && !session.user.phone ? (
+        // An account made with Google has no number yet: asked here, as /payment asks, then on.
+        <div className="trial-start">
+          <PhoneStep
+            user={session.user}
+            why={`The ${TRIAL_LABEL} trial is one per mobile number, and PayU asks for one with every payment.`}
+            onSaved={() => void startNow()}
+          />
         </div>
       ) : (
         <div className="trial-start">
