@@ -1,14 +1,6 @@
 import useSWR from 'swr';
 import { swrFetcher } from './fetcher.ts';
-
-/** What deleting the account would destroy and keep (`GET /api/user/deletion`). */
-export type DeletionPreview = {
-  machine: string;
-  hasMachine: boolean;
-  plan: { name: string; hoursLeft: string; expiresAt: string | null } | null;
-  invoices: number;
-  trialPhoneKept: boolean;
-};
+import type { DeletionPreview } from '../../../core/domain/accountDeletion.ts';
 
 /** Asked when the delete dialog opens; not refreshed on focus while the customer reads it. */
 export function useDeletionPreview() {
