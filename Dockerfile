@@ -14,6 +14,9 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY web ./web
 COPY core/domain ./core/domain
+# The build script: the SPA, then the public pages prerendered to HTML.
+COPY scripts/build.ts ./scripts/build.ts
+COPY scripts/lib/precompress.ts ./scripts/lib/precompress.ts
 RUN npm run build
 
 # Production dependencies only: no Vite, no test tools, no embedded Postgres binaries

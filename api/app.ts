@@ -21,6 +21,8 @@ import { vmRoutes } from './routes/vm.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { desktopRoutes, refuseLargeDcvAuth } from './routes/desktop.ts';
 import { idleRoutes } from './routes/idle.ts';
+import { machineHealthRoutes, refuseLargeHealthReports } from './routes/machineHealth.ts';
+import { streamingRoutes } from './routes/streaming.ts';
 import { autopayRoutes } from './routes/autopay.ts';
 import { notFound } from './errors.ts';
 import { spa } from './static.ts';
@@ -89,8 +91,9 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
     // PayU's posts are a couple of kilobytes: anything far larger at the callback paths is
     // refused before it is read, so a flood of big bodies costs nothing.
     refuseLargeCallbacks(),
-    // Likewise DCV's token verifications (a few hundred bytes).
+    // Likewise DCV's token verifications (a few hundred bytes) and machines' health reports.
     refuseLargeDcvAuth(),
+    refuseLargeHealthReports(),
     // PayU's browser return is a cross-site form post by design; its reverse hash is the check.
     sameOrigin(services.config.publicUrl, { exemptPaths: [PAYU_CALLBACK_PREFIX] }),
     // Who is asking: sets ctx.state.user from the session cookie (never refuses by itself).
@@ -137,6 +140,8 @@ export function apiRouters(services: Services): Router<AppState>[] {
     usageRoutes(services),
     desktopRoutes(services),
     idleRoutes(services),
+    machineHealthRoutes(services),
+    streamingRoutes(services),
     autopayRoutes(services),
   ];
 }

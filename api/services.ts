@@ -21,6 +21,8 @@ export type Services = {
     subscriptionLinks: Limiter;
     desktopTokenUser: Limiter;
     dcvAuthAddress: Limiter;
+    machineHealthAddress: Limiter;
+    streamPairUser: Limiter;
   } & AccountLimiters;
   /** The time for rules that expire things (desktop tokens); tests move it. */
   clock: () => Date;
@@ -92,6 +94,21 @@ function createLimiters(pgPool: pg.Pool): Services['limiters'] {
       points: 60,
       durationSeconds: 60,
       message: 'Too many verifications from this address.',
+    }),
+    // A machine reports every 5 minutes and, while its address is not known yet at boot, retries
+    // every 30 s; anything far beyond that from one address is not our reporter.
+    machineHealthAddress: createLimiter(pgPool, {
+      name: 'machine-health-ip',
+      points: 120,
+      durationSeconds: 60,
+      message: 'Too many reports from this address.',
+    }),
+    // Pairing a Moonlight device, or removing one: a person needs a few tries, a script more.
+    streamPairUser: createLimiter(pgPool, {
+      name: 'stream-pair-user',
+      points: 20,
+      durationSeconds: 900,
+      message: 'Too many pairing attempts. Please try again in a few minutes.',
     }),
     ...createAccountLimiters(pgPool),
   };

@@ -83,6 +83,12 @@ const VmSync = z.object({
 /** One machine to act on. The row's state says what is wanted; the handler checks it first. */
 const VmAction = z.object({ vmId: z.uuid() });
 
+/**
+ * Game streaming: relay the PIN of one pairing row to its machine's Sunshine (`stream-pair`), or
+ * unpair one device there (`stream-unpair`). The row holds everything else (the PIN sealed).
+ */
+const StreamPairing = z.object({ pairingId: z.uuid() });
+
 /** One operator alert posted to ALERT_WEBHOOK_URL (Slack-compatible), composed when claimed. */
 const AlertWebhook = z.object({
   alertId: z.uuid(),
@@ -275,6 +281,29 @@ export const QUEUES = {
     retryDelay: 30,
     retryBackoff: false,
     expireInSeconds: 300,
+  }),
+  // A customer waits at the dashboard for the answer (the API waits up to 45 s): the handler
+  // makes its own quick retry of Sunshine and records the outcome on the row; pg-boss retries
+  // only a handler that crashed (the row says whether anything is left to do).
+  'stream-pair': defineQueue(StreamPairing, {
+    retryLimit: 2,
+    retryDelay: 2,
+    retryBackoff: false,
+    expireInSeconds: 120,
+  }),
+  'stream-unpair': defineQueue(StreamPairing, {
+    retryLimit: 3,
+    retryDelay: 5,
+    retryBackoff: true,
+    expireInSeconds: 120,
+  }),
+  // Machines' health (cron, every minute): running machines silent for 15 minutes, forged
+  // reports, old refusals. Each run looks at everything again, so a failed one needs only the next.
+  'machine-health': defineQueue(Sweep, {
+    retryLimit: 1,
+    retryDelay: 20,
+    retryBackoff: false,
+    expireInSeconds: 120,
   }),
   // Idle auto-stop (cron, every minute): reads CloudWatch, warns, stops. Every run decides from
   // the whole window again, so a failed run only needs the next one.

@@ -39,6 +39,7 @@ const results = await runPreflight({
   privateKeyPem: ec2.privateKeyPem,
   instanceProfile: ec2.instanceProfile,
   rdpPort: config.vm.rdpPort,
+  workerEgressCidrs: ec2.workerEgressCidrs,
   capacityLimits: config.capacityLimits,
   deploymentTag: ec2.deploymentTag,
 });

@@ -10,6 +10,7 @@ import { benchTimeToDesktop } from './bench/timeToDesktop.ts';
 import { benchReconcile } from './bench/reconcile.ts';
 import { benchSweep } from './bench/sweep.ts';
 import { benchMail } from './bench/mail.ts';
+import { benchSite } from './bench/site.ts';
 
 /**
  * `npm run bench`: prints figures for the product's performance targets, each with the
@@ -38,6 +39,8 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   mail: benchMail,
   // SIMULATION: a month of purchases against the real pool rules: paid → connectable and idle cost.
   'pool-sim': benchPoolSim,
+  // Lighthouse mobile on the public pages, best of two runs (needs Chromium; says so without).
+  site: benchSite,
 };
 
 const only = process.argv.slice(2);

@@ -1,37 +1,28 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+import { COMPRESSIBLE, precompressFile } from '../scripts/lib/precompress.ts';
 
 /**
- * Writes .br and .gz beside every text asset at build time. The web process serves them
- * (koa-static picks the best the browser accepts), so no CPU is spent compressing per request
- * and the app is small on the wire with or without a compressing proxy in front.
+ * Writes .br and .gz beside every text asset at build time (scripts/lib/precompress.ts). Not for
+ * the server-side build the prerender runs (scripts/build.ts): that bundle is never served.
  */
 function precompress(): Plugin {
   let outDir = '';
+  let ssr = false;
   return {
     name: 'legend-precompress',
     apply: 'build',
     configResolved(config) {
       outDir = path.resolve(config.root, config.build.outDir);
+      ssr = Boolean(config.build.ssr);
     },
     async closeBundle() {
+      if (ssr) return;
       const files = (await readdir(outDir, { recursive: true })) as string[];
       await Promise.all(
-        files
-          .filter((f) => /\.(js|css|html|svg|json|txt)$/.test(f))
-          .map(async (file) => {
-            const full = path.join(outDir, file);
-            const content = await readFile(full);
-            if (content.length < 1024) return;
-            await writeFile(`${full}.gz`, gzipSync(content, { level: 9 }));
-            await writeFile(
-              `${full}.br`,
-              brotliCompressSync(content, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
-            );
-          }),
+        files.filter((f) => COMPRESSIBLE.test(f)).map((file) => precompressFile(path.join(outDir, file))),
       );
     },
   };
@@ -45,6 +36,9 @@ if (process.argv.includes('build')) process.env.NODE_ENV = 'production';
 export default defineConfig({
   root: import.meta.dirname,
   plugins: [react(), precompress()],
+  // The footer's year as prerendered pages show it until hydrated; scripts/build.ts passes one
+  // value to both of its builds (the client's and the prerender's).
+  define: { __BUILD_YEAR__: JSON.stringify(new Date().getFullYear()) },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

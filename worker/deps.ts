@@ -6,6 +6,7 @@ import type { Boss } from '../core/queue.ts';
 import type { VmEc2 } from '../core/providers/vmEc2.ts';
 import type { CloudWatch } from '../core/providers/cloudwatch.ts';
 import { probeRdp } from '../core/providers/rdpProbe.ts';
+import type { Sunshine } from '../core/providers/sunshine.ts';
 
 /** What job handlers need, built once per worker process. */
 export type WorkerDeps = {
@@ -23,6 +24,8 @@ export type WorkerDeps = {
   cloudWatch?: CloudWatch;
   /** Whether Remote Desktop answers on a machine's public address: a machine is ready only when it does. */
   remoteDesktop: RemoteDesktopProbe;
+  /** Sunshine's API on customers' machines (pairing Moonlight); the stream jobs make one if absent. */
+  sunshine?: Sunshine;
 };
 
 export type RemoteDesktopProbe = { probe(host: string, port: number): Promise<'open' | 'closed'> };

@@ -23,6 +23,8 @@ export async function registerSchedules(deps: WorkerDeps): Promise<void> {
   await deps.boss.schedule('autopay-renewal', '* * * * *', {});
   // Dead rows: rate-limit counters, expired sessions, codes and links (core/db/housekeeping.ts).
   await deps.boss.schedule('housekeeping', '17 * * * *', {});
+  // Machines' own health: silence from running machines, forged reports (game streaming).
+  await deps.boss.schedule('machine-health', '* * * * *', {});
   // Operator alerts reach a person within a minute (OPS_EMAIL, ALERT_WEBHOOK_URL).
   await deps.boss.schedule('alert-notify', '* * * * *', {});
   // Fill the warm pool now rather than at the next five-minute mark.

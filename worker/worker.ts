@@ -27,6 +27,11 @@ import { createCloudWatch, type CloudWatch } from '../core/providers/cloudwatch.
 import { registerSchedules } from './schedules.ts';
 import { alertNotify } from './jobs/alertNotify.ts';
 import { alertWebhook } from './jobs/alertWebhook.ts';
+import { streamPair } from './jobs/streamPair.ts';
+import { streamUnpair } from './jobs/streamUnpair.ts';
+import { machineHealthSweep } from './jobs/machineHealthSweep.ts';
+import { createSunshine, type Sunshine } from '../core/providers/sunshine.ts';
+import { SUNSHINE_TIMEOUT_MS } from './streamHost.ts';
 import { autopayRenewal } from './jobs/autopayRenewal.ts';
 import { autopayRevoke } from './jobs/autopayRevoke.ts';
 import {
@@ -92,6 +97,11 @@ const HANDLERS: Record<QueueName, QueueWorker> = {
   housekeeping: { handler: housekeeping, batchSize: 1, localConcurrency: 1 },
   'alert-notify': { handler: alertNotify, batchSize: 1, localConcurrency: 1 },
   'alert-webhook': { handler: alertWebhook, batchSize: 1, localConcurrency: 2 },
+  // Game streaming. A customer waits at the dashboard for each pairing: quick pick-up, a few at
+  // once (each waits on one machine's Sunshine for up to half a minute).
+  'stream-pair': { handler: streamPair, batchSize: 1, localConcurrency: 4, pollingIntervalSeconds: 0.5 },
+  'stream-unpair': { handler: streamUnpair, batchSize: 1, localConcurrency: 2, pollingIntervalSeconds: 0.5 },
+  'machine-health': { handler: machineHealthSweep, batchSize: 1, localConcurrency: 1 },
   // AutoPay: the renewal sweep (its steps are claimed row by row) and revokes at PayU.
   'autopay-renewal': { handler: autopayRenewal, batchSize: 1, localConcurrency: 1 },
   'autopay-revoke': { handler: autopayRevoke, batchSize: 1, localConcurrency: 2 },
@@ -115,6 +125,7 @@ export async function startWorker(
     pollingIntervalSeconds?: number;
     vmEc2?: VmEc2;
     cloudWatch?: CloudWatch;
+    sunshine?: Sunshine;
   } = {},
 ): Promise<RunningWorker> {
   const db = await createDbPool(databaseUrl);
@@ -134,6 +145,7 @@ export async function startWorker(
     vmEc2,
     cloudWatch,
     remoteDesktop: remoteDesktopProbe,
+    sunshine: overrides.sunshine ?? createSunshine({ timeoutMs: SUNSHINE_TIMEOUT_MS }),
   };
   const metrics = createRegistry();
   const jobDurations = jobDurationHistogram(metrics);

@@ -52,6 +52,8 @@ export function bodyParser(): Middleware<AppState> {
     formLimit: '64kb',
     textLimit: '64kb',
     jsonStrict: true,
+    // The body as sent, beside the parsed one: a machine's health report is signed over its bytes.
+    includeUnparsed: true,
     // DELETE too: `DELETE /api/user` carries `{ email }` (spec §7), and its body must meet the
     // same guards as any other.
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],

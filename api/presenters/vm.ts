@@ -1,10 +1,14 @@
 import type {
   DashboardAutopay,
+  DashboardHealth,
   DashboardKeptDisk,
+  DashboardPairing,
   DashboardSubscription,
   DashboardVm,
 } from '../../core/db/dashboard.ts';
 import { autoRenewRecord } from '../../core/domain/autopay.ts';
+import { assessHealth, normaliseFingerprint } from '../../core/domain/machineHealth.ts';
+import { streamingView } from '../../core/domain/streaming.ts';
 import {
   downloadsReady,
   hoursExhausted,
@@ -29,6 +33,10 @@ export function dashboardBody(input: {
   subscription: DashboardSubscription | null;
   vm: DashboardVm | null;
   keptDisk?: DashboardKeptDisk | null;
+  /** The machine's own health report and Moonlight pairings (game streaming). */
+  reportsHealth?: boolean;
+  health?: DashboardHealth | null;
+  pairings?: DashboardPairing[];
   /** Whether the subscription the machine still serves was a trial (asked only during a handover). */
   earlierPlanWasTrial?: boolean;
   autopay?: DashboardAutopay | null;
@@ -136,7 +144,46 @@ export function dashboardBody(input: {
     handover,
     streamingClientUrl: vmConfig.streamingClientUrl,
     setupVideoUrl: vmConfig.setupVideoUrl,
+    ...streamingFields(vm, input, now),
     autoRenew: autoRenewOf(input.autopay ?? null),
+  };
+}
+
+/**
+ * The machine's health line and how to play on it: `machineHealth` and `streaming`, both null
+ * while there is no live machine, or one launched before machines reported their own health.
+ */
+function streamingFields(
+  vm: DashboardVm | null,
+  input: { reportsHealth?: boolean; health?: DashboardHealth | null; pairings?: DashboardPairing[] },
+  now: Date,
+): Pick<DashboardBody, 'machineHealth' | 'streaming'> {
+  if (
+    !vm ||
+    !input.reportsHealth ||
+    vm.state === 'terminated' ||
+    vm.state === 'terminating' ||
+    vm.state === 'error'
+  )
+    return { machineHealth: null, streaming: null };
+  const health = input.health ?? null;
+  const report = health?.report ?? null;
+  return {
+    machineHealth: assessHealth({
+      machine: { state: vm.state, runningSince: vm.state === 'running' ? vm.started_at : null },
+      health,
+      now,
+    }),
+    streaming: streamingView({
+      machine: { state: vm.state, publicIp: vm.public_ip },
+      host: {
+        reported: report !== null,
+        sunshineRunning: report?.sunshine.running ?? null,
+        certificatePinned: normaliseFingerprint(report?.sunshine.certSha256 ?? '') !== null,
+      },
+      pairings: input.pairings ?? [],
+      now,
+    }),
   };
 }
 

@@ -211,6 +211,6 @@ function sendAuth(ctx: AppContext, status: number, answer: AuthAnswer): void {
 }
 
 /** An IPv4 client seen on a dual-stack socket is `::ffff:a.b.c.d`; the machine's address is `a.b.c.d`. */
-function plainAddress(ip: string): string {
+export function plainAddress(ip: string): string {
   return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice('::ffff:'.length) : ip;
 }

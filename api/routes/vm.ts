@@ -152,10 +152,10 @@ export function vmRoutes(services: Services): Router<AppState> {
   return router;
 }
 
-function download(ctx: AppContext, type: string, fileName: string, body: string): void {
+export function download(ctx: AppContext, type: string, fileName: string, body: string): void {
   ctx.set('Content-Type', type);
   ctx.set('Content-Disposition', `attachment; filename="${fileName}"`);
-  // Both files are personal and the address changes on every start: never cache them anywhere.
+  // Connection files are personal and the address changes on every start: never cache them anywhere.
   ctx.set('Cache-Control', 'no-store');
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.body = body;

@@ -22,4 +22,5 @@ export const PRODUCTION_ENV: Readonly<Record<string, string>> = {
   EC2_SECURITY_GROUP_IDS: 'sg-0aaa',
   EC2_SUBNET_IDS: 'subnet-0aaa',
   EC2_AMI_ID: 'ami-0123456789abcdef0',
+  WORKER_EGRESS_CIDRS: '203.0.113.10/32',
 };

@@ -69,6 +69,7 @@ describe('cloud-PC configuration', () => {
         'EC2_SECURITY_GROUP_IDS',
         'EC2_SUBNET_IDS',
         'EC2_AMI_ID',
+        'WORKER_EGRESS_CIDRS',
       ]) {
         expect(message).toContain(name);
       }
@@ -103,7 +104,15 @@ describe('cloud-PC configuration', () => {
 
   it('production starts without static keys (an instance or task role supplies them)', () => {
     const production = loadConfig(PRODUCTION_ENV);
-    expect(production.ec2).toMatchObject({ mode: 'aws', credentials: undefined, instanceProfile: null });
+    expect(production.ec2).toMatchObject({
+      mode: 'aws',
+      credentials: undefined,
+      instanceProfile: null,
+      workerEgressCidrs: ['203.0.113.10/32'],
+    });
+    expect(() => loadConfig({ WORKER_EGRESS_CIDRS: '203.0.113.10/33' })).toThrow(/WORKER_EGRESS_CIDRS/);
+    // The sandbox's machines are loopback addresses this host reaches.
+    expect(loadConfig({}).ec2.workerEgressCidrs).toEqual(['127.0.0.0/8']);
   });
 
   it('launches in the main subnets first, then the fallback subnets, then both in turn', () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DCV_WEB_URL_DEFAULT } from '../domain/desktop.ts';
 import { CARD_PLANS, PLAN_IDS, type PlanId } from '../domain/plans.ts';
+import { MOONLIGHT_HOME_URL, parseCidr4 } from '../domain/streaming.ts';
 
 /**
  * The cloud-PC part of the configuration: where and how machines are launched, the
@@ -81,6 +82,15 @@ export const VM_ENV = {
   SETUP_VIDEO_URL: z.url({ protocol: /^https?$/ }).optional(),
   RDP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   DCV_WEB_URL: z.string().trim().min(1).max(500).optional(),
+  /**
+   * The worker's public egress addresses (its NAT gateway's), IPv4 CIDRs, comma-separated: the
+   * only sources the security group lets reach Sunshine's API (TCP 47990) on the machines.
+   */
+  WORKER_EGRESS_CIDRS: list
+    .refine((values) => values.length > 0 && values.every((v) => parseCidr4(v) !== null), {
+      message: 'IPv4 addresses or CIDRs, comma-separated (e.g. 203.0.113.10/32)',
+    })
+    .optional(),
 };
 
 type VmEnv = z.infer<z.ZodObject<typeof VM_ENV>>;
@@ -102,6 +112,8 @@ export type Ec2Config = {
   subnetIds: string[];
   fallbackSubnetIds: string[];
   deploymentTag: string;
+  /** Where the worker's calls to the machines come from (WORKER_EGRESS_CIDRS); the preflight checks the group against it. */
+  workerEgressCidrs: string[];
 };
 
 export type VmConfig = {
@@ -142,6 +154,7 @@ export const SANDBOX_EC2 = {
   fallbackSubnetIds: ['subnet-0sandbox0000000002'],
   credentials: { accessKeyId: 'AKIASANDBOXSANDBOX00', secretAccessKey: 'sandbox-secret-not-a-secret-0000' },
   instanceProfile: 'legend-cloud-pc',
+  workerEgressCidrs: ['127.0.0.0/8'],
 } as const;
 
 /**
@@ -157,8 +170,8 @@ export function ec2UsesSandbox(
   return !production && env.AWS_ACCESS_KEY_ID === undefined && !env.EC2_SUBNET_IDS?.length;
 }
 
-/** A third-party streaming client built for cloud gaming PCs. */
-const DEFAULT_STREAMING_CLIENT_URL = 'https://parsec.app/downloads';
+/** Moonlight, the client Sunshine on every machine answers (its official page lists every platform). */
+const DEFAULT_STREAMING_CLIENT_URL = MOONLIGHT_HOME_URL;
 
 const AMI_VARS: Record<PlanId, keyof VmEnv> = {
   legend: 'EC2_AMI_LEGEND',
@@ -171,7 +184,14 @@ const AMI_VARS: Record<PlanId, keyof VmEnv> = {
 /** What production must set for EC2 (checked with the rest by core/config/config.ts). */
 export function missingInProduction(env: VmEnv): string[] {
   const missing: string[] = (
-    ['AWS_REGION', 'EC2_KEY_NAME', 'EC2_PRIVATE_KEY_PEM', 'EC2_SECURITY_GROUP_IDS', 'EC2_SUBNET_IDS'] as const
+    [
+      'AWS_REGION',
+      'EC2_KEY_NAME',
+      'EC2_PRIVATE_KEY_PEM',
+      'EC2_SECURITY_GROUP_IDS',
+      'EC2_SUBNET_IDS',
+      'WORKER_EGRESS_CIDRS',
+    ] as const
   ).filter((name) => env[name] === undefined || (Array.isArray(env[name]) && env[name].length === 0));
   const plansWithoutAmi = CARD_PLANS.filter((plan) => !env.EC2_AMI_ID && !env[AMI_VARS[plan.id]]);
   if (plansWithoutAmi.length > 0)
@@ -268,6 +288,8 @@ export function parseVmConfig(
     subnetIds,
     fallbackSubnetIds: env.EC2_FALLBACK_SUBNET_IDS ?? (sandbox ? [...SANDBOX_EC2.fallbackSubnetIds] : []),
     deploymentTag,
+    // The sandbox's machines are loopback addresses, reached from this host.
+    workerEgressCidrs: env.WORKER_EGRESS_CIDRS ?? (sandbox ? [...SANDBOX_EC2.workerEgressCidrs] : []),
   };
   const vm: VmConfig = {
     warmPoolSize: parseWarmPoolSize(env.WARM_POOL_SIZE),

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import type { MachineHealthReport } from '../domain/machineHealth.ts';
+import { PAIRING_STATES } from '../domain/streaming.ts';
+import { SECRETS_OF_VM } from './machineSecrets.ts';
 import { sql, type Db } from './pool.ts';
 import { currentSubscriptionOf, Subscription } from './subscriptions.ts';
 import { dashboardVmOf, Vm } from './vms.ts';
@@ -59,6 +62,26 @@ export const DashboardKeptDisk = z.object({
 });
 export type DashboardKeptDisk = z.infer<typeof DashboardKeptDisk>;
 
+/** The machine's last accepted health report (game streaming). */
+export type DashboardHealth = {
+  receivedAt: Date;
+  report: MachineHealthReport;
+  streamHostUnreachableAt: Date | null;
+};
+
+/** Moonlight devices paired with the machine, and pairings in flight or finished in the last minutes. */
+export const DashboardPairing = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  state: z.enum(PAIRING_STATES),
+  outcome: z.string().nullable(),
+  message: z.string().nullable(),
+  createdAt: z.string(),
+  pairedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+});
+export type DashboardPairing = z.infer<typeof DashboardPairing>;
+
 /** The customer's latest AutoPay mandate (not an unpaid checkout's) and its latest renewal. */
 export const DashboardAutopay = z.object({
   id: z.uuid(),
@@ -81,6 +104,10 @@ export type DashboardState = {
   subscription: DashboardSubscription | null;
   vm: DashboardVm | null;
   keptDisk: DashboardKeptDisk | null;
+  /** Whether the machine was launched with secrets of its own (it can report its health and pair). */
+  reportsHealth: boolean;
+  health: DashboardHealth | null;
+  pairings: DashboardPairing[];
   autopay: DashboardAutopay | null;
 };
 
@@ -121,7 +148,9 @@ const DashboardRow = z.looseObject({ email: z.string(), name: z.string() });
 // than the poll's query took to run.
 const DASHBOARD_SELECT = sql.fragment`
     SELECT u.email, u.name, ${prefixed('s', DashboardSubscription)}, ${prefixed('v', DashboardVm)},
-      ${prefixed('k', DashboardKeptDisk)}, ${prefixed('a', DashboardAutopay)}
+      ${prefixed('k', DashboardKeptDisk)}, ${prefixed('a', DashboardAutopay)},
+      ms.launch_token IS NOT NULL AS reports_health, h.received_at AS h_received_at, h.report AS h_report,
+      h.stream_host_unreachable_at AS h_unreachable_at, sp.pairings AS stream_pairings
     FROM users u
     LEFT JOIN LATERAL (SELECT * ${currentSubscriptionOf(sql.fragment`u.id`)}) s ON true
     LEFT JOIN LATERAL (SELECT * ${dashboardVmOf(sql.fragment`u.id`)}) v ON true
@@ -134,7 +163,17 @@ const DASHBOARD_SELECT = sql.fragment`
         r.notice_sent_at, r.debit_at, r.next_attempt_at, r.failure_reason, r.renewal_at
       FROM autopay_mandates m LEFT JOIN autopay_renewals r ON r.id = m.latest_renewal_id
       WHERE m.user_id = u.id AND m.status <> 'pending'
-      ORDER BY m.created_at DESC LIMIT 1) a ON true`;
+      ORDER BY m.created_at DESC LIMIT 1) a ON true
+    LEFT JOIN ${SECRETS_OF_VM}
+    LEFT JOIN machine_health h ON h.vm_id = v.id
+    LEFT JOIN LATERAL (
+      SELECT json_agg(json_build_object('id', p.id, 'name', p.device_name, 'state', p.state,
+               'outcome', p.outcome, 'message', p.message, 'createdAt', p.created_at, 'pairedAt', p.paired_at,
+               'finishedAt', p.finished_at) ORDER BY p.created_at DESC) AS pairings
+      FROM (SELECT * FROM stream_pairings p WHERE p.vm_id = v.id
+              AND (p.state IN ('paired', 'removing', 'pending', 'sending', 'confirming')
+                   OR p.updated_at > now() - interval '10 minutes')
+            ORDER BY p.created_at DESC LIMIT 20) p) sp ON true`;
 
 /**
  * Null when the user does not exist or was deleted. A named prepared statement: each pooled
@@ -144,11 +183,23 @@ export async function findDashboardState(db: Db, userId: string): Promise<Dashbo
   const row = await db.maybeOne(sql.prepared('dashboard_state', DashboardRow)`
     ${DASHBOARD_SELECT} WHERE u.id = ${userId} AND u.deleted_at IS NULL`);
   if (!row) return null;
+  const vm = vmOf(row);
+  const receivedAt = row.h_received_at as Date | null;
   return {
     user: { email: row.email, name: row.name },
     subscription: subscriptionOf(row),
-    vm: vmOf(row),
+    vm,
     keptDisk: keptDiskOf(row),
+    reportsHealth: vm !== null && row.reports_health === true,
+    // Validated when it was accepted (api/routes/machineHealth.ts); stored as it came.
+    health: receivedAt
+      ? {
+          receivedAt,
+          report: row.h_report as MachineHealthReport,
+          streamHostUnreachableAt: (row.h_unreachable_at as Date | null) ?? null,
+        }
+      : null,
+    pairings: row.stream_pairings ? z.array(DashboardPairing).parse(row.stream_pairings) : [],
     autopay: autopayOf(row),
   };
 }

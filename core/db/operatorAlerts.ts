@@ -26,6 +26,13 @@ export const ALERT_KINDS = [
   'orphan-snapshot',
   // A job exhausted its retries and waits in its dead-letter queue (core/db/deadLetters.ts).
   'job-dead-lettered',
+  // Machines' own health: a fault a report shows (unlicensed driver, no display, a service
+  // down), a running machine silent for 15 minutes, reports forged or replayed, and Sunshine
+  // unreachable (or not itself) when the worker relays a pairing.
+  'machine-unhealthy',
+  'machine-silent',
+  'health-forged',
+  'stream-host-unreachable',
   // AutoPay: a PayU answer we cannot read, or a renewal that needs a person.
   'autopay-problem',
 ] as const;
@@ -89,6 +96,27 @@ export async function listAlerts(
       WHERE ${options.includeResolved ? sql.fragment`TRUE` : sql.fragment`resolved_at IS NULL`}
       ORDER BY last_seen_at DESC
       LIMIT ${options.limit ?? 100}`)),
+  ];
+}
+
+/**
+ * Resolves the open alerts with these dedupe keys: the problem they name is seen to be over (a
+ * machine reports again, a fault is gone). Answers how many were open.
+ */
+export async function resolveAlertsByKeys(db: Db, dedupeKeys: string[]): Promise<number> {
+  if (dedupeKeys.length === 0) return 0;
+  const rows = await db.any(sql.type(z.object({ id: z.uuid() }))`
+    UPDATE operator_alerts SET resolved_at = now()
+    WHERE dedupe_key = ANY(${sql.array(dedupeKeys, 'text')}) AND resolved_at IS NULL
+    RETURNING id`);
+  return rows.length;
+}
+
+/** The dedupe keys of the open alerts of one kind (a sweep resolves those whose problem is over). */
+export async function listOpenAlertKeys(db: Db, kind: AlertKind): Promise<string[]> {
+  return [
+    ...(await db.anyFirst(sql.type(z.object({ dedupe_key: z.string() }))`
+      SELECT dedupe_key FROM operator_alerts WHERE kind = ${kind} AND resolved_at IS NULL`)),
   ];
 }
 

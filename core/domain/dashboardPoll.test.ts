@@ -35,3 +35,28 @@ describe('dashboardPollMs', () => {
     expect(DASHBOARD_POLL_MS.diskCopy).toBeLessThan(DASHBOARD_POLL_MS.running);
   });
 });
+
+describe('dashboardPollMs while a Moonlight device is being paired or removed', () => {
+  const streaming = (pairing: string | null, removing = false) =>
+    ({
+      host: '203.0.113.5',
+      moonlightSteps: [],
+      canPair: true,
+      pairBlockedBecause: null,
+      pairedDevices: [{ id: 'd', name: 'TV', pairedAt: null, removing, problem: null }],
+      pairing: pairing && { id: 'p', name: 'Phone', state: pairing, message: null, startedAt: '' },
+      dcvFileUrl: null,
+    }) as never;
+
+  it('follows it at the transition pace, and goes back to the running pace once it ends', () => {
+    const running = { vmLastState: 'running' as const, waitingForDiskCopy: false };
+    expect(dashboardPollMs({ ...running, streaming: streaming('sending') })).toBe(
+      DASHBOARD_POLL_MS.transition,
+    );
+    expect(dashboardPollMs({ ...running, streaming: streaming(null, true) })).toBe(
+      DASHBOARD_POLL_MS.transition,
+    );
+    expect(dashboardPollMs({ ...running, streaming: streaming('refused') })).toBe(DASHBOARD_POLL_MS.running);
+    expect(dashboardPollMs({ ...running, streaming: null })).toBe(DASHBOARD_POLL_MS.running);
+  });
+});

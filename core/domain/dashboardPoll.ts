@@ -1,4 +1,5 @@
 import { isTransitional } from './lifecycle.ts';
+import { pairingInFlight } from './streaming.ts';
 import type { DashboardRecord } from './vm.ts';
 
 /**
@@ -7,6 +8,7 @@ import type { DashboardRecord } from './vm.ts';
  *
  * - a machine on its way somewhere (provisioning, starting, stopping): every 2 s, so the IP,
  *   the files and the buttons appear as soon as they are ready;
+ * - a Moonlight pairing or removal under way (game streaming): every 2 s, so its steps show;
  * - a new machine waiting for the copy of the old one's disk (up to 20 minutes, nothing to show
  *   on the way): every 15 s;
  * - a running machine: once a minute (the worker may stop it at the end of the hours or the
@@ -19,9 +21,18 @@ import type { DashboardRecord } from './vm.ts';
 export const DASHBOARD_POLL_MS = { transition: 2_000, diskCopy: 15_000, running: 60_000 } as const;
 
 export function dashboardPollMs(
-  record: Pick<DashboardRecord, 'vmLastState' | 'waitingForDiskCopy'> | undefined,
+  record:
+    | (Pick<DashboardRecord, 'vmLastState' | 'waitingForDiskCopy'> &
+        Partial<Pick<DashboardRecord, 'streaming'>>)
+    | undefined,
 ): number {
   if (!record) return 0;
+  const streaming = record.streaming;
+  if (
+    (streaming?.pairing && pairingInFlight(streaming.pairing.state)) ||
+    streaming?.pairedDevices.some((d) => d.removing)
+  )
+    return DASHBOARD_POLL_MS.transition;
   if (record.waitingForDiskCopy) return DASHBOARD_POLL_MS.diskCopy;
   if (isTransitional(record.vmLastState)) return DASHBOARD_POLL_MS.transition;
   if (record.vmLastState === 'running') return DASHBOARD_POLL_MS.running;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BLOG_POSTS } from './content/blog.ts';
-import { isSitePage, sitemapPaths, SITE_ROUTES } from './siteRoutes.ts';
+import { isSitePage, prerenderedFile, publicPagePaths, sitemapPaths, SITE_ROUTES } from './siteRoutes.ts';
 
 describe('the SPA pages the server knows', () => {
   it('answers every listed page, as the router matches it (any case, a trailing slash)', () => {
@@ -43,5 +43,16 @@ describe('the SPA pages the server knows', () => {
       expect(paths).not.toContain(path);
     }
     for (const path of paths) expect(isSitePage(path), path).toBe(true);
+  });
+
+  it('keeps the prerendered HTML of each public page in a file of its own, inside the folder', () => {
+    const files = publicPagePaths().map(prerenderedFile);
+    expect(new Set(files).size).toBe(files.length);
+    expect(prerenderedFile('/')).toBe('.prerendered/index.html');
+    expect(prerenderedFile('/services')).toBe('.prerendered/services.html');
+    for (const file of files) {
+      expect(file, file).toMatch(/^\.prerendered(\/[\w%-]+)+\.html$/);
+      expect(file.split('/'), file).not.toContain('..');
+    }
   });
 });

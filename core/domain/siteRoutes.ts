@@ -9,7 +9,7 @@ import { BLOG_POSTS, findBlogPost } from './content/blog.ts';
 
 type SiteRouteDef = {
   path: string;
-  /** A public page listed in /sitemap.xml. */
+  /** A public page: listed in /sitemap.xml and prerendered to HTML at build (publicPagePaths). */
   inSitemap?: boolean;
   /** For a pattern with parameters: whether these name something that exists (else the page is a 404). */
   exists?: (params: Record<string, string>) => boolean;
@@ -95,4 +95,22 @@ export function sitemapPaths(): string[] {
   return SITE_ROUTES.flatMap((route: SiteRouteDef) =>
     !route.inSitemap ? [] : route.sitemapPaths ? route.sitemapPaths() : [route.path],
   );
+}
+
+/**
+ * The public pages (those in the sitemap), each a concrete path: prerendered to HTML at build
+ * (scripts/build.ts) and served as that HTML for exactly that path (api/static.ts), so they paint
+ * before their JavaScript runs.
+ */
+export function publicPagePaths(): string[] {
+  return sitemapPaths();
+}
+
+/**
+ * Where a public page's prerendered HTML is kept, relative to the built SPA's folder: in a dot
+ * folder, which the static file server never serves, so each page is answered at its own address
+ * only.
+ */
+export function prerenderedFile(path: string): string {
+  return `.prerendered/${path === '/' ? 'index' : path.slice(1)}.html`;
 }

@@ -8,6 +8,8 @@ import { USAGE_MESSAGES } from './usage.ts';
 import type { Handover } from './planHandover.ts';
 import type { Instant } from './time.ts';
 import type { DailyUsage, HourlyUsageEntry } from './usageBuckets.ts';
+import type { MachineHealthView } from './machineHealth.ts';
+import type { StreamingView } from './streaming.ts';
 import type { AutoRenewRecord } from './autopay.ts';
 
 /** The states a VM shows (spec §3 vmLastState: running or stopped, plus honest transitions). */
@@ -64,7 +66,8 @@ export const VM_MESSAGES = {
   noVm: 'You have no cloud PC yet.',
   passwordNotReady: 'Your password is not ready yet.',
   rdpNotReady: 'Your desktop file is not ready yet: your PC has an address only while it is running.',
-  setupVideoMissing: 'The setup video is coming soon.',
+  // Without SETUP_VIDEO_URL the setup row points to the step-by-step guides (How to connect).
+  setupGuides: 'See the step-by-step guides',
   rdpWhenRunning: 'Available while your PC is running',
   ipWhenStopped: 'Assigned when it starts',
   provisioningHint: 'Your hours start only when it is ready. This page updates by itself.',
@@ -210,6 +213,10 @@ export type DashboardRecord = {
   handover: Handover | null;
   streamingClientUrl: string;
   setupVideoUrl: string | null;
+  /** What the machine's own health report says (core/domain/machineHealth.ts); null without a machine. */
+  machineHealth: MachineHealthView | null;
+  /** How to connect and play: Moonlight, its paired devices, DCV's file (core/domain/streaming.ts). */
+  streaming: StreamingView | null;
   /** Automatic renewal (AutoPay): null when the customer never turned it on. */
   autoRenew: AutoRenewRecord | null;
 };

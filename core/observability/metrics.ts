@@ -135,6 +135,13 @@ export function registerFleetMetrics(registry: Registry, db: Db, cacheMs = FLEET
       'gauge',
       async () => (await snapshot()).alertsOpen.map((r) => ({ labels: { kind: r.kind }, value: r.count })),
     ),
+    computedMetric(
+      'legend_machine_health_refused_last_hour',
+      'Machine health reports refused in the last hour, by outcome (bad-signature, wrong-address, replayed, stale, unknown-machine, …).',
+      'gauge',
+      async () =>
+        (await snapshot()).healthRefusals.map((r) => ({ labels: { outcome: r.outcome }, value: r.count })),
+    ),
   ];
   for (const metric of metrics) registry.registerMetric(metric);
 }

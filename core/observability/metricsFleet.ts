@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { sql, type Db } from '../db/pool.ts';
 import { ALERT_KINDS } from '../db/operatorAlerts.ts';
 import { MACHINE_STATES as VM_STATES } from '../domain/lifecycle.ts';
+import { HEALTH_OUTCOMES } from '../domain/machineHealth.ts';
 import { BOSS_SCHEMA, QUEUE_NAMES, deadLetterQueue } from '../queue.ts';
 
 /**
@@ -26,6 +27,8 @@ export type FleetSnapshot = {
   payments: Array<{ outcome: string; count: number }>;
   machines: Array<{ state: string; count: number }>;
   alertsOpen: Array<{ kind: string; count: number }>;
+  /** Machines' health reports refused in the last hour, by why (forged, wrong address, replayed…). */
+  healthRefusals: Array<{ outcome: string; count: number }>;
 };
 
 const Count = z.object({ key: z.string(), sub: z.string().nullable(), count: z.number() });
@@ -33,7 +36,7 @@ const Count = z.object({ key: z.string(), sub: z.string().nullable(), count: z.n
 export async function readFleetSnapshot(db: Db): Promise<FleetSnapshot> {
   const jobTable = sql.identifier([BOSS_SCHEMA, 'job']);
   const dlqNames = QUEUE_NAMES.map(deadLetterQueue);
-  const [jobs, dead, provision, payments, machines, alerts] = await Promise.all([
+  const [jobs, dead, provision, payments, machines, alerts, refusals] = await Promise.all([
     db.any(sql.type(Count)`
       SELECT name AS key, state::text AS sub, count(*)::int AS count FROM ${jobTable}
       WHERE name = ANY(${sql.array(QUEUE_NAMES, 'text')})
@@ -55,6 +58,9 @@ export async function readFleetSnapshot(db: Db): Promise<FleetSnapshot> {
     db.any(sql.type(Count)`
       SELECT kind AS key, NULL AS sub, count(*)::int AS count FROM operator_alerts
       WHERE resolved_at IS NULL GROUP BY kind`),
+    db.any(sql.type(Count)`
+      SELECT outcome AS key, NULL AS sub, count(*)::int AS count FROM machine_health_refusals
+      WHERE at > now() - interval '1 hour' GROUP BY outcome`),
   ]);
   const countOf = (rows: readonly z.infer<typeof Count>[], key: string, sub: string | null = null) =>
     rows.find((r) => r.key === key && r.sub === sub)?.count ?? 0;
@@ -73,6 +79,10 @@ export async function readFleetSnapshot(db: Db): Promise<FleetSnapshot> {
     alertsOpen: [...new Set<string>([...ALERT_KINDS, ...alerts.map((a) => a.key)])].map((kind) => ({
       kind,
       count: countOf(alerts, kind),
+    })),
+    healthRefusals: HEALTH_OUTCOMES.filter((o) => o !== 'accepted').map((outcome) => ({
+      outcome,
+      count: countOf(refusals, outcome),
     })),
   };
 }

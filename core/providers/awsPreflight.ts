@@ -14,6 +14,7 @@ import { GetServiceQuotaCommand, ServiceQuotasClient } from '@aws-sdk/client-ser
 import { awsClientConfig, type AwsClientOptions } from './awsClientConfig.ts';
 import { createEc2Client, type LaunchInput } from './ec2.ts';
 import { DCV_PORT } from '../domain/desktop.ts';
+import { streamingIngressResults } from '../domain/streaming.ts';
 
 /**
  * The questions an operator's AWS account must answer before the first customer pays: can the
@@ -38,6 +39,8 @@ export type PreflightInput = {
   privateKeyPem: string | null;
   instanceProfile: string | null;
   rdpPort: number;
+  /** Where the worker calls the machines' Sunshine from (WORKER_EGRESS_CIDRS). */
+  workerEgressCidrs: string[];
   /** Machines of each type we may have in use at once (CAPACITY_LIMITS). */
   capacityLimits: Record<string, number>;
   deploymentTag: string;
@@ -317,6 +320,23 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightResu
               detail: `no inbound TCP ${DCV_PORT} rule in ${input.securityGroupIds.join(', ')}: "Open in browser" cannot connect`,
               fix: `add an inbound rule TCP ${DCV_PORT} (and UDP ${DCV_PORT} for QUIC) from the customers' addresses`,
             },
+      );
+      // Game streaming: Moonlight and DCV's QUIC open to customers, Sunshine's API to the worker only.
+      results.push(
+        ...streamingIngressResults(
+          (groups.SecurityGroups ?? []).flatMap((g) =>
+            (g.IpPermissions ?? []).map((p) => ({
+              protocol: p.IpProtocol ?? '',
+              from: p.FromPort ?? null,
+              to: p.ToPort ?? null,
+              cidrs: [
+                ...(p.IpRanges ?? []).map((r) => r.CidrIp ?? ''),
+                ...(p.Ipv6Ranges ?? []).map((r) => r.CidrIpv6 ?? ''),
+              ].filter(Boolean),
+            })),
+          ),
+          input.workerEgressCidrs,
+        ),
       );
     } catch (error) {
       results.push(failed(`security group allows ${input.rdpPort}`, error, 'check EC2_SECURITY_GROUP_IDS'));

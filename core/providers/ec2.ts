@@ -82,6 +82,8 @@ export type LaunchInput = {
   rootDeviceName?: string | undefined;
   /** The root volume is created from this snapshot (the customer's files kept at expiry). */
   snapshotId?: string | null | undefined;
+  /** What the machine reads at boot (core/domain/machineSetup.ts); sent base64 as EC2 wants it. */
+  userData?: string | null | undefined;
 };
 
 /**
@@ -182,6 +184,7 @@ export function createEc2Client(options: Ec2ClientOptions): Ec2 {
         { ResourceType: 'volume', Tags: tagList },
       ],
       MetadataOptions: { HttpTokens: 'required', HttpEndpoint: 'enabled' },
+      ...(input.userData ? { UserData: Buffer.from(input.userData, 'utf8').toString('base64') } : {}),
       ...(profile ? { IamInstanceProfile: profile } : {}),
       ...(dryRun ? { DryRun: true } : {}),
     });

@@ -38,6 +38,30 @@ variable "public_url" {
   type = string
 }
 
+variable "sunshine_msi_url" {
+  # Sunshine's Windows installer (LizardByte/Sunshine releases). Pin a release for repeatable images.
+  type    = string
+  default = "https://github.com/LizardByte/Sunshine/releases/latest/download/Sunshine-Windows-AMD64-installer.msi"
+}
+
+variable "sunshine_msi_sha256" {
+  # The installer's SHA-256, checked when set (recommended with a pinned release URL).
+  type    = string
+  default = ""
+}
+
+variable "vdd_zip_url" {
+  # The IddCx virtual display driver (VirtualDrivers/Virtual-Display-Driver releases), driver-only archive.
+  type    = string
+  default = "https://github.com/VirtualDrivers/Virtual-Display-Driver/releases/download/25.7.23/VirtualDisplayDriver-x86.Driver.Only.zip"
+}
+
+variable "nefcon_zip_url" {
+  # nefarius' NefCon, which installs the virtual display device.
+  type    = string
+  default = "https://github.com/nefarius/nefcon/releases/download/v1.14.0/nefcon_v1.14.0.zip"
+}
+
 variable "build_instance_profile" {
   # A role with infra/iam/image-builder-policy.json: read of AWS's NVIDIA driver buckets, build time only.
   type    = string
@@ -60,7 +84,7 @@ source "amazon-ebs" "windows2022" {
   subnet_id                   = var.subnet_id != "" ? var.subnet_id : null
   associate_public_ip_address = true
   ami_name                    = "legend-cloud-windows2022-${var.nvidia_driver}-${local.stamp}"
-  ami_description             = "Legend Cloud desktop: Windows Server 2022, NVIDIA ${var.nvidia_driver} driver, RDP (NLA), CloudWatch agent, GPU poller, Amazon DCV"
+  ami_description             = "Legend Cloud desktop: Windows Server 2022, NVIDIA ${var.nvidia_driver} driver, RDP (NLA), CloudWatch agent, GPU poller, Amazon DCV, Sunshine, virtual display, health reporter"
 
   source_ami_filter {
     filters = {
@@ -110,6 +134,14 @@ build {
     destination = "C:/ProgramData/LegendCloud/gpu-metrics.ps1"
   }
   provisioner "file" {
+    source      = "${path.root}/machine-setup.ps1"
+    destination = "C:/ProgramData/LegendCloud/machine-setup.ps1"
+  }
+  provisioner "file" {
+    source      = "${path.root}/health-report.ps1"
+    destination = "C:/ProgramData/LegendCloud/health-report.ps1"
+  }
+  provisioner "file" {
     source      = "${path.root}/ec2launch-agent-config.yml"
     destination = "C:/ProgramData/LegendCloud/ec2launch-agent-config.yml"
   }
@@ -132,6 +164,21 @@ build {
   provisioner "powershell" {
     environment_vars = ["PUBLIC_URL=${var.public_url}"]
     script           = "${path.root}/scripts/05-amazon-dcv.ps1"
+  }
+  # Game streaming: Sunshine (Moonlight's host), a virtual display at 1080p-4K up to 144 Hz, and
+  # the machine's own health report (at boot: the NVIDIA licence check, among the rest).
+  provisioner "powershell" {
+    environment_vars = [
+      "SUNSHINE_MSI_URL=${var.sunshine_msi_url}",
+      "SUNSHINE_MSI_SHA256=${var.sunshine_msi_sha256}",
+      "VDD_ZIP_URL=${var.vdd_zip_url}",
+      "NEFCON_ZIP_URL=${var.nefcon_zip_url}",
+    ]
+    scripts = [
+      "${path.root}/scripts/07-sunshine.ps1",
+      "${path.root}/scripts/08-virtual-display.ps1",
+      "${path.root}/scripts/09-health-task.ps1",
+    ]
   }
   provisioner "windows-restart" {
     restart_timeout = "20m"

@@ -1,5 +1,6 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { listenAt, serialQueue } from '../machineServers.ts';
 
 /**
  * A stand-in for the Amazon DCV server on each running sandbox instance: an HTTP server on the
@@ -38,7 +39,7 @@ const MAX_BODY = 4096;
 export function createDcvServers(options: DcvServerOptions): DcvServers {
   const servers = new Map<string, { address: string; server: Server }>();
   const failed = new Set<string>();
-  let queue: Promise<void> = Promise.resolve();
+  const queue = serialQueue(options.warn, 'sandbox DCV: servers');
 
   async function open(instanceId: string, address: string): Promise<void> {
     const server = createServer((req, res) => {
@@ -53,22 +54,16 @@ export function createDcvServers(options: DcvServerOptions): DcvServers {
           res.end(JSON.stringify({ result: 'error', message: (error as Error).message }));
         });
     });
-    try {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(options.port, address, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
-    } catch (error) {
-      const key = `${address}:${options.port}`;
-      if (!failed.has(key)) {
-        failed.add(key);
-        options.warn(`sandbox DCV: cannot listen on ${key} for ${instanceId}: ${(error as Error).message}`);
-      }
+    if (
+      !(await listenAt(
+        server,
+        { port: options.port, address, instanceId },
+        failed,
+        options.warn,
+        'sandbox DCV',
+      ))
+    )
       return;
-    }
     server.unref();
     servers.set(instanceId, { address, server });
   }
@@ -159,17 +154,13 @@ export function createDcvServers(options: DcvServerOptions): DcvServers {
   return {
     port: options.port,
     sync(running) {
-      const next = queue.then(() => reconcile(running));
-      queue = next.then(undefined, (error: unknown) =>
-        options.warn(`sandbox DCV: servers: ${(error as Error).message}`),
-      );
-      return next;
+      return queue.run(() => reconcile(running));
     },
     listening() {
       return Object.fromEntries([...servers].map(([id, entry]) => [id, `${entry.address}:${options.port}`]));
     },
     async close() {
-      await queue;
+      await queue.settled();
       await Promise.all([...servers.keys()].map(shut));
     },
   };

@@ -84,6 +84,8 @@ export type RunRequest = {
   iamInstanceProfile: string | null;
   /** The root volume is created from this snapshot (BlockDeviceMapping.1.Ebs.SnapshotId). */
   snapshotId?: string | null;
+  /** UserData, base64 as sent. */
+  userData?: string | null;
 };
 
 export type SnapshotView = { record: SnapshotRecord; state: 'pending' | 'completed'; progress: string };
@@ -198,6 +200,8 @@ function fingerprint(request: RunRequest): string {
     request.keyName,
     request.subnetId,
     [...request.securityGroupIds].sort(),
+    // EC2 compares the whole request: a retry with other user data is another request.
+    request.userData ?? null,
   ];
   return createHash('sha256').update(JSON.stringify(relevant)).digest('hex');
 }
@@ -608,6 +612,7 @@ export function createEngine(options: EngineOptions) {
         passwordData: null,
         publicIp: null,
         restoredFromSnapshot: fromSnapshot?.snapshotId ?? null,
+        userData: request.userData ?? null,
       };
       record.publicIp = allocateIp(instanceId, null);
       instances.set(instanceId, record);
@@ -1191,13 +1196,13 @@ export function createEngine(options: EngineOptions) {
       );
     },
     /** Each running instance's public address, for the listeners that stand in for RDP. */
-    runningAddresses(): Array<{ instanceId: string; publicIp: string }> {
+    runningAddresses(): Array<{ instanceId: string; publicIp: string; userData: string | null }> {
       const t = now();
-      const found: Array<{ instanceId: string; publicIp: string }> = [];
+      const found: Array<{ instanceId: string; publicIp: string; userData: string | null }> = [];
       for (const record of instances.values()) {
         const v = view(record, t);
         if (v.state === 'running' && v.publicIp !== null)
-          found.push({ instanceId: record.instanceId, publicIp: v.publicIp });
+          found.push({ instanceId: record.instanceId, publicIp: v.publicIp, userData: record.userData });
       }
       return found;
     },

@@ -29,6 +29,7 @@ import {
 } from './query.ts';
 import { createRdpListeners, type RdpListeners } from './rdpListeners.ts';
 import { createDcvServers, type DcvServers } from '../dcv/index.ts';
+import { createSunshineHosts, type SunshineHosts } from '../sunshine/index.ts';
 import { reservationsXml, instanceXml, stateChangeXml } from './render.ts';
 import { createSandboxServiceQuotas } from './serviceQuotas.ts';
 import type { ProfileName } from './timing.ts';
@@ -76,6 +77,11 @@ export type SandboxEc2Options = {
    * stand-in on this port, verifying tokens at `verifierUrl` as DCV's `auth-token-verifier`.
    */
   dcv?: { port: number; verifierUrl: string } | undefined;
+  /**
+   * Give every running instance launched with our user data (with a loopback address: needs
+   * `rdpListener`) a Sunshine stand-in on this port and the image's health reporter.
+   */
+  sunshine?: { port: number } | undefined;
 };
 
 export type SandboxEc2 = {
@@ -94,6 +100,8 @@ export type SandboxEc2 = {
   flush(): Promise<void>;
   /** The Service Quotas stand-in over the same account: mount at /sandbox/servicequotas. */
   serviceQuotas: Router;
+  /** The Sunshine stand-ins' control and state (mount at /sandbox/sunshine), when they run. */
+  sunshine: Router | null;
   /** Closes the Remote Desktop listeners (and flushes state). */
   close(): Promise<void>;
 };
@@ -207,9 +215,13 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
     : null;
   const dcvServers: DcvServers | null =
     options.dcv && options.rdpListener ? createDcvServers({ ...options.dcv, warn }) : null;
+  const sunshineHosts: SunshineHosts | null =
+    options.sunshine && options.rdpListener
+      ? createSunshineHosts({ port: options.sunshine.port, profile: options.profile ?? 'fast', warn })
+      : null;
   const syncListeners = async () => {
     const running = engine.runningAddresses();
-    await Promise.all([listeners?.sync(running), dcvServers?.sync(running)]);
+    await Promise.all([listeners?.sync(running), dcvServers?.sync(running), sunshineHosts?.sync(running)]);
   };
 
   function snapshotXml(v: SnapshotView): string {
@@ -256,6 +268,7 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
           iamInstanceProfile:
             str(params, 'IamInstanceProfile.Arn') ?? str(params, 'IamInstanceProfile.Name') ?? null,
           snapshotId: root?.get('Ebs.SnapshotId') ?? null,
+          userData: str(params, 'UserData') ?? null,
         };
         engine.checkFaults(action, { subnetId: request.subnetId, instanceType: request.instanceType });
         dryRun(params);
@@ -469,8 +482,22 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
       case 'DescribeSecurityGroups': {
         engine.checkFaults(action, {});
         dryRun(params);
-        // Every group lets Remote Desktop (and the listener port, and DCV's 8443) in from anywhere.
-        const ports = [...new Set([3389, 8443, ...(options.rdpListener ? [options.rdpListener.port] : [])])];
+        // Every group is the one infra/README.md creates: Remote Desktop (and the listener port),
+        // DCV's 8443 over TCP and QUIC, Moonlight's ports from anywhere, and Sunshine's API
+        // (47990) only from where the sandbox's worker runs (this host: loopback).
+        const anywhere = '0.0.0.0/0';
+        const rules: Array<[string, number, number, string]> = [
+          ...[...new Set([3389, 8443, ...(options.rdpListener ? [options.rdpListener.port] : [])])].map(
+            (port): [string, number, number, string] => ['tcp', port, port, anywhere],
+          ),
+          ['udp', 8443, 8443, anywhere],
+          ['tcp', 47984, 47984, anywhere],
+          ['tcp', 47989, 47989, anywhere],
+          ['tcp', 48010, 48010, anywhere],
+          ['udp', 47998, 48000, anywhere],
+          ['udp', 48010, 48010, anywhere],
+          ['tcp', 47990, 47990, '127.0.0.0/8'],
+        ];
         return items(
           'securityGroupInfo',
           scalarList(params, 'GroupId').map(
@@ -482,12 +509,12 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
               leaf('vpcId', VPC_ID) +
               items(
                 'ipPermissions',
-                ports.map(
-                  (port) =>
-                    leaf('ipProtocol', 'tcp') +
-                    leaf('fromPort', port) +
-                    leaf('toPort', port) +
-                    items('ipRanges', [leaf('cidrIp', '0.0.0.0/0')]),
+                rules.map(
+                  ([protocol, from, to, cidr]) =>
+                    leaf('ipProtocol', protocol) +
+                    leaf('fromPort', from) +
+                    leaf('toPort', to) +
+                    items('ipRanges', [leaf('cidrIp', cidr)]),
                 ),
               ),
           ),
@@ -557,6 +584,7 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
       ...engine.snapshot(),
       rdpListeners: listeners?.listening() ?? null,
       dcvServers: dcvServers?.listening() ?? null,
+      sunshineHosts: sunshineHosts?.listening() ?? null,
     };
   });
   router.post('/_control', koaBody({ jsonLimit: '1mb', urlencoded: false, text: false }), async (ctx) => {
@@ -605,9 +633,11 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
       vcpuLimit: () => engine.vcpuLimit(),
       checkAuthorized: (action) => engine.checkAuthorized(action),
     }),
+    sunshine: sunshineHosts?.router ?? null,
     close: async () => {
       await listeners?.close();
       await dcvServers?.close();
+      await sunshineHosts?.close();
       await saver?.flush();
     },
   };

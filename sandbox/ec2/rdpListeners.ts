@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:net';
+import { listenAt, serialQueue } from '../machineServers.ts';
 
 /**
  * Real TCP listeners standing in for each running instance's Remote Desktop port, on the
@@ -24,7 +25,7 @@ export function createRdpListeners(port: number, warn: (message: string) => void
   const closedByControl = new Set<string>();
   const failed = new Set<string>();
   // One sync at a time: two overlapping ones would open the same address twice.
-  let queue: Promise<void> = Promise.resolve();
+  const queue = serialQueue(warn, 'sandbox EC2: Remote Desktop listeners');
 
   async function open(instanceId: string, address: string): Promise<void> {
     const server = createServer((socket) => {
@@ -32,23 +33,7 @@ export function createRdpListeners(port: number, warn: (message: string) => void
       socket.on('error', () => socket.destroy());
       socket.end();
     });
-    try {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, address, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
-    } catch (error) {
-      // Some systems (macOS) route only 127.0.0.1 without an alias: say so once per address.
-      const key = `${address}:${port}`;
-      if (!failed.has(key)) {
-        failed.add(key);
-        warn(`sandbox EC2: cannot listen on ${key} for ${instanceId}: ${(error as Error).message}`);
-      }
-      return;
-    }
+    if (!(await listenAt(server, { port, address, instanceId }, failed, warn, 'sandbox EC2'))) return;
     server.unref();
     servers.set(instanceId, { address, server });
   }
@@ -81,11 +66,7 @@ export function createRdpListeners(port: number, warn: (message: string) => void
   return {
     port,
     sync(running) {
-      const next = queue.then(() => reconcile(running));
-      queue = next.then(undefined, (error: unknown) =>
-        warn(`sandbox EC2: Remote Desktop listeners: ${(error as Error).message}`),
-      );
-      return next;
+      return queue.run(() => reconcile(running));
     },
     set(instanceId, state) {
       if (state === 'closed') closedByControl.add(instanceId);
@@ -95,7 +76,7 @@ export function createRdpListeners(port: number, warn: (message: string) => void
       return Object.fromEntries([...servers].map(([id, entry]) => [id, `${entry.address}:${port}`]));
     },
     async close() {
-      await queue;
+      await queue.settled();
       await Promise.all([...servers.keys()].map(shut));
     },
   };

@@ -60,6 +60,8 @@ const InstanceRecordSchema = z.object({
   publicIp: z.string().nullable(),
   /** The snapshot its root volume was created from, when it was. */
   restoredFromSnapshot: z.string().nullable().default(null),
+  /** UserData as RunInstances sent it (base64), for the machine to read; older state files have none. */
+  userData: z.string().nullable().default(null),
 });
 
 export type InstanceRecord = z.infer<typeof InstanceRecordSchema>;

@@ -7,6 +7,7 @@ import { openServices } from '../../api/services.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { createSandboxEc2, type SandboxEc2 } from '../../sandbox/ec2/index.ts';
 import { DCV_PORT } from '../../core/domain/desktop.ts';
+import { SUNSHINE_API_PORT } from '../../core/domain/streaming.ts';
 
 /**
  * `npm start`'s web process: the API and the SPA with the sandbox mounted at /sandbox, run by
@@ -34,6 +35,9 @@ if (config.sandbox.enabled && config.ec2.mode === 'sandbox') {
     // DCV's auth-token-verifier to. It speaks HTTP (no certificate to accept), so the browser
     // desktop's link says http unless DCV_WEB_URL says otherwise.
     dcv: { port: DCV_PORT, verifierUrl: `${config.sandbox.url}/api/dcv/auth` },
+    // …and Sunshine (Moonlight's host) with the image's health reporter, set up from each
+    // machine's user data as the image's boot script does.
+    sunshine: { port: SUNSHINE_API_PORT },
     warn: (message) => log.warn(message),
   });
   if (!process.env.DCV_WEB_URL) {

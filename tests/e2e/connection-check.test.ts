@@ -128,19 +128,21 @@ describe.skipIf(!hasBrowser())('connection check', () => {
       // Over loopback: a short round trip, and verdicts by the rule for what was measured (which
       // ones are great depends on how busy this machine is: a busy CPU is jitter too).
       const near = await measured(page);
-      expect(near.rttMs, JSON.stringify(near)).toBeLessThanOrEqual(35);
       expectVerdictsByTheRule(before, near);
 
       // Every answer 130 ms late, every other one 12 ms more: a far-away, jittery line, far
-      // enough past every threshold that this machine's own jitter cannot decide the verdicts.
+      // enough past the gaming and editing thresholds that this machine's own jitter cannot
+      // decide those. Work tolerates a far line, so its verdict follows the jitter measured, and
+      // a busy machine adds jitter of its own: it is checked by the rule for the figures shown.
       await regionPing('_control', { latencyMs: 130, jitterMs: 12 });
       const after = await runCheck(page, () => picture(page, `connection-check-measuring-${name}`));
       const far = await measured(page);
       expect(far.rttMs, JSON.stringify(far)).toBeGreaterThanOrEqual(130);
+      expect(far.rttMs, JSON.stringify({ near, far })).toBeGreaterThan(near.rttMs);
       expect(far.jitterMs, JSON.stringify(far)).toBeGreaterThan(5);
       expect(after.gaming).toEqual({ level: 'poor', title: 'Not great for gaming from here' });
       expect(after.editing).toEqual({ level: 'poor', title: 'Not great for video editing from here' });
-      expect(after.work, JSON.stringify(far)).toEqual({ level: 'ok', title: 'Fine for work and study' });
+      expectVerdictsByTheRule(after, far);
       expect(after).not.toEqual(before);
       const advice = page.getByRole('region', { name: 'How to get a better result' });
       await advice.waitFor();

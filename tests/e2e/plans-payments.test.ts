@@ -7,6 +7,7 @@ import {
   screenshot,
   screenshotsAtBothWidths,
   useBrowser,
+  waitForApp,
   type Page,
 } from '../support/browser.ts';
 import {
@@ -49,6 +50,8 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
     ] as const) {
       const page = await browser.newPage(viewport);
       await page.goto('/select-vm');
+      // Prerendered: the cards' buttons answer once the app has taken the page over.
+      await waitForApp(page);
       await card(page, 'ULTRA LEGEND').waitFor();
       await expect(
         page.getByRole('main').getByRole('heading', { level: 2 }).allTextContents(),
@@ -365,6 +368,8 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
     const page = await browser.newPage(MOBILE);
     await logIn(page, user.email);
     await page.goto('/trial');
+    // Prerendered: its carousel turns once the app has taken the page over.
+    await waitForApp(page);
     await page.getByRole('heading', { name: 'LEGEND', exact: true }).waitFor();
     await page.getByText('₹40.00').waitFor();
     await page.getByRole('button', { name: 'Next plan' }).click();

@@ -8,6 +8,7 @@ import {
   screenshot,
   useBrowser,
   VIEWPORTS,
+  waitForApp,
 } from '../support/browser.ts';
 import { mailsTo, type Mail } from '../support/e2eUsers.ts';
 import { waitFor } from '../support/waitFor.ts';
@@ -172,6 +173,8 @@ describe.skipIf(!hasBrowser())('landing page', () => {
       if (request.url().includes('/api/feedback')) posts.push(request.method());
     });
     await page.goto('/');
+    // Prerendered: its controls answer once the app has taken the page over.
+    await waitForApp(page);
     const reveal = page.getByRole('button', { name: 'Get in Touch' });
     await expect(reveal.getAttribute('aria-expanded')).resolves.toBe('false');
     await expect(page.getByLabel('First Name').count()).resolves.toBe(0);
@@ -270,6 +273,8 @@ describe.skipIf(!hasBrowser())('services page', () => {
   it('turns a plan card to its prices and back, keeping focus on the card', async () => {
     const page = await browser.newPage(DESKTOP);
     await page.goto('/services');
+    // Prerendered: its controls answer once the app has taken the page over.
+    await waitForApp(page);
     const legend = page.locator('.plan-legend');
     await legend.getByRole('button', { name: 'See all prices' }).click();
     const back = legend.getByRole('button', { name: 'Back to overview' });
@@ -282,6 +287,8 @@ describe.skipIf(!hasBrowser())('services page', () => {
   it('moves through the radial use-case picker with the arrow keys', async () => {
     const page = await browser.newPage(MOBILE);
     await page.goto('/services');
+    // Prerendered: its controls answer once the app has taken the page over.
+    await waitForApp(page);
     const checked = page.getByRole('radiogroup', { name: 'Use cases' }).locator('[aria-checked="true"]');
     await expect(checked.getAttribute('aria-label')).resolves.toBe('Software development');
     await checked.focus();
@@ -303,6 +310,8 @@ describe.skipIf(!hasBrowser())('services page', () => {
   it('switches FAQ tabs with the arrow keys, Home and End', async () => {
     const page = await browser.newPage(DESKTOP);
     await page.goto('/services');
+    // Prerendered: its controls answer once the app has taken the page over.
+    await waitForApp(page);
     const tabs = page.getByRole('tablist', { name: 'FAQ topics' }).getByRole('tab');
     const count = await tabs.count();
     await tabs.first().focus();
@@ -350,6 +359,8 @@ describe.skipIf(!hasBrowser())('blogs', () => {
     const page = await browser.newPage(MOBILE, { allowConsoleErrors: /status of 400 \(Bad Request\)/ });
     const email = uniqueEmail('reader');
     await page.goto('/blogs');
+    // Prerendered: its controls answer once the app has taken the page over.
+    await waitForApp(page);
     const input = page.getByLabel('Email address');
     await input.fill('not-an-email');
     await page.getByRole('button', { name: 'Subscribe' }).click();

@@ -76,6 +76,9 @@ describe('npm run aws:check against the sandbox', () => {
       'G-instance vCPU quota',
       `security group allows ${RDP_PORT}`,
       'security group allows 8443 (Amazon DCV)',
+      'security group allows Moonlight',
+      'security group allows UDP 8443 (DCV over QUIC)',
+      'security group keeps 47990 (Sunshine API) to WORKER_EGRESS_CIDRS',
       'key pair',
       'instance profile',
       'RunInstances DryRun',
@@ -86,6 +89,16 @@ describe('npm run aws:check against the sandbox', () => {
       ).toBe(true);
     }
     expect(code).toBe(0);
+  });
+
+  it("fails when Sunshine's API is open to more than the worker's egress addresses", async () => {
+    // The sandbox's group lets 47990 in from loopback (where its worker runs); say the worker is elsewhere.
+    const { code, lines } = await awsCheck({ WORKER_EGRESS_CIDRS: '198.51.100.7/32' });
+    expect(lines.find((line) => line.startsWith('FAIL security group keeps 47990'))).toMatch(
+      /TCP 47990 is open to 127\.0\.0\.0\/8.*fix: allow TCP 47990 only from WORKER_EGRESS_CIDRS \(198\.51\.100\.7\/32\)/,
+    );
+    expect(lines.filter((line) => line.startsWith('FAIL '))).toHaveLength(1);
+    expect(code).toBe(1);
   });
 
   it('names each denied action in a FAIL line with the policy fix, and exits non-zero', async () => {

@@ -135,6 +135,7 @@ describe('the Dockerfile and Procfile', () => {
       EC2_SECURITY_GROUP_IDS: 'sg-0123456789abcdef0',
       EC2_SUBNET_IDS: 'subnet-0123456789abcdef0',
       EC2_AMI_ID: 'ami-0123456789abcdef0',
+      WORKER_EGRESS_CIDRS: '203.0.113.10/32',
     };
 
     const release = await run(process.execPath, ['scripts/migrate.ts'], { cwd: image, env });

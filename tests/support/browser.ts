@@ -53,9 +53,16 @@ export function useBrowser() {
   });
 
   return {
-    async newPage(viewport = DESKTOP, options: { allowConsoleErrors?: RegExp } = {}): Promise<Page> {
+    async newPage(
+      viewport = DESKTOP,
+      options: { allowConsoleErrors?: RegExp; javaScriptEnabled?: boolean } = {},
+    ): Promise<Page> {
       if (!browser) throw new Error('no browser');
-      const context = await browser.newContext({ viewport, baseURL: baseUrl() });
+      const context = await browser.newContext({
+        viewport,
+        baseURL: baseUrl(),
+        javaScriptEnabled: options.javaScriptEnabled ?? true,
+      });
       contexts.push(context);
       const page = await context.newPage();
       page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
@@ -78,6 +85,18 @@ export function useBrowser() {
 export async function expectNoHorizontalScroll(page: Page, width: number): Promise<void> {
   const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
   expect(scrollWidth).toBeLessThanOrEqual(width);
+}
+
+/**
+ * Waits until the app has taken over the page: React has hydrated (or rendered) its main heading,
+ * so the page's own content and controls answer. A public page arrives prerendered and is shown
+ * before its JavaScript has run; its buttons, tabs and forms only work from then on.
+ */
+export async function waitForApp(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const heading = document.querySelector('#root h1');
+    return heading !== null && Object.keys(heading).some((key) => key.startsWith('__reactFiber$'));
+  });
 }
 
 /** Saves a screenshot under screenshots/ for people to look at (not compared). */

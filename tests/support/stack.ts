@@ -9,6 +9,7 @@ import { createSandboxEc2, type SandboxEc2, type SandboxEc2Options } from '../..
 import { startWorker, type RunningWorker } from '../../worker/worker.ts';
 import { freshDatabase } from './db.ts';
 import { DCV_PORT } from '../../core/domain/desktop.ts';
+import { SUNSHINE_API_PORT } from '../../core/domain/streaming.ts';
 
 export type TestStack = {
   url: string;
@@ -52,6 +53,8 @@ export async function startTestStack(
     rdpListener: { port: 3389 },
     // And an Amazon DCV stand-in verifying browser-desktop tokens with this stack, as in `npm start`.
     dcv: { port: DCV_PORT, verifierUrl: `http://127.0.0.1:${port}/api/dcv/auth` },
+    // And Sunshine with the image's health reporter, from each machine's user data, as in `npm start`.
+    sunshine: { port: SUNSHINE_API_PORT },
     ...options.sandboxEc2,
   });
   const config = loadConfig({

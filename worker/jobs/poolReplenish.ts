@@ -23,6 +23,7 @@ import { poolTags } from '../../core/providers/vmEc2.ts';
 import { subnetForAttempt } from '../../core/domain/lifecycle.ts';
 import { describeEc2Error, isRetryableCapacity } from '../ec2Errors.ts';
 import type { WorkerDeps } from '../deps.ts';
+import { userDataFor } from '../machineSetup.ts';
 
 /**
  * `pool-replenish` (cron, and after every claim): keeps at least WARM_POOL_SIZE instances per
@@ -94,6 +95,8 @@ async function launchPoolInstance(deps: WorkerDeps, row: PoolInstance): Promise<
   const subnetId = subnetForAttempt(config.ec2, row.launch_attempts, config.vm.launchAttemptsBeforeFallback);
   const begun = await beginPoolLaunch(db, row.id, subnetId);
   if (!begun) return false;
+  // This machine's own secrets and where it reports (the same document on every retry).
+  const userData = await userDataFor(deps, row.id);
   let instance: Ec2Instance | null = null;
   try {
     instance = await deps.vmEc2.launcher.launchInstance({
@@ -105,6 +108,7 @@ async function launchPoolInstance(deps: WorkerDeps, row: PoolInstance): Promise<
       subnetId,
       volumeSizeGb: row.storage_gb,
       tags: poolTags(config.ec2, { id: row.id, planId: row.plan_id }),
+      userData,
     });
   } catch (error) {
     if ((error as { name?: string }).name === 'IdempotentParameterMismatch')

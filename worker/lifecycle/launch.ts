@@ -8,6 +8,7 @@ import { classifyEc2Error, type Ec2Instance } from '../../core/providers/ec2.ts'
 import { vmTags } from '../../core/providers/vmEc2.ts';
 import { scheduleVmCheck } from '../../core/commands/vmActions.ts';
 import { describeEc2Error, isRetryableCapacity } from '../ec2Errors.ts';
+import { userDataFor } from '../machineSetup.ts';
 import { cloudView } from './inputs.ts';
 import type { Step, StepContext, StepReport } from './step.ts';
 
@@ -29,6 +30,8 @@ export const launch: Step<'launch'> = async (ctx) => {
   const begun = await beginLaunch(db, vm.id, { subnetId, imageId }, now);
   // Moved on meanwhile: the next decision reads the row as it now is.
   if (!begun) return {};
+  // This machine's own secrets and where it reports (the same document on every retry).
+  const userData = await userDataFor(deps, vm.id);
   let instance: Ec2Instance | null = null;
   try {
     instance = await deps.vmEc2.launcher.launchInstance({
@@ -41,6 +44,7 @@ export const launch: Step<'launch'> = async (ctx) => {
       volumeSizeGb: Math.max(vm.storage_gb, restore?.volume_gb ?? 0),
       snapshotId: restore?.snapshot_id ?? null,
       tags: vmTags(config.ec2, { id: vm.id, userId: vm.user_id, planId: vm.plan_id }),
+      userData,
     });
   } catch (error) {
     if ((error as { name?: string }).name === 'IdempotentParameterMismatch') {

@@ -20,6 +20,11 @@ New-Item -Path "Registry::$console" -Force | Out-Null
 New-ItemProperty -Path "Registry::$console" -Name 'create-session' -PropertyType DWord -Value 1 -Force | Out-Null
 New-Item -Path "Registry::$console\automatic-console-session" -Force | Out-Null
 New-ItemProperty -Path "Registry::$console\automatic-console-session" -Name 'owner' -PropertyType String -Value 'Administrator' -Force | Out-Null
+# QUIC (UDP 8443) for DCV's native clients, which the dashboard's .dcv file opens (on by default
+# since DCV 2024.0; set so a change of default does not silently slow games down).
+$connectivity = 'HKEY_USERS\S-1-5-18\Software\GSettings\com\nicesoftware\dcv\connectivity'
+New-Item -Path "Registry::$connectivity" -Force | Out-Null
+New-ItemProperty -Path "Registry::$connectivity" -Name 'enable-quic-frontend' -PropertyType DWord -Value 1 -Force | Out-Null
 New-NetFirewallRule -Name 'legend-dcv-tcp' -DisplayName 'Amazon DCV (TCP 8443)' -Protocol TCP -LocalPort 8443 -Action Allow | Out-Null
 New-NetFirewallRule -Name 'legend-dcv-udp' -DisplayName 'Amazon DCV (QUIC 8443)' -Protocol UDP -LocalPort 8443 -Action Allow | Out-Null
 Set-Service -Name dcvserver -StartupType Automatic

@@ -1,4 +1,5 @@
 import { Link } from 'wouter';
+import { useHydrated } from '../hydration.ts';
 
 /** `compact`: also on the dashboard's short footer (policies and contact). */
 const LINKS = [
@@ -14,6 +15,8 @@ const LINKS = [
 /** Footer links of spec §2, with the refund policy. `compact` is the dashboard's: policies and contact. */
 export function Footer({ compact = false }: { compact?: boolean }) {
   const links = compact ? LINKS.filter((link) => link.compact) : LINKS;
+  // A prerendered page shows its build's year until hydrated, then today's (the same but at New Year).
+  const year = useHydrated() ? new Date().getFullYear() : __BUILD_YEAR__;
   return (
     <footer className="site-footer">
       <div className="container footer-row">
@@ -26,7 +29,7 @@ export function Footer({ compact = false }: { compact?: boolean }) {
             ))}
           </ul>
         </nav>
-        <p className="muted">© {new Date().getFullYear()} Legend Cloud. Cloud PCs made in India.</p>
+        <p className="muted">© {year} Legend Cloud. Cloud PCs made in India.</p>
       </div>
     </footer>
   );

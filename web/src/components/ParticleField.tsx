@@ -1,15 +1,16 @@
 import { useEffect, useRef } from 'react';
 import { PARTICLE_COUNT } from '../../../core/domain/constants.ts';
+import { whenIdle } from './motion.ts';
+import type { ParticleDrawing, ParticleMessage } from './particles.ts';
 
-type Particle = { x: number; y: number; vx: number; vy: number; r: number; alpha: number; cyan: boolean };
-
-type State = 'running' | 'paused' | 'static';
+type State = 'waiting' | 'running' | 'paused' | 'static';
 
 /**
- * The landing page's animated background (spec §2: 250 particles), drawn on a canvas. It
- * runs only while it can be seen: it stops while the tab is hidden, while scrolled out of
- * view and while `paused`; under prefers-reduced-motion it draws one still frame. The
- * current state is on `data-state` for tests and curious people.
+ * The landing page's animated background (spec §2: 250 particles), drawn on a canvas. Nothing
+ * is drawn until the browser is first idle, so the page paints, hydrates and answers input
+ * first ('waiting'). Then it runs only while it can be seen: it stops while the tab is hidden,
+ * while scrolled out of view and while `paused`; under prefers-reduced-motion it draws one
+ * still frame. The current state is on `data-state` for tests and curious people.
  */
 export function ParticleField({
   paused = false,
@@ -29,211 +30,132 @@ export function ParticleField({
 
   useEffect(() => {
     const canvas = canvasRef.current;
-    const context = canvas?.getContext('2d');
-    if (!canvas || !context) return;
-    const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
-
-    // Positions are fractions of the canvas so a resize keeps the field evenly spread.
-    const particles: Particle[] = Array.from({ length: count }, () => {
-      const angle = Math.random() * Math.PI * 2;
-      const speed = 0.000006 + Math.random() * 0.000016;
-      return {
-        x: Math.random(),
-        y: Math.random(),
-        vx: Math.cos(angle) * speed,
-        vy: Math.sin(angle) * speed,
-        r: 0.6 + Math.random() * 1.5,
-        alpha: 0.25 + Math.random() * 0.55,
-        cyan: Math.random() < 0.45,
-      };
+    if (!canvas) return;
+    canvas.dataset.state = 'waiting' satisfies State;
+    let stop = () => {};
+    const cancel = whenIdle(() => {
+      stop = startField(canvas, count, pausedRef, updateRef);
     });
-
-    // Dots grouped by colour and (rounded) opacity, each group one fill.
-    const groups = new Map<string, { style: string; particles: Particle[] }>();
-    for (const p of particles) {
-      const alpha = p.alpha.toFixed(1);
-      const key = `${p.cyan}:${alpha}`;
-      let group = groups.get(key);
-      if (!group) {
-        group = {
-          style: p.cyan ? `rgba(34, 211, 238, ${alpha})` : `rgba(164, 139, 255, ${alpha})`,
-          particles: [],
-        };
-        groups.set(key, group);
-      }
-      group.particles.push(p);
-    }
-    const dotGroups = [...groups.values()];
-
-    let width = 0;
-    let height = 0;
-    let linkDistance = 0;
-    let visible = true;
-    let frame = 0;
-    let last = 0;
-
-    function resize() {
-      if (!canvas || !context) return;
-      const rect = canvas.getBoundingClientRect();
-      const ratio = Math.min(window.devicePixelRatio || 1, 2);
-      width = Math.max(1, rect.width);
-      height = Math.max(1, rect.height);
-      canvas.width = Math.round(width * ratio);
-      canvas.height = Math.round(height * ratio);
-      context.setTransform(ratio, 0, 0, ratio, 0, 0);
-      // Link neighbours at about the average spacing, so density looks alike on every screen.
-      linkDistance = Math.min(120, Math.sqrt((width * height) / count) * 1.5);
-      draw();
-    }
-
-    // Links and dots are drawn in a few batches (one path per opacity level) rather than one
-    // stroke or fill per shape: thousands of separate strokes a frame made every frame a long
-    // task on a phone (Lighthouse counted over 10 s of blocking time on the landing page).
-    const LEVELS = 4;
-    const NEIGHBOURS = [
-      [1, 0],
-      [-1, 1],
-      [0, 1],
-      [1, 1],
-    ] as const;
-    const links: number[][] = Array.from({ length: LEVELS }, () => []);
-
-    function draw() {
-      if (!context) return;
-      context.clearRect(0, 0, width, height);
-      const limit = linkDistance * linkDistance;
-      for (const level of links) level.length = 0;
-      // Only neighbours can be linked: bucket the dots into cells one link long and compare
-      // each with its own and the following cells (about a tenth of all pairs).
-      const size = Math.max(1, linkDistance);
-      const columns = Math.max(1, Math.ceil(width / size));
-      const rows = Math.max(1, Math.ceil(height / size));
-      const cells: number[][] = Array.from({ length: columns * rows }, () => []);
-      for (let i = 0; i < particles.length; i++) {
-        const p = particles[i]!;
-        const cx = Math.min(columns - 1, Math.floor((p.x * width) / size));
-        const cy = Math.min(rows - 1, Math.floor((p.y * height) / size));
-        cells[cy * columns + cx]!.push(i);
-      }
-      const link = (a: Particle, b: Particle) => {
-        const ax = a.x * width;
-        const ay = a.y * height;
-        const bx = b.x * width;
-        const by = b.y * height;
-        const dx = ax - bx;
-        const dy = ay - by;
-        const d2 = dx * dx + dy * dy;
-        if (d2 < limit) {
-          const level = Math.min(LEVELS - 1, Math.floor((1 - d2 / limit) * LEVELS));
-          links[level]!.push(ax, ay, bx, by);
-        }
-      };
-      for (let cy = 0; cy < rows; cy++) {
-        for (let cx = 0; cx < columns; cx++) {
-          const here = cells[cy * columns + cx]!;
-          for (let m = 0; m < here.length; m++) {
-            const a = particles[here[m]!]!;
-            for (let n = m + 1; n < here.length; n++) link(a, particles[here[n]!]!);
-            // Right, and the three cells below: each neighbouring pair of cells is visited once.
-            for (const [ox, oy] of NEIGHBOURS) {
-              const nx = cx + ox;
-              const ny = cy + oy;
-              if (nx < 0 || nx >= columns || ny >= rows) continue;
-              for (const j of cells[ny * columns + nx]!) link(a, particles[j]!);
-            }
-          }
-        }
-      }
-      context.lineWidth = 0.6;
-      for (let level = 0; level < LEVELS; level++) {
-        const lines = links[level]!;
-        if (lines.length === 0) continue;
-        context.strokeStyle = `rgba(139, 108, 255, ${(0.16 * ((level + 0.5) / LEVELS)).toFixed(3)})`;
-        context.beginPath();
-        for (let k = 0; k < lines.length; k += 4) {
-          context.moveTo(lines[k]!, lines[k + 1]!);
-          context.lineTo(lines[k + 2]!, lines[k + 3]!);
-        }
-        context.stroke();
-      }
-      for (const group of dotGroups) {
-        context.fillStyle = group.style;
-        context.beginPath();
-        for (const p of group.particles) {
-          const x = p.x * width;
-          const y = p.y * height;
-          context.moveTo(x + p.r, y);
-          context.arc(x, y, p.r, 0, Math.PI * 2);
-        }
-        context.fill();
-      }
-    }
-
-    // The dots drift a few pixels a second, so about 15 frames a second look as smooth as 60
-    // and cost a quarter of the main thread (a phone's, above all).
-    const FRAME_MS = 66;
-
-    function step(now: number) {
-      if (last && now - last < FRAME_MS) {
-        frame = requestAnimationFrame(step);
-        return;
-      }
-      const dt = Math.min(200, now - (last || now));
-      last = now;
-      for (const p of particles) {
-        p.x += p.vx * dt;
-        p.y += p.vy * dt;
-        if (p.x < 0 || p.x > 1) p.vx = -p.vx;
-        if (p.y < 0 || p.y > 1) p.vy = -p.vy;
-        p.x = Math.min(1, Math.max(0, p.x));
-        p.y = Math.min(1, Math.max(0, p.y));
-      }
-      draw();
-      frame = requestAnimationFrame(step);
-    }
-
-    function state(): State {
-      if (reducedMotion.matches) return 'static';
-      if (document.hidden || !visible || pausedRef.current) return 'paused';
-      return 'running';
-    }
-
-    function update() {
-      if (!canvas) return;
-      const next = state();
-      canvas.dataset.state = next;
-      if (next === 'running' && frame === 0) {
-        last = 0;
-        frame = requestAnimationFrame(step);
-      } else if (next !== 'running' && frame !== 0) {
-        cancelAnimationFrame(frame);
-        frame = 0;
-      }
-    }
-    updateRef.current = update;
-
-    const resizeObserver = new ResizeObserver(resize);
-    resizeObserver.observe(canvas);
-    const intersectionObserver = new IntersectionObserver((entries) => {
-      visible = entries.some((entry) => entry.isIntersecting);
-      update();
-    });
-    intersectionObserver.observe(canvas);
-    document.addEventListener('visibilitychange', update);
-    reducedMotion.addEventListener('change', update);
-    resize();
-    update();
-
     return () => {
-      cancelAnimationFrame(frame);
-      frame = 0;
-      updateRef.current = () => {};
-      resizeObserver.disconnect();
-      intersectionObserver.disconnect();
-      document.removeEventListener('visibilitychange', update);
-      reducedMotion.removeEventListener('change', update);
+      cancel();
+      stop();
     };
   }, [count]);
 
   return <canvas ref={canvasRef} className="particle-field" aria-hidden="true" data-count={count} />;
+}
+
+/**
+ * Sets the field going on `canvas`; answers what stops it. It is drawn by a worker on an
+ * OffscreenCanvas where the browser can, else here on the main thread.
+ */
+function startField(
+  canvas: HTMLCanvasElement,
+  count: number,
+  pausedRef: { current: boolean },
+  updateRef: { current: () => void },
+): () => void {
+  const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
+  const field = drawer(canvas, count);
+  let visible = true;
+
+  function resize() {
+    const rect = canvas.getBoundingClientRect();
+    field.resize(rect.width, rect.height, Math.min(window.devicePixelRatio || 1, 2));
+  }
+
+  function state(): State {
+    if (reducedMotion.matches) return 'static';
+    if (document.hidden || !visible || pausedRef.current) return 'paused';
+    return 'running';
+  }
+
+  function update() {
+    const next = state();
+    canvas.dataset.state = next;
+    field.setRunning(next === 'running');
+  }
+  updateRef.current = update;
+
+  const resizeObserver = new ResizeObserver(resize);
+  resizeObserver.observe(canvas);
+  const intersectionObserver = new IntersectionObserver((entries) => {
+    visible = entries.some((entry) => entry.isIntersecting);
+    update();
+  });
+  intersectionObserver.observe(canvas);
+  document.addEventListener('visibilitychange', update);
+  reducedMotion.addEventListener('change', update);
+  resize();
+  update();
+
+  return () => {
+    field.stop();
+    updateRef.current = () => {};
+    resizeObserver.disconnect();
+    intersectionObserver.disconnect();
+    document.removeEventListener('visibilitychange', update);
+    reducedMotion.removeEventListener('change', update);
+  };
+}
+
+type Drawer = ParticleDrawing & { stop: () => void };
+
+/** What draws the field: a worker given the canvas, or the page itself. */
+function drawer(canvas: HTMLCanvasElement, count: number): Drawer {
+  if (typeof canvas.transferControlToOffscreen === 'function' && typeof Worker === 'function') {
+    const offscreen = canvas.transferControlToOffscreen();
+    const worker = new Worker(new URL('./particles.worker.ts', import.meta.url), { type: 'module' });
+    // A decoration that fails is reported, never in the customer's way.
+    worker.addEventListener('error', (event) => console.error('particle field:', event.message));
+    const post = (message: ParticleMessage, transfer: Transferable[] = []) =>
+      worker.postMessage(message, transfer);
+    post({ type: 'start', canvas: offscreen, count }, [offscreen]);
+    return {
+      resize: (width, height, ratio) => post({ type: 'resize', width, height, ratio }),
+      setRunning: (running) => post({ type: 'run', running }),
+      stop: () => worker.terminate(),
+    };
+  }
+  return pageDrawer(canvas, count);
+}
+
+/**
+ * The field drawn by the page itself, for a browser without OffscreenCanvas. Its code is loaded
+ * only then (browsers that use the worker never download it twice); until it arrives, the
+ * latest size and state wait.
+ */
+function pageDrawer(canvas: HTMLCanvasElement, count: number): Drawer {
+  let field: ParticleDrawing | undefined;
+  let size: [number, number, number] | undefined;
+  let running = false;
+  let stopped = false;
+  import('./particles.ts')
+    .then(({ createParticleDrawing }) => {
+      if (stopped) return;
+      const context = canvas.getContext('2d');
+      if (!context) throw new Error('the particle canvas has no 2D context');
+      field = createParticleDrawing(context, count, {
+        request: (step) => requestAnimationFrame(step),
+        cancel: (id) => cancelAnimationFrame(id),
+      });
+      if (size) field.resize(...size);
+      field.setRunning(running);
+    })
+    // A decoration that fails is reported, never in the customer's way.
+    .catch((error: unknown) => console.error('particle field:', error));
+  return {
+    resize(width, height, ratio) {
+      size = [width, height, ratio];
+      field?.resize(width, height, ratio);
+    },
+    setRunning(next) {
+      running = next;
+      field?.setRunning(next);
+    },
+    stop() {
+      stopped = true;
+      field?.setRunning(false);
+    },
+  };
 }

@@ -1,14 +1,20 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useState, useSyncExternalStore } from 'react';
 
-/** True while the tab is hidden: timers and animations have nothing to show then. */
+function onVisibilityChange(update: () => void): () => void {
+  document.addEventListener('visibilitychange', update);
+  return () => document.removeEventListener('visibilitychange', update);
+}
+
+/**
+ * True while the tab is hidden: timers and animations have nothing to show then. A prerendered
+ * page is rendered (and hydrated) as visible.
+ */
 export function useDocumentHidden(): boolean {
-  const [hidden, setHidden] = useState(() => document.hidden);
-  useEffect(() => {
-    const update = () => setHidden(document.hidden);
-    document.addEventListener('visibilitychange', update);
-    return () => document.removeEventListener('visibilitychange', update);
-  }, []);
-  return hidden;
+  return useSyncExternalStore(
+    onVisibilityChange,
+    () => document.hidden,
+    () => false,
+  );
 }
 
 /**
@@ -24,3 +30,28 @@ export function useRotation(length: number, intervalMs: number, paused: boolean)
   }, [length, intervalMs, paused]);
   return index;
 }
+
+/**
+ * Runs `callback` once the browser is first idle after the page's own work
+ * (requestIdleCallback; a browser without it waits for the load event and a moment more).
+ * Answers a function that cancels it.
+ */
+export function whenIdle(callback: () => void): () => void {
+  if (typeof window.requestIdleCallback === 'function') {
+    const handle = window.requestIdleCallback(() => callback());
+    return () => window.cancelIdleCallback(handle);
+  }
+  let timer = 0;
+  const soon = () => {
+    timer = window.setTimeout(callback, IDLE_FALLBACK_MS);
+  };
+  if (document.readyState === 'complete') soon();
+  else window.addEventListener('load', soon, { once: true });
+  return () => {
+    window.removeEventListener('load', soon);
+    window.clearTimeout(timer);
+  };
+}
+
+/** Without requestIdleCallback: how long after the load event the page is taken to be idle. */
+const IDLE_FALLBACK_MS = 300;

@@ -14,6 +14,8 @@ import { UsageClock } from '../components/UsageClock.tsx';
 import { HourBankNotice } from '../components/HourBankNotice.tsx';
 import { AutoPayPanel } from '../components/AutoPayPanel.tsx';
 import { BrowserDesktop } from '../components/BrowserDesktop.tsx';
+import { ConnectGuides } from '../components/ConnectGuides.tsx';
+import { MachineHealthLine } from '../components/MachineHealthLine.tsx';
 import { ConnectionCheckLink } from '../components/ConnectionCheckLink.tsx';
 import { desktopReachable } from '../../../core/domain/lifecycle.ts';
 import { handoverStatus } from '../../../core/domain/planHandover.ts';
@@ -126,6 +128,7 @@ function DashboardBody({ record }: { record: DashboardRecord }) {
         <MachineCard record={record} state={state} />
         <PlanCard record={record} />
         <DownloadsCard record={record} state={state} />
+        <ConnectGuides record={record} />
         <IdleSettingCard enabled={record.vmLastState !== 'none'} />
         <AutoPayPanel record={record} />
       </div>
@@ -232,6 +235,7 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
           selectedDuration={record.selectedDuration}
         />
       </dl>
+      <MachineHealthLine health={record.machineHealth} />
       {hint && <p className="muted vm-hint vm-transition-hint">{hint}</p>}
       {state === 'stopped' && (
         <div className="vm-actions">
@@ -375,7 +379,9 @@ function DownloadsCard({ record, state }: { record: DashboardRecord; state: VmDi
               Watch the video
             </a>
           ) : (
-            <span className="download-pending">{VM_MESSAGES.setupVideoMissing}</span>
+            <a className="button small" href="#connect">
+              {VM_MESSAGES.setupGuides}
+            </a>
           )}
         </li>
       </ul>

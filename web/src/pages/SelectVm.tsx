@@ -1,12 +1,20 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { ApiError } from '../api/fetcher.ts';
 import { checkCapacity, rememberCheckout, selectVm, useCurrentPlan, type PlanChoice } from '../api/plans.ts';
 import { useSession } from '../api/session.ts';
 import { Page } from '../components/Layout.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
+import { useHydrated } from '../hydration.ts';
 import { ConnectionCheckLink } from '../components/ConnectionCheckLink.tsx';
-import { forgetChoice, loginPathFor, pendingChoice, rememberChoice, rememberReturnTo } from '../returnTo.ts';
+import {
+  forgetChoice,
+  loginPathFor,
+  pendingChoice,
+  rememberChoice,
+  rememberReturnTo,
+  type PendingChoice,
+} from '../returnTo.ts';
 import { writeStored } from '../storage.ts';
 import {
   CARD_PLANS,
@@ -101,17 +109,21 @@ function PlanCard({
 }) {
   const [, navigate] = useLocation();
   const [showInfo, setShowInfo] = useState(false);
-  // A choice made before signing in comes back; otherwise the smallest bundle, whose price is
-  // the card's starting price, so the card never reads "Select duration" or refuses at once.
-  const [restored] = useState(() => {
+  // The smallest bundle, whose price is the card's starting price, so the card never reads
+  // "Select duration" or refuses at once; a choice made before signing in comes back. That is
+  // read in the browser before it paints, after the first render: a prerendered page's first
+  // render must be its HTML's.
+  const [restored, setRestored] = useState<PendingChoice | null>(null);
+  const [hours, setHours] = useState<DurationHours | null>(DURATIONS[0]);
+  // Until the app has taken the prerendered page over, a tap would check the browser's radio and be
+  // undone by hydration: the hours wait for it.
+  const hydrated = useHydrated();
+  useLayoutEffect(() => {
     const chosen = pendingChoice('plan');
-    return chosen?.planId === plan.id ? chosen : null;
-  });
-  const [hours, setHours] = useState<DurationHours | null>(() =>
-    restored && (DURATIONS as readonly number[]).includes(restored.hours)
-      ? (restored.hours as DurationHours)
-      : DURATIONS[0],
-  );
+    if (chosen?.planId !== plan.id) return;
+    setRestored(chosen);
+    if ((DURATIONS as readonly number[]).includes(chosen.hours)) setHours(chosen.hours as DurationHours);
+  }, [plan.id]);
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
   const infoId = useId();
@@ -225,6 +237,7 @@ function PlanCard({
                 name={`${infoId}-hours`}
                 value={option}
                 checked={hours === option}
+                disabled={!hydrated}
                 onChange={() => {
                   setHours(option);
                   setMessage(null);

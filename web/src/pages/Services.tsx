@@ -1,4 +1,4 @@
-import { useRef, useState, type CSSProperties, type KeyboardEvent } from 'react';
+import { useRef, useState, type KeyboardEvent } from 'react';
 import { Link } from 'wouter';
 import { Icon, type IconName } from '../components/Icon.tsx';
 import { Tabs } from '../components/Tabs.tsx';
@@ -238,7 +238,6 @@ function UseCasePicker() {
                 aria-label={option.title}
                 tabIndex={i === selected ? 0 : -1}
                 className="radial-option"
-                style={{ '--i': i } as CSSProperties}
                 onClick={() => choose(i)}
               >
                 <Icon name={USE_CASE_ICONS[option.id]} size={22} />

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useLayoutEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { ApiError } from '../api/fetcher.ts';
 import { rememberCheckout, selectVm } from '../api/plans.ts';
@@ -25,11 +25,20 @@ export default function Trial() {
   usePageTitle('1 hour trial');
   const session = useSession();
   const [, navigate] = useLocation();
-  // A trial picked before signing in or registering is still the one shown afterwards.
-  const [index, setIndex] = useState(() => {
+  // A trial picked before signing in or registering is still the one shown afterwards: read in
+  // the browser before it paints, after the first render (a prerendered page's first render
+  // must be its HTML's).
+  const [index, setIndex] = useState(0);
+  useLayoutEffect(() => {
     const chosen = pendingChoice('trial');
-    return Math.max(0, chosen ? TRIAL_OFFERS.findIndex((o) => o.plan.id === chosen.planId) : 0);
-  });
+    if (chosen)
+      setIndex(
+        Math.max(
+          0,
+          TRIAL_OFFERS.findIndex((o) => o.plan.id === chosen.planId),
+        ),
+      );
+  }, []);
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
   const count = TRIAL_OFFERS.length;

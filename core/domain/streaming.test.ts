@@ -1,0 +1,287 @@
+import { describe, expect, it } from 'vitest';
+import { machineSettingsOf, machineUserData, MACHINE_CONFIG_MARKER } from './machineSetup.ts';
+import {
+  dcvFile,
+  deviceNameProblem,
+  failureRetryable,
+  MOONLIGHT_CLIENTS,
+  moonlightSteps,
+  newlyPairedClient,
+  normaliseDeviceName,
+  outcomeOfFailure,
+  PAIRING_OUTCOMES,
+  pairingAnswer,
+  pairingRefusal,
+  PIN_PATTERN,
+  STREAMING_INGRESS,
+  STREAMING_MESSAGES,
+  streamingIngressResults,
+  streamingView,
+} from './streaming.ts';
+
+describe('PIN and device name', () => {
+  it.each([
+    ['0417', true],
+    ['1234', true],
+    ['123', false],
+    ['12345', false],
+    ['12a4', false],
+    [' 1234', false],
+    ['١٢٣٤', false],
+  ])('PIN %j is %s', (pin, ok) => {
+    expect(PIN_PATTERN.test(pin)).toBe(ok);
+  });
+
+  it.each([
+    ['  Living   room TV ', 'Living room TV', null],
+    ['Pixel 8 (Riya’s)', 'Pixel 8 (Riya’s)', null],
+    ['   ', null, STREAMING_MESSAGES.deviceNameMissing],
+    ['x'.repeat(41), 'x'.repeat(41), STREAMING_MESSAGES.deviceNameTooLong],
+    ['<script>', '<script>', STREAMING_MESSAGES.deviceNameFormat],
+    ['-dash first', '-dash first', STREAMING_MESSAGES.deviceNameFormat],
+    ['डेस्कटॉप', 'डेस्कटॉप', null],
+  ])('device name %j', (raw, normal, problem) => {
+    expect(normaliseDeviceName(raw)).toBe(normal);
+    expect(deviceNameProblem(normaliseDeviceName(raw))).toBe(problem);
+  });
+});
+
+describe('pairing', () => {
+  const host = '13.232.10.4';
+
+  it('answers 200 only when paired; every other outcome says what to do, with the address', () => {
+    for (const outcome of PAIRING_OUTCOMES) {
+      const answer = pairingAnswer(outcome, host, 'Phone');
+      if (outcome === 'paired') {
+        expect(answer).toMatchObject({ state: 'paired', status: 200, alert: false });
+        continue;
+      }
+      expect(answer.status, outcome).toBeGreaterThanOrEqual(400);
+      expect(answer.status, outcome).toBeLessThan(500);
+      expect(answer.message.length, outcome).toBeGreaterThan(20);
+    }
+    expect(pairingAnswer('no-moonlight-waiting', host, 'Phone').message).toContain(
+      'Open Moonlight, add host 13.232.10.4, then type the PIN it shows within 2 minutes',
+    );
+  });
+
+  it('alerts us for faults on our side, not for a PIN the customer missed', () => {
+    const alerting = PAIRING_OUTCOMES.filter((o) => pairingAnswer(o, host, 'x').alert);
+    expect(alerting).toEqual(['unreachable', 'untrusted', 'credentials-refused', 'host-refused']);
+  });
+
+  it('maps what Sunshine did to an outcome, retrying only network trouble', () => {
+    expect(outcomeOfFailure('timeout')).toBe('unreachable');
+    expect(outcomeOfFailure('unreachable')).toBe('unreachable');
+    expect(outcomeOfFailure('untrusted')).toBe('untrusted');
+    expect(outcomeOfFailure('unauthorized')).toBe('credentials-refused');
+    expect(outcomeOfFailure('forbidden')).toBe('host-refused');
+    expect(failureRetryable('timeout')).toBe(true);
+    expect(failureRetryable('untrusted')).toBe(false);
+  });
+
+  it('finds the device a PIN paired: new since the PIN, under the name we gave', () => {
+    const before = [{ uuid: 'a', name: 'Laptop' }];
+    expect(newlyPairedClient(before, before, 'Phone')).toBeNull();
+    expect(newlyPairedClient(before, [...before, { uuid: 'b', name: 'Phone' }], 'Phone')).toEqual({
+      uuid: 'b',
+      name: 'Phone',
+    });
+    // An old client of the same name is not the new one.
+    expect(
+      newlyPairedClient([{ uuid: 'a', name: 'Phone' }], [{ uuid: 'a', name: 'Phone' }], 'Phone'),
+    ).toBeNull();
+  });
+
+  it('needs a running machine whose streaming host has reported', () => {
+    const ready = { reported: true, sunshineRunning: true, certificatePinned: true };
+    expect(pairingRefusal({ state: 'running', publicIp: host }, ready, 'pair')).toBeNull();
+    expect(pairingRefusal({ state: 'stopped', publicIp: null }, ready, 'pair')?.message).toMatch(
+      /^Start your PC first/,
+    );
+    expect(pairingRefusal({ state: 'stopped', publicIp: null }, ready, 'remove')?.message).toMatch(
+      /^Start your PC first/,
+    );
+    expect(
+      pairingRefusal({ state: 'running', publicIp: host }, { ...ready, certificatePinned: false }, 'pair')
+        ?.message,
+    ).toBe(STREAMING_MESSAGES.hostNotReady);
+    expect(
+      pairingRefusal({ state: 'running', publicIp: host }, { ...ready, sunshineRunning: false }, 'pair')
+        ?.message,
+    ).toBe(STREAMING_MESSAGES.hostDown);
+  });
+
+  it('names the address in the Moonlight steps once the PC runs', () => {
+    expect(moonlightSteps(host)[1]).toContain(host);
+    expect(moonlightSteps(null)[1]).toContain('public IP');
+  });
+
+  it('links official Moonlight clients for every platform the issue names', () => {
+    expect(MOONLIGHT_CLIENTS.map((c) => c.platform)).toEqual([
+      'Android',
+      'Android TV',
+      'iPhone and iPad',
+      'Windows',
+      'macOS',
+      'Linux',
+    ]);
+    for (const client of MOONLIGHT_CLIENTS) expect(client.url).toMatch(/^https:\/\//);
+  });
+});
+
+describe('ports', () => {
+  it("opens Moonlight's, DCV's and keeps Sunshine's API for the worker", () => {
+    const rule = (protocol: string, port: number) =>
+      STREAMING_INGRESS.find((r) => r.protocol === protocol && r.from <= port && port <= r.to);
+    for (const port of [47984, 47989, 48010, 8443]) expect(rule('tcp', port)?.source).toBe('anyone');
+    for (const port of [47998, 47999, 48000, 48010, 8443]) expect(rule('udp', port)?.source).toBe('anyone');
+    expect(rule('tcp', 47990)?.source).toBe('worker');
+  });
+});
+
+describe('dcvFile', () => {
+  it('is the connection file DCV clients open: the machine, port 8443, the console session, the token', () => {
+    expect(dcvFile('13.232.10.4', 'tok_abcdefghijklmnop')).toBe(
+      '[version]\r\nformat=1.0\r\n\r\n[connect]\r\nhost=13.232.10.4\r\nport=8443\r\nsessionid=console\r\nauthtoken=tok_abcdefghijklmnop\r\n',
+    );
+  });
+
+  it('refuses anything that is not an address and a token', () => {
+    expect(() => dcvFile('13.232.10.4\r\nhost=evil', 'tok_abcdefghijklmnop')).toThrow();
+    expect(() => dcvFile('13.232.10.4', 'a\nb')).toThrow();
+  });
+});
+
+describe('machine user data', () => {
+  const settings = {
+    v: 1 as const,
+    healthUrl: 'https://legendcloud.in/api/machine/health',
+    healthSecret: 'h'.repeat(43),
+    sunshineUsername: 'legend-0123456789abcdef',
+    sunshinePassword: 'p'.repeat(32),
+  };
+
+  it('is an EC2Launch v2 document running the setup script, with the settings on a comment line', () => {
+    const data = machineUserData(settings);
+    expect(data.startsWith('version: 1.1\ntasks:\n- task: executeScript\n')).toBe(true);
+    expect(data).toContain("& 'C:\\ProgramData\\LegendCloud\\machine-setup.ps1'");
+    const lines = data.split('\n').filter((l) => l.startsWith(MACHINE_CONFIG_MARKER));
+    expect(lines).toHaveLength(1);
+    expect(machineSettingsOf(data)).toEqual(settings);
+    expect(Buffer.byteLength(data)).toBeLessThan(16 * 1024);
+  });
+
+  it('refuses values that could break out of the line', () => {
+    expect(() => machineUserData({ ...settings, sunshinePassword: 'x\n- task: evil' })).toThrow();
+    expect(() => machineUserData({ ...settings, healthUrl: 'javascript:alert(1)' })).toThrow();
+  });
+});
+
+describe('streamingIngressResults', () => {
+  const anyone = ['0.0.0.0/0'];
+  const complete = [
+    { protocol: 'tcp', from: 47984, to: 47989, cidrs: anyone },
+    { protocol: 'tcp', from: 48010, to: 48010, cidrs: anyone },
+    { protocol: 'udp', from: 47998, to: 48010, cidrs: anyone },
+    { protocol: 'udp', from: 8443, to: 8443, cidrs: anyone },
+    { protocol: 'tcp', from: 47990, to: 47990, cidrs: ['203.0.113.10/32', '198.51.100.0/28'] },
+  ];
+  const worker = ['203.0.113.10/32', '198.51.100.0/28'];
+  const ok = (results: Array<{ ok: boolean }>) => results.map((r) => r.ok);
+
+  it('passes a group that opens the streaming ports and keeps Sunshine to the worker', () => {
+    expect(ok(streamingIngressResults(complete, worker))).toEqual([true, true, true]);
+    // A bare address is its /32.
+    expect(ok(streamingIngressResults(complete, ['198.51.100.0/28', '203.0.113.10'])).at(2)).toBe(true);
+    // A rule wider than the worker's addresses opens it to the rest of the range.
+    expect(ok(streamingIngressResults(complete, ['198.51.100.4/32', '203.0.113.10/32'])).at(2)).toBe(false);
+  });
+
+  it('names what Moonlight is missing', () => {
+    const [moonlight] = streamingIngressResults(complete.slice(1), worker);
+    expect(moonlight?.ok).toBe(false);
+    expect(moonlight?.detail).toBe('no inbound TCP 47984, TCP 47989: Moonlight cannot reach Sunshine');
+  });
+
+  it("fails Sunshine's API open to the internet, or to all traffic", () => {
+    for (const open of [
+      { protocol: 'tcp', from: 47990, to: 47990, cidrs: anyone },
+      { protocol: '-1', from: null, to: null, cidrs: ['10.0.0.0/8'] },
+      { protocol: 'tcp', from: 40000, to: 50000, cidrs: ['203.0.113.0/24'] },
+    ]) {
+      const api = streamingIngressResults([...complete, open], worker).at(2);
+      expect(api?.ok, JSON.stringify(open)).toBe(false);
+      expect(api?.detail).toMatch(/is open to/);
+    }
+  });
+
+  it('fails when the worker cannot reach it, or nobody said where the worker is', () => {
+    expect(streamingIngressResults(complete.slice(0, 4), worker).at(2)?.detail).toMatch(
+      /the worker cannot pair/,
+    );
+    expect(streamingIngressResults(complete, []).at(2)?.detail).toMatch(/WORKER_EGRESS_CIDRS is not set/);
+  });
+});
+
+describe('streamingView', () => {
+  const now = Date.parse('2026-03-10T12:00:00Z');
+  const at = (minutesAgo: number) => new Date(now - minutesAgo * 60_000).toISOString();
+  const ready = { reported: true, sunshineRunning: true, certificatePinned: true };
+  const row = (over: Partial<Parameters<typeof streamingView>[0]['pairings'][number]>) => ({
+    id: 'p',
+    name: 'TV',
+    state: 'paired' as const,
+    outcome: 'paired',
+    message: 'TV is paired. Open your PC in Moonlight to play.',
+    createdAt: at(30),
+    pairedAt: at(30),
+    finishedAt: at(30),
+    ...over,
+  });
+
+  it('lists paired devices without their success message, and a failed removal with its reason', () => {
+    const view = streamingView({
+      machine: { state: 'running', publicIp: '13.232.10.4' },
+      host: ready,
+      pairings: [
+        row({ id: 'a', name: 'TV' }),
+        row({ id: 'b', name: 'Phone', outcome: 'unreachable', message: 'We could not reach…' }),
+        row({ id: 'c', name: 'Old', state: 'removed' }),
+      ],
+      now,
+    });
+    expect(view.pairedDevices.map((d) => [d.name, d.problem])).toEqual([
+      ['TV', null],
+      ['Phone', 'We could not reach…'],
+    ]);
+    expect(view).toMatchObject({ host: '13.232.10.4', canPair: true, dcvFileUrl: '/api/vm/dcv-file' });
+  });
+
+  it('shows the newest attempt while it runs and for ten minutes after', () => {
+    const base = { machine: { state: 'running', publicIp: '13.232.10.4' }, host: ready, now };
+    const sending = row({
+      id: 'n',
+      state: 'sending',
+      outcome: null,
+      message: null,
+      finishedAt: null,
+      createdAt: at(0),
+    });
+    expect(streamingView({ ...base, pairings: [sending, row({})] }).pairing?.id).toBe('n');
+    const refused = row({ id: 'r', state: 'refused', outcome: 'no-moonlight-waiting', finishedAt: at(5) });
+    expect(streamingView({ ...base, pairings: [refused] }).pairing?.state).toBe('refused');
+    expect(streamingView({ ...base, pairings: [{ ...refused, finishedAt: at(11) }] }).pairing).toBeNull();
+  });
+
+  it('offers nothing to pair with while the PC is stopped, and says why', () => {
+    const view = streamingView({
+      machine: { state: 'stopped', publicIp: null },
+      host: ready,
+      pairings: [],
+      now,
+    });
+    expect(view).toMatchObject({ host: null, canPair: false, dcvFileUrl: null });
+    expect(view.pairBlockedBecause).toBe(STREAMING_MESSAGES.startFirst);
+  });
+});

@@ -1,0 +1,258 @@
+import { describe, expect, it } from 'vitest';
+import {
+  baseUrl,
+  DESKTOP,
+  expectNoHorizontalScroll,
+  hasBrowser,
+  MOBILE,
+  screenshot,
+  useBrowser,
+  waitForApp,
+  type Page,
+} from '../support/browser.ts';
+import { logIn, registeredUser } from '../support/e2eUsers.ts';
+import { BLOG_POSTS, BLOGS_INTRO } from '../../core/domain/content/blog.ts';
+import { HERO_TEXTS } from '../../core/domain/content/landing.ts';
+import { publicPagePaths } from '../../core/domain/siteRoutes.ts';
+
+/**
+ * Public pages paint before their JavaScript runs: the HTML the server sends already holds the
+ * page (prerendered at build), the browser hydrates that HTML in place without a mismatch, and
+ * the particle field waits for the browser to be idle and honours reduced motion.
+ */
+const browser = useBrowser();
+
+/** Each public page's main heading (core/domain/siteRoutes.ts lists the pages). */
+const HEADINGS: Record<string, string> = {
+  '/': HERO_TEXTS[0]!,
+  '/services': 'Cloud PCs for gaming, editing, development and AI',
+  '/select-vm': 'Choose your plan',
+  '/trial': 'Try a cloud PC for 1 hour',
+  '/blogs': BLOGS_INTRO.title,
+  '/privacy-policy': 'Privacy Policy',
+  '/terms-of-service': 'Terms of Service',
+  '/refund-policy': 'Refund Policy',
+  '/contact-us': 'Contact Us',
+  '/connection-check': 'Connection check',
+  ...Object.fromEntries(BLOG_POSTS.map((post) => [`/BlogPostPage/${post.id}`, post.title])),
+};
+
+/** The pages Lighthouse measures (npm run bench -- site), looked at without JavaScript. */
+const MEASURED = ['/', '/services', '/blogs', '/select-vm'];
+
+const decode = (html: string) =>
+  html
+    .replace(/<[^>]+>/g, '')
+    .replace(/&#x27;|&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+
+/** Remembers the first <h1> the HTML parser puts in #root, before any script of the page runs. */
+async function rememberServerHeading(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = window as unknown as { serverHeading?: Element };
+    new MutationObserver((_, observer) => {
+      const heading = document.querySelector('#root h1');
+      if (heading) {
+        w.serverHeading = heading;
+        observer.disconnect();
+      }
+    }).observe(document, { childList: true, subtree: true });
+  });
+}
+
+/**
+ * Waits until React has taken over the page's heading (hydrated: React keeps its fiber on the
+ * element) and answers whether it is the very element the server sent, not a re-rendered copy.
+ */
+async function hydratedInPlace(page: Page): Promise<boolean> {
+  await waitForApp(page);
+  return page.evaluate(
+    () =>
+      (window as unknown as { serverHeading?: Element }).serverHeading === document.querySelector('#root h1'),
+  );
+}
+
+describe.skipIf(!hasBrowser())('prerendered public pages', () => {
+  it('every public page arrives as HTML holding its main heading and title, with no inline script', async () => {
+    expect(Object.keys(HEADINGS).sort()).toEqual([...publicPagePaths()].sort());
+    for (const path of publicPagePaths()) {
+      const response = await fetch(`${baseUrl()}${path}`, { headers: { accept: 'text/html' } });
+      expect(response.status, path).toBe(200);
+      expect(response.headers.get('content-type'), path).toMatch(/^text\/html/);
+      const html = await response.text();
+      const root = /<div id="root">([\s\S]*)<\/div>\s*<\/body>/.exec(html)?.[1] ?? '';
+      const h1 = /<h1\b[^>]*>([\s\S]*?)<\/h1>/.exec(root)?.[1];
+      expect(h1, `${path} has no <h1> in its HTML`).toBeDefined();
+      expect(decode(h1!), path).toContain(HEADINGS[path]);
+      // The only script is the app's own file (the CSP runs no inline script).
+      const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
+      expect(scripts, path).toHaveLength(1);
+      expect(scripts[0], path).toMatch(/type="module"[^>]*src="\/assets\/[\w.-]+\.js"/);
+      expect(html, path).toMatch(/<title>[^<]*Legend Cloud[^<]*<\/title>/);
+    }
+  });
+
+  // Many pages in one test: more time than one page needs on a loaded machine.
+  const PAGES_TIMEOUT_MS = 240_000;
+
+  it.each([
+    ['360', MOBILE],
+    ['1280', DESKTOP],
+  ] as const)(
+    'paints each measured page with JavaScript switched off at %s px',
+    async (size, viewport) => {
+      const page = await browser.newPage(viewport, { javaScriptEnabled: false });
+      for (const path of MEASURED) {
+        await page.goto(path);
+        const heading = page.getByRole('heading', { level: 1 });
+        await expect(heading.textContent(), path).resolves.toContain(HEADINGS[path]);
+        await expect(heading.isVisible(), path).resolves.toBe(true);
+        await expectNoHorizontalScroll(page, viewport.width);
+        // Before the app takes over, a submit would be the browser's own (the address in the URL).
+        if (path === '/blogs') {
+          await expect(page.getByRole('button', { name: 'Subscribe' }).isDisabled()).resolves.toBe(true);
+        }
+        const name = path === '/' ? 'landing' : path.slice(1);
+        await screenshot(page, `prerendered-${name}-no-js-${size}`);
+      }
+    },
+    PAGES_TIMEOUT_MS,
+  );
+
+  it.each([
+    ['360', MOBILE],
+    ['1280', DESKTOP],
+  ] as const)(
+    'hydrates every public page in place at %s px, without a console error or mismatch',
+    async (_size, viewport) => {
+      // A hydration mismatch is logged as an error (web/src/boot.tsx): useBrowser fails the test on it.
+      const page = await browser.newPage(viewport);
+      await rememberServerHeading(page);
+      for (const path of publicPagePaths()) {
+        await page.goto(path);
+        expect(await hydratedInPlace(page), `${path}: the server's heading was replaced`).toBe(true);
+        // The header's placeholder gives way to the signed-out links once the session is known.
+        await page.waitForFunction(
+          () => getComputedStyle(document.querySelector('.header-nav')!).visibility === 'visible',
+        );
+      }
+    },
+    PAGES_TIMEOUT_MS,
+  );
+
+  it(
+    "a signed-in customer's header and profile menu fill in after hydration, without a mismatch",
+    async () => {
+      const { email } = await registeredUser('Meera Iyer', 'prerender');
+      for (const viewport of [MOBILE, DESKTOP]) {
+        const page = await browser.newPage(viewport);
+        await logIn(page, email);
+        await rememberServerHeading(page);
+        for (const path of MEASURED) {
+          await page.goto(path);
+          expect(await hydratedInPlace(page), path).toBe(true);
+          const profile = page.getByRole('button', { name: 'My Profile' });
+          const menu = page.getByRole('button', { name: 'Open menu' });
+          await profile.or(menu).first().waitFor();
+          if (viewport === MOBILE) await menu.click();
+          await profile.waitFor();
+          await expect(
+            page.getByRole('banner').getByRole('link', { name: 'Register / Login' }).count(),
+          ).resolves.toBe(0);
+        }
+        if (viewport === MOBILE) await screenshot(page, 'prerendered-select-vm-signed-in-360');
+      }
+    },
+    PAGES_TIMEOUT_MS,
+  );
+});
+
+describe.skipIf(!hasBrowser())('the particle field', () => {
+  /** Holds every requestIdleCallback until the test lets it run: the browser is "never idle". */
+  async function holdIdleCallbacks(page: Page): Promise<void> {
+    await page.addInitScript(() => {
+      const held: Array<() => void> = [];
+      const w = window as unknown as { releaseIdle: () => void };
+      w.releaseIdle = () => held.splice(0).forEach((run) => run());
+      window.requestIdleCallback = (callback) => {
+        held.push(() => callback({ didTimeout: false, timeRemaining: () => 50 }));
+        return held.length;
+      };
+    });
+  }
+
+  const state = (page: Page) => page.locator('canvas.particle-field').getAttribute('data-state');
+  it('does not start before the browser is first idle', async () => {
+    const page = await browser.newPage(MOBILE);
+    // The field is drawn by a worker: none may exist before the browser has been idle.
+    const workers: string[] = [];
+    page.on('worker', (worker) => workers.push(worker.url()));
+    await holdIdleCallbacks(page);
+    await rememberServerHeading(page);
+    await page.goto('/');
+    expect(await hydratedInPlace(page)).toBe(true);
+    await page.waitForFunction(
+      () => getComputedStyle(document.querySelector('.header-nav')!).visibility === 'visible',
+    );
+    await expect(state(page)).resolves.toBe('waiting');
+    expect(workers).toEqual([]);
+
+    await page.evaluate(() => (window as unknown as { releaseIdle: () => void }).releaseIdle());
+    await page.waitForFunction(() => document.querySelector('canvas')?.dataset.state === 'running');
+    await expect.poll(() => workers).toEqual([expect.stringMatching(/particles\.worker/)]);
+
+    // Out of sight it rests, and comes back when scrolled to again.
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await page.waitForFunction(() => document.querySelector('canvas')?.dataset.state === 'paused');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.waitForFunction(() => document.querySelector('canvas')?.dataset.state === 'running');
+  });
+
+  it('starts after the page has loaded in a browser without requestIdleCallback', async () => {
+    const page = await browser.newPage(DESKTOP);
+    await page.addInitScript(() => {
+      (window as { requestIdleCallback?: unknown }).requestIdleCallback = undefined;
+    });
+    await page.goto('/');
+    await page.waitForFunction(() => document.querySelector('canvas')?.dataset.state === 'running');
+  });
+
+  /** Pictures of the hero's canvas, `frames` animation frames apart. */
+  async function canvasPictures(page: Page, frames: number): Promise<[Buffer, Buffer]> {
+    // Only the field: the hero's copy in front of it changes by itself (the rotating tagline).
+    await page.evaluate(() =>
+      document.querySelectorAll<HTMLElement>('.hero-grid, .motion-toggle').forEach((element) => {
+        element.style.opacity = '0';
+      }),
+    );
+    const canvas = page.locator('canvas.particle-field');
+    const before = await canvas.screenshot();
+    await page.evaluate(async (count) => {
+      for (let i = 0; i < count; i++) await new Promise((done) => requestAnimationFrame(done));
+    }, frames);
+    return [before, await canvas.screenshot()];
+  }
+
+  it('moves while running, and under reduced motion draws one still frame', async () => {
+    const moving = await browser.newPage(DESKTOP);
+    await moving.goto('/');
+    await moving.waitForFunction(() => document.querySelector('canvas')?.dataset.state === 'running');
+    // The dots drift a few pixels a second: within a couple of seconds of frames they have moved.
+    const [first, later] = await canvasPictures(moving, 120);
+    expect(first.equals(later)).toBe(false);
+
+    const still = await browser.newPage(DESKTOP);
+    await still.emulateMedia({ reducedMotion: 'reduce' });
+    await still.goto('/');
+    await still.waitForFunction(() => document.querySelector('canvas')?.dataset.state === 'static');
+    // Its one frame is drawn by then or a few frames later (by the worker): then nothing changes.
+    const [, drawn] = await canvasPictures(still, 30);
+    const [a, b] = await canvasPictures(still, 120);
+    expect(drawn.equals(a)).toBe(true);
+    expect(a.equals(b)).toBe(true);
+    await screenshot(still, 'landing-reduced-motion-1280');
+  });
+});
