@@ -9,7 +9,7 @@ import {
   findLatestPendingSubscription,
   insertPendingSubscription,
 } from '../../core/db/subscriptions.ts';
-import { findKeptSnapshotOfUser } from '../../core/db/snapshots.ts';
+import { diskCopyNotBegun, findKeptSnapshotOfUser } from '../../core/db/snapshots.ts';
 import { findLiveVmByUser } from '../../core/db/vms.ts';
 import { checkoutMachineNote } from '../../core/domain/lifecycle.ts';
 import { autoRenewOffer } from '../../core/domain/autopay.ts';
@@ -189,6 +189,7 @@ export function planRoutes(services: Services): Router<AppState> {
           state: live.state,
         },
         kept: kept && { state: kept.state, keepUntil: kept.keep_until, completedAt: kept.completed_at },
+        copyNotBegun: !live && (await diskCopyNotBegun(db, userId)),
         now: new Date(),
       }),
       // A renewal's "Pay now" renews under the mandate already on: nothing to opt into.

@@ -1,5 +1,5 @@
 import type { Db } from '../db/pool.ts';
-import { findKeptSnapshotOfUser, markSnapshotRestored } from '../db/snapshots.ts';
+import { diskCopyNotBegun, findKeptSnapshotOfUser, markSnapshotRestored } from '../db/snapshots.ts';
 import { findSubscription, lockUserPlans, type Subscription } from '../db/subscriptions.ts';
 import {
   attachSubscription,
@@ -12,7 +12,9 @@ import {
 import { machineForPlan } from '../domain/lifecycle.ts';
 
 export type PlanMachine =
-  { kind: 'skip'; why: string } | { kind: 'vm'; vm: Vm; subscription: Subscription; renewal: boolean };
+  | { kind: 'skip'; why: string }
+  | { kind: 'wait'; why: string }
+  | { kind: 'vm'; vm: Vm; subscription: Subscription; renewal: boolean };
 
 /**
  * The machine that serves a newly activated plan, as `machineForPlan` (core/domain/lifecycle.ts)
@@ -33,6 +35,7 @@ export async function choosePlanMachine(
     const planMachine = await findVmBySubscription(trx, subscriptionId);
     const live = await findLiveVmByUser(trx, userId);
     const kept = live ? null : await findKeptSnapshotOfUser(trx, userId);
+    const copyNotBegun = live ? false : await diskCopyNotBegun(trx, userId);
     const choice = machineForPlan({
       plan: {
         status: subscription.status,
@@ -46,11 +49,14 @@ export async function choosePlanMachine(
       planMachine,
       live: live && { planId: live.plan_id, instanceType: live.instance_type, storageGb: live.storage_gb },
       kept: kept && { id: kept.id, state: kept.state, keepUntil: kept.keep_until },
+      copyNotBegun,
       now,
     });
     switch (choice.kind) {
       case 'skip':
         return { kind: 'skip', why: choice.reason };
+      case 'wait':
+        return { kind: 'wait', why: choice.reason };
       case 'existing': {
         const vm = planMachine as Vm;
         return { kind: 'vm', vm, subscription, renewal: vm.subscription_attached_at > vm.requested_at };

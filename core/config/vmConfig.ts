@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DCV_WEB_URL_DEFAULT } from '../domain/desktop.ts';
+import { DEFAULT_SNAPSHOT_DEADLINE_MS } from '../domain/lifecycle.ts';
 import { CARD_PLANS, PLAN_IDS, type PlanId } from '../domain/plans.ts';
 import { MOONLIGHT_HOME_URL, parseCidr4 } from '../domain/streaming.ts';
 
@@ -62,6 +63,7 @@ export const VM_ENV = {
   POOL_HOT: z.string().optional(),
   VM_GRACE_DAYS: z.coerce.number().min(0).max(365).optional(),
   SNAPSHOT_KEEP_DAYS: z.coerce.number().min(0).max(365).optional(),
+  SNAPSHOT_DEADLINE_HOURS: z.coerce.number().min(0.01).max(168).optional(),
   PROVISION_DEADLINE_MINUTES: z.coerce
     .number()
     .min(1)
@@ -129,6 +131,8 @@ export type VmConfig = {
   graceDays: number;
   /** An expired machine's disk is kept as a snapshot this long after it is taken. */
   snapshotKeepDays: number;
+  /** A kept disk's copy still pending this long is alerted and taken again. */
+  snapshotDeadlineHours: number;
   /** After this long without a ready machine the customer is told and an operator alerted. */
   provisionDeadlineMinutes: number;
   /** How soon a machine in transition is checked again. */
@@ -297,6 +301,7 @@ export function parseVmConfig(
     hotPoolMax: parsePoolSizes('POOL_HOT', env.POOL_HOT, '0'),
     graceDays: env.VM_GRACE_DAYS ?? 7,
     snapshotKeepDays: env.SNAPSHOT_KEEP_DAYS ?? 30,
+    snapshotDeadlineHours: env.SNAPSHOT_DEADLINE_HOURS ?? DEFAULT_SNAPSHOT_DEADLINE_MS / 3_600_000,
     provisionDeadlineMinutes: env.PROVISION_DEADLINE_MINUTES ?? 5,
     // The sandbox's fast profile settles in seconds; AWS in tens of seconds to minutes.
     pollSeconds: env.VM_POLL_SECONDS ?? (sandbox && context.profile === 'fast' ? 1 : 10),

@@ -4,6 +4,7 @@ import {
   MANDATE_STATUSES,
   RENEWAL_STATES,
   type MandateMethod,
+  type PlanAutopay,
   type RenewalState,
 } from '../domain/autopay.ts';
 import { PLAN_IDS } from '../domain/plans.ts';
@@ -514,4 +515,40 @@ export async function siDebitPaymentIds(db: Db, paymentIds: readonly string[]): 
   const rows = await db.anyFirst(sql.type(z.object({ payment_id: z.uuid() }))`
     SELECT payment_id FROM autopay_debits WHERE payment_id = ANY(${sql.array([...paymentIds], 'uuid')})`);
   return new Set(rows);
+}
+
+/**
+ * What AutoPay holds for each of these plans (`expiryRemindersWanted` reads it): the customer's
+ * live mandate (active or paused) and the renewal of the plan, if begun. One statement a sweep.
+ */
+export async function autopayOfPlans(
+  db: Db,
+  subscriptionIds: readonly string[],
+): Promise<Map<string, PlanAutopay>> {
+  if (subscriptionIds.length === 0) return new Map();
+  const rows = await db.any(sql.type(
+    z.object({
+      subscription_id: z.uuid(),
+      mandate_status: z.enum(MANDATE_STATUSES).nullable(),
+      current_subscription_id: z.uuid().nullable(),
+      renewal_state: z.enum(RENEWAL_STATES).nullable(),
+    }),
+  )`
+    SELECT s.id AS subscription_id, m.status AS mandate_status, m.current_subscription_id,
+      r.state AS renewal_state
+    FROM subscriptions s
+    LEFT JOIN autopay_mandates m ON m.user_id = s.user_id AND m.status IN ('active', 'paused')
+    LEFT JOIN autopay_renewals r ON r.renews_subscription_id = s.id
+    WHERE s.id = ANY(${sql.array([...subscriptionIds], 'uuid')})`);
+  return new Map(
+    rows.map((row) => [
+      row.subscription_id,
+      {
+        mandate: row.mandate_status
+          ? { status: row.mandate_status, currentSubscriptionId: row.current_subscription_id }
+          : null,
+        renewal: row.renewal_state ? { state: row.renewal_state } : null,
+      },
+    ]),
+  );
 }

@@ -56,6 +56,18 @@ export async function findKeptSnapshotOfUser(db: Db, userId: string): Promise<Vm
     ORDER BY created_at DESC LIMIT 1`);
 }
 
+/**
+ * Whether the customer's machine being deleted keeps its disk but has no copy of it in the
+ * making, kept or given to a new machine (not begun yet, or the last one failed).
+ */
+export async function diskCopyNotBegun(db: Db, userId: string): Promise<boolean> {
+  return db.exists(sql.unsafe`
+    SELECT 1 FROM vms v
+    WHERE v.user_id = ${userId} AND v.state = 'terminating' AND v.keep_disk
+      AND NOT EXISTS (SELECT 1 FROM vm_snapshots s
+                      WHERE s.vm_id = v.id AND s.state IN ('creating', 'completed', 'restored'))`);
+}
+
 /** A new row for a snapshot about to be asked for; null when one is already in the making or kept. */
 export async function beginSnapshot(
   db: Db,

@@ -668,22 +668,28 @@ export async function recordVmError(db: Db, vmId: string, message: string, now: 
 }
 
 /**
- * Plans in force, bought more than `minutes` ago, that have no live machine at all: the job that
- * creates it died before writing the row (or never ran). Their provisioning is sent again.
+ * Plans in force, bought more than `minutes` ago, that no machine serves: the job that creates
+ * their machine, or moves the customer's live machine onto them (a renewal, a plan change), died
+ * or dead-lettered first. Their provisioning is sent again. `planAwaitsMachine`
+ * (core/domain/lifecycle.ts) is this rule; a test proves they agree.
  */
 export async function listPaidWithoutMachine(
   db: Db,
   now: Date,
   minutes: number,
   limit = 200,
-): Promise<Array<{ subscription_id: string; user_id: string }>> {
+): Promise<Array<{ subscription_id: string; user_id: string; live_vm_id: string | null }>> {
   const before = ts(new Date(now.getTime() - minutes * 60_000));
   return [
-    ...(await db.any(sql.type(z.object({ subscription_id: z.uuid(), user_id: z.uuid() }))`
-      SELECT s.id AS subscription_id, s.user_id FROM subscriptions s
+    ...(await db.any(sql.type(
+      z.object({ subscription_id: z.uuid(), user_id: z.uuid(), live_vm_id: z.uuid().nullable() }),
+    )`
+      SELECT s.id AS subscription_id, s.user_id,
+        (SELECT v.id FROM vms v WHERE v.user_id = s.user_id AND v.state IN (${LIVE_STATE_LIST}) LIMIT 1)
+          AS live_vm_id
+      FROM subscriptions s
       WHERE s.status = 'active' AND s.expires_at > ${ts(now)} AND s.purchased_at < ${before}
         AND NOT EXISTS (SELECT 1 FROM vms v WHERE v.subscription_id = s.id)
-        AND NOT EXISTS (SELECT 1 FROM vms v WHERE v.user_id = s.user_id AND v.state IN (${LIVE_STATE_LIST}))
       ORDER BY s.purchased_at
       LIMIT ${limit}`)),
   ];

@@ -6,6 +6,7 @@ import {
   autoRenewRecord,
   autoRenewRefusal,
   debitAllowedAt,
+  expiryRemindersWanted,
   mandateMethodOf,
   noticeDueAt,
   noticedDebitAt,
@@ -278,5 +279,28 @@ describe('customer actions and the dashboard', () => {
     });
     expect(autoRenewRecord({ ...mandate, status: 'pending' }, null)).toBeNull();
     expect(autoRenewRecord(null, null)).toBeNull();
+  });
+});
+
+describe('expiry reminders beside AutoPay', () => {
+  const plan = 'plan-1';
+  const active = { status: 'active' as const, currentSubscriptionId: plan };
+  it('a plan AutoPay renews gets no "renew after it expires" reminder', () => {
+    expect(expiryRemindersWanted(plan, { mandate: active, renewal: null })).toBe(false);
+    for (const state of ['noticing', 'noticed', 'debiting', 'retrying', 'renewed'] as const)
+      expect(expiryRemindersWanted(plan, { mandate: active, renewal: { state } })).toBe(false);
+  });
+  it('a plan left to end is reminded as anyone', () => {
+    expect(expiryRemindersWanted(plan, undefined)).toBe(true);
+    expect(expiryRemindersWanted(plan, { mandate: null, renewal: null })).toBe(true);
+    expect(expiryRemindersWanted(plan, { mandate: { ...active, status: 'paused' }, renewal: null })).toBe(
+      true,
+    );
+    // The mandate follows another plan (the customer bought a different one meanwhile).
+    expect(
+      expiryRemindersWanted(plan, { mandate: { ...active, currentSubscriptionId: 'plan-2' }, renewal: null }),
+    ).toBe(true);
+    for (const state of ['failed', 'skipped', 'cancelled', 'superseded', 'manual'] as const)
+      expect(expiryRemindersWanted(plan, { mandate: active, renewal: { state } })).toBe(true);
   });
 });

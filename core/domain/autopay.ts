@@ -482,3 +482,26 @@ export function autoRenewRecord(
     note: mandate.problem,
   };
 }
+
+/**
+ * Whether a plan's expiry reminders ("your plan expires …, renew after it expires") go out. Not
+ * while AutoPay renews it: the mandate is active, follows this plan, and its renewal, if begun, is
+ * still under way. That customer has nothing to renew; the pre-debit notice says what is debited
+ * and when, and a debit that fails is mailed at once with "Pay now". A paused, cancelled or
+ * revoked mandate, one following another plan, or a renewal that failed, was skipped or was
+ * stopped leaves the plan to end: the reminders go as for anyone.
+ */
+/** What AutoPay holds for one plan: the customer's live mandate (active or paused) and the plan's renewal, if begun. */
+export type PlanAutopay = {
+  mandate: { status: MandateStatus; currentSubscriptionId: string | null } | null;
+  renewal: { state: RenewalState } | null;
+};
+
+export function expiryRemindersWanted(subscriptionId: string, autopay: PlanAutopay | undefined): boolean {
+  const mandate = autopay?.mandate;
+  if (!mandate || mandate.status !== 'active' || mandate.currentSubscriptionId !== subscriptionId)
+    return true;
+  const renewal = autopay?.renewal;
+  if (!renewal || renewal.state === 'renewed') return false;
+  return !(OPEN_RENEWAL_STATES as readonly RenewalState[]).includes(renewal.state);
+}

@@ -14,6 +14,7 @@ import {
   planEnded,
   planInForce,
   POOL_FIRST_BOOT_DEADLINE_MS,
+  planAwaitsMachine,
   provisioningLate,
   type CloudView,
   type Decision,
@@ -609,6 +610,24 @@ const cases: Case[] = [
     { snapshot: { row: 'creating', cloud: 'pending' } },
   ],
   [
+    'terminating, disk kept, snapshot pending 5 h: within the deadline',
+    machine('terminating', { keepDisk: true }),
+    'expired',
+    'stopped',
+    'check-later',
+    /not complete/,
+    { snapshot: { row: 'creating', cloud: 'pending', begunAt: at(-5 * 60 * MIN) } },
+  ],
+  [
+    'terminating, disk kept, snapshot pending past the 6 h deadline: given up and taken again',
+    machine('terminating', { keepDisk: true }),
+    'expired',
+    'stopped',
+    'snapshot-failed',
+    /still not complete after 6 hours/,
+    { snapshot: { row: 'creating', cloud: 'pending', begunAt: at(-(6 * 60 + 1) * MIN) } },
+  ],
+  [
     'terminating, disk kept, snapshot done',
     machine('terminating', { keepDisk: true }),
     'expired',
@@ -794,6 +813,29 @@ describe('machineForPlan', () => {
     ).toBeNull();
   });
 
+  it("waits while the last machine is being deleted and its disk's copy is not begun yet", () => {
+    // Not begun: a fresh machine (or an older kept copy) would lose the files.
+    const older = kept(new Date(NOW.getTime() + DAY));
+    for (const k of [null, older])
+      expect(
+        machineForPlan({ plan, planMachine: null, live: null, kept: k, copyNotBegun: true, now: NOW }),
+      ).toMatchObject({ kind: 'wait', reason: expect.stringMatching(/copy of its disk is not begun yet/) });
+    // A live machine is kept whatever else is being deleted; a plan not in force waits for nothing.
+    const live = { planId: 'legend', instanceType: 'g4dn.xlarge', storageGb: 115 };
+    expect(machineForPlan({ plan, planMachine: null, live, copyNotBegun: true, now: NOW }).kind).toBe(
+      'keep-live',
+    );
+    expect(
+      machineForPlan({
+        plan: { ...plan, ...PLANS.expired },
+        planMachine: null,
+        live: null,
+        copyNotBegun: true,
+        now: NOW,
+      }).kind,
+    ).toBe('skip');
+  });
+
   it('without a live machine, a kept snapshot inside its window brings the files back', () => {
     const inWindow = kept(new Date(NOW.getTime() + 86_400_000));
     expect(machineForPlan({ plan, planMachine: null, live: null, kept: inWindow, now: NOW })).toMatchObject({
@@ -835,6 +877,18 @@ describe('rules', () => {
     );
     // A failed copy waits for nothing that is coming: late as any other.
     expect(provisioningLate(requested, { state: 'failed', completedAt: null }, NOW, 20)).toBe(true);
+  });
+  it('a paid plan waits for its machine past the deadline when no machine was attached to it', () => {
+    const paid = { ...PLANS.inForce, purchasedAt: at(-30 * MIN) };
+    expect(planAwaitsMachine(paid, false, NOW, 20)).toBe(true);
+    // A renewal whose live machine was moved onto it, or a machine made for it: served.
+    expect(planAwaitsMachine(paid, true, NOW, 20)).toBe(false);
+    // Its job may still be running: not before the deadline.
+    expect(planAwaitsMachine({ ...paid, purchasedAt: at(-10 * MIN) }, false, NOW, 20)).toBe(false);
+    // A plan no longer in force needs no machine.
+    expect(planAwaitsMachine({ ...PLANS.expiredByClock, purchasedAt: at(-DAY) }, false, NOW, 20)).toBe(false);
+    expect(planAwaitsMachine({ ...PLANS.cancelled, purchasedAt: at(-DAY) }, false, NOW, 20)).toBe(false);
+    expect(planAwaitsMachine({ ...PLANS.unpaid, purchasedAt: null }, false, NOW, 20)).toBe(false);
   });
   it('plan in force: active and before its expiry instant', () => {
     expect(planInForce(PLANS.inForce, NOW)).toBe(true);
@@ -953,6 +1007,12 @@ describe('checkoutMachineNote', () => {
         now: NOW,
       }),
     ).toBeNull();
+    // The last machine is being deleted and its copy not begun (or retaken) yet: the renewal waits
+    // for that copy, so an older kept copy is not what comes back.
+    for (const older of [null, kept, { state: 'failed', keepUntil: at(DAY), completedAt: null }])
+      expect(
+        checkoutMachineNote({ plan: legend, live: null, kept: older, copyNotBegun: true, now: NOW }),
+      ).toMatch(/being saved right now/);
   });
 });
 

@@ -179,11 +179,13 @@ export type MachineFacts = {
  *   customer's new machine).
  * - cloud: what EC2 says of a `creating` one.
  * - newMachineWaits: the customer renewed while it was being saved; their new machine waits for it.
+ * - begunAt: when our row was written (the copy asked for), for the snapshot deadline.
  */
 export type SnapshotView = {
   row: 'none' | 'unsent' | 'creating' | 'completed' | 'restored';
   cloud?: 'pending' | 'completed' | 'error' | 'missing' | undefined;
   newMachineWaits?: boolean | undefined;
+  begunAt?: Instant | undefined;
 };
 
 /**
@@ -213,9 +215,20 @@ export type LifecycleLimits = {
   maxStartAttempts: number;
   /** Launch attempts (the provisioning job's budget) before the machine is given up. */
   maxLaunchAttempts: number;
+  /**
+   * A kept disk's copy still pending this long after it was asked for is given up and taken
+   * again (SNAPSHOT_DEADLINE_HOURS); DEFAULT_SNAPSHOT_DEADLINE_MS when not given.
+   */
+  snapshotDeadlineMs?: number | undefined;
 };
 
 export const DEFAULT_MISSING_GRACE_MS = 5 * 60_000;
+
+/**
+ * EC2 copies a 115–225 GB disk in minutes to a couple of hours; six hours pending means the copy
+ * is stuck, and the instance (billed for its volume, holding the files) waits on it meanwhile.
+ */
+export const DEFAULT_SNAPSHOT_DEADLINE_MS = 6 * 3_600_000;
 
 /**
  * What the previous step of this run came to, when the next decision depends on it (a step
@@ -572,14 +585,27 @@ function decideTerminating(input: LifecycleInput): Decision {
   if (cloud === undefined) return { kind: 'observe', reason: 'terminating: is the instance gone?' };
   if (cloud === null || gone(cloud)) return { kind: 'mark-terminated', reason: 'the instance is gone' };
   if (machine.keepDisk) {
-    const kept = decideKeptDisk(input.snapshot);
+    const kept = decideKeptDisk(input.snapshot, input.now, input.limits);
     if (kept) return kept;
   }
   return { kind: 'terminate', reason: `the machine is to be deleted and its instance is ${cloud.state}` };
 }
 
-/** A kept disk is copied before its instance goes; null once the copy is safe. */
-function decideKeptDisk(snapshot: SnapshotView | undefined): Decision | null {
+function formatHours(ms: number): string {
+  const hours = Math.round((ms / 3_600_000) * 10) / 10;
+  return `${hours} hour${hours === 1 ? '' : 's'}`;
+}
+
+/**
+ * A kept disk is copied before its instance goes; null once the copy is safe. A copy EC2 lost,
+ * failed, or still pending past the snapshot deadline is given up (an operator is told) and
+ * taken again; the instance, with the files, stays meanwhile.
+ */
+function decideKeptDisk(
+  snapshot: SnapshotView | undefined,
+  now: Instant,
+  limits: LifecycleLimits,
+): Decision | null {
   if (snapshot === undefined)
     return { kind: 'observe-snapshot', reason: 'its disk is kept: how far is the snapshot?' };
   switch (snapshot.row) {
@@ -606,8 +632,15 @@ function decideKeptDisk(snapshot: SnapshotView | undefined): Decision | null {
         case 'missing':
           return { kind: 'snapshot-failed', reason: 'EC2 does not know the snapshot' };
         case 'pending':
-        case undefined:
-          return { kind: 'check-later', reason: 'the snapshot of its disk is not complete yet' };
+        case undefined: {
+          const deadlineMs = limits.snapshotDeadlineMs ?? DEFAULT_SNAPSHOT_DEADLINE_MS;
+          return snapshot.begunAt && toEpochMs(now) - toEpochMs(snapshot.begunAt) > deadlineMs
+            ? {
+                kind: 'snapshot-failed',
+                reason: `the snapshot is still not complete after ${formatHours(deadlineMs)}`,
+              }
+            : { kind: 'check-later', reason: 'the snapshot of its disk is not complete yet' };
+        }
         default:
           return assertNever(snapshot.cloud);
       }
@@ -996,6 +1029,7 @@ export function provisionStep(input: {
  */
 export type PlanMachineChoice =
   | { kind: 'skip'; reason: string }
+  | { kind: 'wait'; reason: string }
   | { kind: 'existing'; reason: string }
   | { kind: 'keep-live'; reason: string; change: PlanChange | null }
   | { kind: 'new'; reason: string; restoreFrom: string | null };
@@ -1046,6 +1080,24 @@ export function provisioningLate(
   return toEpochMs(now) - since > deadlineMinutes * 60_000;
 }
 
+/**
+ * Whether a paid plan still waits for the machine that serves it, PROVISION_DEADLINE_MINUTES after
+ * its purchase (`vm-reaper` then sends its provisioning again, and `machineForPlan` decides as it
+ * would have): in force, and no machine attached to it — none created, or, for a renewal or a plan
+ * change, the customer's live machine never moved onto it (still attached to the plan it
+ * replaced). `listPaidWithoutMachine` (core/db/vms.ts) is this rule in SQL.
+ */
+export function planAwaitsMachine(
+  plan: PlanFacts & { purchasedAt: Instant | null },
+  /** Whether any machine row is attached to this plan (whatever its state). */
+  hasMachine: boolean,
+  now: Instant,
+  deadlineMinutes: number,
+): boolean {
+  if (hasMachine || !planInForce(plan, now) || !plan.purchasedAt) return false;
+  return toEpochMs(now) - toEpochMs(plan.purchasedAt) > deadlineMinutes * 60_000;
+}
+
 /** A kept snapshot can bring the customer's files back until the end of its window. */
 export function snapshotRestorable(
   snapshot: { state: string; keepUntil: Instant } | null | undefined,
@@ -1063,6 +1115,8 @@ export function checkoutMachineNote(input: {
   plan: { planId: string; name: string; instanceType: string; storageGb: number };
   live: { planId: string; instanceType: string; storageGb: number; state: string } | null;
   kept: { state: string; keepUntil: Instant; completedAt: Instant | null } | null;
+  /** As `machineForPlan`'s: the last machine is being deleted and its disk's copy not begun yet. */
+  copyNotBegun?: boolean | undefined;
   now: Instant;
 }): string | null {
   const { plan, live, kept, now } = input;
@@ -1082,10 +1136,10 @@ export function checkoutMachineNote(input: {
       note += ' Save your work first: it restarts within a few minutes of payment.';
     return note;
   }
+  if (input.copyNotBegun || kept?.state === 'creating')
+    return "Your files come back: a copy of your old PC's disk is being saved right now, and your new PC starts from it once it is complete (this can take up to 20 minutes).";
   if (kept && kept.completedAt && snapshotRestorable(kept, now))
     return `Your files come back: your new PC starts from the copy of your old PC's disk saved on ${formatLongDate(kept.completedAt)}.`;
-  if (kept && snapshotWillRestore(kept, now))
-    return "Your files come back: a copy of your old PC's disk is being saved right now, and your new PC starts from it once it is complete (this can take up to 20 minutes).";
   return null;
 }
 
@@ -1097,12 +1151,24 @@ export function machineForPlan(input: {
   live: { planId: string; instanceType: string; storageGb: number } | null;
   /** The customer's latest kept snapshot, if any. */
   kept?: { id: string; state: string; keepUntil: Instant } | null | undefined;
+  /**
+   * The customer's last machine is being deleted with its disk kept, and no copy of that disk
+   * is in the making yet (not begun, or the last one failed and the next is not begun).
+   */
+  copyNotBegun?: boolean | undefined;
   now: Instant;
 }): PlanMachineChoice {
   const { plan, planMachine, live, now } = input;
   if (planMachine && isLive(planMachine.state))
     return { kind: 'existing', reason: 'the plan already has its machine' };
   if (!planInForce(plan, now)) return { kind: 'skip', reason: `the plan is ${plan.status}` };
+  if (!live && input.copyNotBegun)
+    // A fresh machine now would lose the files (or bring back an older copy); the copy is begun
+    // within seconds of the deletion, and the new machine is then made from it.
+    return {
+      kind: 'wait',
+      reason: "the customer's last machine is being deleted and the copy of its disk is not begun yet",
+    };
   if (!live) {
     return input.kept && snapshotWillRestore(input.kept, now)
       ? {

@@ -165,12 +165,12 @@ describe('checking a plan choice', () => {
 });
 
 describe('expiry reminders', () => {
-  it('are due 3 days and 1 day before expiry, and not after it', () => {
+  it('are due 3 days and 1 day before expiry, only the nearest, and not after it', () => {
     expect(expiryRemindersDue(later(4 * DAY), now)).toEqual([]);
     expect(expiryRemindersDue(later(3 * DAY), now)).toEqual([3]);
     expect(expiryRemindersDue(later(2 * DAY), now)).toEqual([3]);
-    expect(expiryRemindersDue(later(DAY), now)).toEqual([3, 1]);
-    expect(expiryRemindersDue(later(1), now)).toEqual([3, 1]);
+    expect(expiryRemindersDue(later(DAY), now)).toEqual([1]);
+    expect(expiryRemindersDue(later(1), now)).toEqual([1]);
     expect(expiryRemindersDue(now, now)).toEqual([]);
   });
 });

@@ -141,11 +141,14 @@ export const EXPIRY_REMINDER_DAYS = [3, 1] as const;
 export type ExpiryReminderDays = (typeof EXPIRY_REMINDER_DAYS)[number];
 
 /**
- * The expiry reminders whose moment has come and the plan not yet expired, e.g. [3] two and a
- * half days before expiry, [3, 1] twelve hours before. The caller remembers which it sent.
+ * The expiry reminder whose moment has come and the plan not yet expired: [3] two and a half
+ * days before expiry, [1] twelve hours before. Only the nearest: a reminder that was not sent in
+ * its time (AutoPay was to renew the plan and was paused, the sweep was down) never arrives
+ * later saying "in 3 days". The caller remembers which it sent.
  */
 export function expiryRemindersDue(expiresAt: Instant, now: Instant): ExpiryReminderDays[] {
   const remaining = toEpochMs(expiresAt) - toEpochMs(now);
   if (remaining <= 0) return [];
-  return EXPIRY_REMINDER_DAYS.filter((days) => remaining <= days * DAY_MS);
+  const due = EXPIRY_REMINDER_DAYS.filter((days) => remaining <= days * DAY_MS);
+  return due.length === 0 ? [] : [Math.min(...due) as ExpiryReminderDays];
 }

@@ -8,6 +8,7 @@ import { sendJob } from '../../core/queue.ts';
 import { sql } from '../../core/db/pool.ts';
 import { findActiveSubscription, findSubscription } from '../../core/db/subscriptions.ts';
 import { findLiveVmByUser, findVm } from '../../core/db/vms.ts';
+import { listNoticesOfUser } from '../../core/db/vmNotices.ts';
 import { AUTOPAY_MESSAGES, noticeDueAt, scheduledDebitAt } from '../../core/domain/autopay.ts';
 import { addOneMonth } from '../../core/domain/plans.ts';
 import { createPayUClient } from '../../core/providers/payu.ts';
@@ -540,5 +541,28 @@ describe('AutoPay: bad input and unreadable answers', () => {
       )`SELECT notice_answer AS answer FROM autopay_renewals WHERE id = ${renewal.id}`,
     );
     expect(stored).toEqual({ result: 'OK', id: 7 });
+  });
+});
+
+describe('AutoPay and the expiry reminders', () => {
+  it('a plan AutoPay renews is not told to renew; paused, it is reminded as anyone', async () => {
+    const { user, client, plan } = await autoRenewBuyer('UPI');
+    const end = plan.expires_at!;
+    const reminders = async () =>
+      (await listNoticesOfUser(db, user.id)).map((n) => n.kind).filter((k) => k.startsWith('expiry-'));
+
+    // 3 days and 1 day before the end: AutoPay renews it, so there is nothing to renew by hand.
+    await runPlanExpiry(deps, later(end, -60 * 60));
+    await runPlanExpiry(deps, later(end, -20 * 60));
+    expect(await reminders()).toEqual([]);
+
+    // Paused, the plan ends unless renewed by hand: the reminder due now goes (only that one:
+    // no "in 3 days" a day before the end).
+    expect((await client.call('/api/vm/autopay/pause', { body: {} })).status).toBe(200);
+    await runPlanExpiry(deps, later(end, -20 * 60));
+    await runPlanExpiry(deps, later(end, -19 * 60));
+    expect(await reminders()).toEqual(['expiry-1d']);
+    const mail = await waitForMail(stack, user.email, `Your ${plan.plan_name} plan expires tomorrow`);
+    expect(mail.text).toContain('Renew after it expires');
   });
 });

@@ -11,7 +11,6 @@ import { supersedeTrial } from '../../core/db/subscriptions.ts';
 import { findVmBySubscription } from '../../core/db/vms.ts';
 import { TAGS } from '../../core/providers/vmEc2.ts';
 import { attemptBudget } from '../../core/queue.ts';
-import { runPlanExpiry } from '../../worker/jobs/planExpiry.ts';
 import { sweepSnapshots } from '../../worker/jobs/snapshotSweep.ts';
 import { provisionVm } from '../../worker/jobs/vmProvision.ts';
 import { reapVms } from '../../worker/jobs/vmReaper.ts';
@@ -19,8 +18,8 @@ import { startVm } from '../../worker/jobs/vmStart.ts';
 import { stopVm } from '../../worker/jobs/vmStop.ts';
 import { syncVms } from '../../worker/jobs/vmSync.ts';
 import { terminateVm } from '../../worker/jobs/vmTerminate.ts';
-import { createUser } from '../support/accounts.ts';
 import { cloudPcHelpers } from '../support/cloudPc.ts';
+import { machineHelpers } from '../support/machines.ts';
 import { startTestStack } from '../support/stack.ts';
 
 /**
@@ -38,17 +37,10 @@ afterAll(() => cloud.destroy());
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 
-async function readyMachine(planId: 'legend' | 'pro-legend' | 'ultra-legend' = 'legend') {
-  const user = await createUser(stack);
-  const plan = await cloud.activePlan(user.id, { planId });
-  await provisionVm(deps, { subscriptionId: plan.id, userId: user.id });
-  const vm = await findVmBySubscription(cloud.db, plan.id);
-  if (!vm) throw new Error('no vm');
-  cloud.advance(10 * MINUTE);
-  await syncVms(deps, { vmId: vm.id });
-  expect((await cloud.vm(vm.id)).state).toBe('running');
-  return { user, plan, vm: await cloud.vm(vm.id) };
-}
+const machines = machineHelpers(stack, cloud, deps);
+const readyMachine = (planId: 'legend' | 'pro-legend' | 'ultra-legend' = 'legend') =>
+  machines.runningMachine({ planId });
+const { expireAndPassGrace } = machines;
 
 /** The customer's plan gives way to a new one: a running trial superseded, or a plan that ended. */
 async function endPlan(planId: string, how: 'trial-superseded' | 'expired') {
@@ -73,19 +65,6 @@ async function driveToRunning(vmId: string) {
     await syncVms(deps, { vmId });
   }
   return cloud.vm(vmId);
-}
-
-async function expireAndPassGrace(vmId: string, planId: string) {
-  await cloud.exec(
-    sql.unsafe`UPDATE subscriptions SET expires_at = now() - interval '1 minute' WHERE id = ${planId}`,
-  );
-  await runPlanExpiry(deps);
-  await stopVm(deps, { vmId });
-  cloud.advance(2 * MINUTE);
-  await syncVms(deps, { vmId });
-  expect((await cloud.vm(vmId)).state).toBe('stopped');
-  const pastGrace = new Date(Date.now() + (stack.config.vm.graceDays + 1) * DAY);
-  expect((await runPlanExpiry(deps, pastGrace)).terminated).toBe(1);
 }
 
 /** Expired past grace, its disk snapshotted and the instance terminated. */

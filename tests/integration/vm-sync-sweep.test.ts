@@ -1,14 +1,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from '../../core/db/pool.ts';
-import { findVmBySubscription } from '../../core/db/vms.ts';
 import { listNoticesOfUser } from '../../core/db/vmNotices.ts';
-import { provisionVm } from '../../worker/jobs/vmProvision.ts';
 import { syncVms } from '../../worker/jobs/vmSync.ts';
 import { sweepFleet } from '../../worker/lifecycle/sweep.ts';
 import { stopVm } from '../../worker/jobs/vmStop.ts';
 import { requestStop } from '../../core/commands/vmActions.ts';
-import { createUser } from '../support/accounts.ts';
 import { cloudPcHelpers } from '../support/cloudPc.ts';
+import { machineHelpers } from '../support/machines.ts';
 import { startTestStack } from '../support/stack.ts';
 
 /**
@@ -25,17 +23,7 @@ afterAll(() => cloud.destroy());
 
 const MINUTE = 60_000;
 
-async function running() {
-  const user = await createUser(stack);
-  const plan = await cloud.activePlan(user.id, { hours: 30 });
-  await provisionVm(deps, { subscriptionId: plan.id, userId: user.id });
-  const vm = await findVmBySubscription(cloud.db, plan.id);
-  if (!vm) throw new Error('no vm');
-  cloud.advance(10 * MINUTE);
-  await syncVms(deps, { vmId: vm.id });
-  expect((await cloud.vm(vm.id)).state).toBe('running');
-  return { user, plan, vm };
-}
+const running = () => machineHelpers(stack, cloud, deps).runningMachine({ hours: 30 });
 
 describe('vm-sync sweep over the fleet', () => {
   it('leaves matching machines unwritten, counts running ones in a batch, and converges a changed one', async () => {

@@ -1,9 +1,11 @@
+import { autopayOfPlans } from '../../core/db/autopay.ts';
 import { expireDueSubscriptions } from '../../core/db/subscriptions.ts';
 import { listSubscriptionsDueExpiredNotice, listSubscriptionsDueReminder } from '../../core/db/vmNotices.ts';
 import { listVmsOutOfPlan, listVmsPastGrace } from '../../core/db/vms.ts';
 import { DAY_MS } from '../../core/domain/time.ts';
 import { keptUntil } from '../../core/domain/lifecycle.ts';
 import { EXPIRY_REMINDER_DAYS, expiryRemindersDue } from '../../core/domain/subscription.ts';
+import { expiryRemindersWanted } from '../../core/domain/autopay.ts';
 import { expiryReminderMail, planExpiredMail, vmTerminatedMail } from '../../core/emails/vms.ts';
 import { parsePayload, type Job } from '../../core/queue.ts';
 import { requestTerminate } from '../../core/commands/vmActions.ts';
@@ -21,7 +23,8 @@ import { notify } from '../notices.ts';
  * 2. running machines whose plan is not in force → handed to the lifecycle, whose `request-stop`
  *    moves them to stopping (usage stops counting now);
  * 3. "expired, stopped, kept until …" mail, once per plan;
- * 4. reminders 3 days and 1 day before expiry, once each (not for one-day trials);
+ * 4. reminders 3 days and 1 day before expiry, once each (not for one-day trials, nor for a plan
+ *    AutoPay renews: `expiryRemindersWanted`);
  * 5. machines whose plan ended more than VM_GRACE_DAYS ago, not renewed → terminated, their disk
  *    first kept as a snapshot for SNAPSHOT_KEEP_DAYS (the lifecycle takes it and mails the dates).
  */
@@ -73,8 +76,15 @@ export async function runPlanExpiry(deps: WorkerDeps, now: Date = new Date()): P
   }
 
   const furthest = Math.max(...EXPIRY_REMINDER_DAYS);
-  for (const subscription of await listSubscriptionsDueReminder(db, now, furthest)) {
+  const dueReminder = await listSubscriptionsDueReminder(db, now, furthest);
+  const autopay = await autopayOfPlans(
+    db,
+    dueReminder.map((s) => s.id),
+  );
+  for (const subscription of dueReminder) {
     if (!subscription.expires_at) continue;
+    // AutoPay renews it: nothing to renew by hand (the pre-debit notice tells what happens).
+    if (!expiryRemindersWanted(subscription.id, autopay.get(subscription.id))) continue;
     const expiresAt = subscription.expires_at;
     for (const days of expiryRemindersDue(expiresAt, now)) {
       const sent = await notify(

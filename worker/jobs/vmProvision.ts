@@ -15,7 +15,8 @@ import { planFacts } from '../lifecycle/inputs.ts';
  * live machine per user): the one it has, the customer's machine kept (a renewal: same
  * instance, same disk, started — changed to the new plan's type and disk first when the plan is
  * of another kind), or a new one (from the customer's kept snapshot when there is one, so their
- * files come back). A new machine is then taken
+ * files come back; while the customer's last machine is being deleted and its disk's copy is not
+ * begun yet, the job is tried again until it is). A new machine is then taken
  * forward by the lifecycle executor: a warm-pool instance claimed and started, or a launch with
  * ClientToken = the machine's id, so however often this runs EC2 creates one instance. Capacity
  * errors throw to retry with backoff; the queue's attempt budget is the launch budget.
@@ -58,6 +59,8 @@ export async function provisionVm(
     log.info({ why: chosen.why }, 'vm-provision: nothing to provision');
     return 'skipped';
   }
+  // Tried again with the queue's backoff; past its budget, the reaper sends it again.
+  if (chosen.kind === 'wait') throw new RetryLater(chosen.why);
   const { vm, subscription, renewal } = chosen;
   const vmLog = log.child({ vmId: vm.id });
   const step = provisionStep({

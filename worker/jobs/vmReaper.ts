@@ -16,8 +16,9 @@ import type { WorkerDeps } from '../deps.ts';
  *
  * - Provisioning past PROVISION_DEADLINE_MINUTES: the customer is mailed once, the dashboard
  *   says so (delayed_at), an operator alert is recorded. Work goes on.
- * - A plan paid more than PROVISION_DEADLINE_MINUTES ago with no machine at all (the job died
- *   before writing the row): its provisioning is sent again, once per plan at a time.
+ * - A plan paid more than PROVISION_DEADLINE_MINUTES ago that no machine serves (`planAwaitsMachine`:
+ *   the job died or dead-lettered before writing the row, or, for a renewal, before moving the
+ *   live machine onto it): its provisioning is sent again, once per plan at a time.
  * - A VM requested, starting, stopping or terminating (or provisioning with no instance) whose
  *   row has not moved for VM_STUCK_SECONDS: its job died or exhausted its retries; the job is
  *   sent again (each is idempotent) and the row touched, so the next run waits again. A start,
@@ -50,14 +51,18 @@ export async function reapVms(
     );
     if (!id) continue;
     resent += 1;
+    const what = paid.live_vm_id
+      ? "was never moved onto the customer's machine (its job died or dead-lettered first)"
+      : 'had no machine (its job died before creating it)';
     await raiseAlert(db, {
       kind: 'provision-delayed',
       dedupeKey: `provision-no-machine:${paid.subscription_id}`,
-      message: `A plan paid over ${config.vm.provisionDeadlineMinutes} minutes ago had no machine (its job died before creating it); provisioning sent again.`,
+      message: `A plan paid over ${config.vm.provisionDeadlineMinutes} minutes ago ${what}; provisioning sent again.`,
+      vmId: paid.live_vm_id,
     });
     deps.log.warn(
-      { subscriptionId: paid.subscription_id },
-      'vm-reaper: paid plan without a machine; provisioning sent again',
+      { subscriptionId: paid.subscription_id, liveVmId: paid.live_vm_id },
+      'vm-reaper: paid plan no machine serves; provisioning sent again',
     );
   }
   for (const vm of await listLateProvisioning(db, now, config.vm.provisionDeadlineMinutes)) {

@@ -73,7 +73,7 @@ export async function advanceMachine(
         machine: machineFacts(vm),
         plan: planFacts(subscription),
         now: clock(),
-        limits: limitsOf(),
+        limits: limitsOf(deps.config.vm),
       },
       mode,
     );

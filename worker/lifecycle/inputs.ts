@@ -22,11 +22,12 @@ import type { WorkerDeps } from '../deps.ts';
  * writes nothing: every change is a step the domain decided.
  */
 
-export function limitsOf(): LifecycleLimits {
+export function limitsOf(vm?: { snapshotDeadlineHours: number }): LifecycleLimits {
   return {
     missingGraceMs: DEFAULT_MISSING_GRACE_MS,
     maxStartAttempts: attemptBudget('vm-start'),
     maxLaunchAttempts: attemptBudget('vm-provision'),
+    snapshotDeadlineMs: vm && vm.snapshotDeadlineHours * 3_600_000,
   };
 }
 
@@ -116,13 +117,14 @@ export async function readSnapshot(deps: WorkerDeps, vm: Vm): Promise<SnapshotVi
   if (!row) return { row: (await snapshotOfVmRestored(deps.db, vm.id)) ? 'restored' : 'none' };
   if (row.state === 'completed') return { row: 'completed' };
   if (!row.snapshot_id) return { row: 'unsent' };
+  const begunAt = row.created_at;
   const [found] = await deps.vmEc2.ec2.describeSnapshots({ snapshotIds: [row.snapshot_id] });
   const cloud = !found
     ? 'missing'
     : found.state === 'error' || found.state === 'completed'
       ? found.state
       : 'pending';
-  if (cloud !== 'completed') return { row: 'creating', cloud };
+  if (cloud !== 'completed') return { row: 'creating', cloud, begunAt };
   return { row: 'creating', cloud, newMachineWaits: (await findVmRestoringFromVm(deps.db, vm.id)) !== null };
 }
 

@@ -92,7 +92,7 @@ async function sweepPage(
     page.map((v) => v.subscription_id),
   );
   const now = new Date();
-  const limits = limitsOf();
+  const limits = limitsOf(deps.config.vm);
   const decided = page.map((vm) => {
     const subscription = subscriptions.get(vm.subscription_id) ?? null;
     const decision: Decision = decideMachine({
