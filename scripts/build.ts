@@ -2,6 +2,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'vite';
+import { escapeHtml } from '../core/escape.ts';
 import { prerenderedFile, publicPagePaths } from '../core/domain/siteRoutes.ts';
 import { precompressFile } from './lib/precompress.ts';
 
@@ -67,8 +68,4 @@ function fillShell(shell: string, html: string, title: string | undefined): stri
   let page = shell.replace(root, () => `<div id="root">${html}</div>`);
   if (title) page = page.replace(/<title>[^<]*<\/title>/, () => `<title>${escapeHtml(title)}</title>`);
   return page;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

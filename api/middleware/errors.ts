@@ -100,7 +100,7 @@ function sqlState(error: unknown): string | undefined {
 }
 
 /** Whether `error` says the database cannot be reached (then the answer is 503, not 500). */
-export function databaseUnavailable(error: unknown): boolean {
+function databaseUnavailable(error: unknown): boolean {
   return causes(error).some((e) => {
     if (
       e instanceof ConnectionError ||

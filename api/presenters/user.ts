@@ -1,6 +1,6 @@
 import type { DeletionFacts } from '../../core/commands/accountDeletion.ts';
 import type { Db } from '../../core/db/pool.ts';
-import { machinesSentence } from '../../core/domain/accountDeletion.ts';
+import { machinesSentence, type DeletionPreview } from '../../core/domain/accountDeletion.ts';
 import { formatHoursMinutes } from '../../core/domain/usageBuckets.ts';
 import { userHasPlan } from '../../core/db/users.ts';
 import type { AuthUser } from '../context.ts';
@@ -22,18 +22,7 @@ export function profileBody(user: { name: string; email: string; phone: string |
   return { name: user.name, email: user.email, phone: user.phone };
 }
 
-/**
- * What the delete-account dialog lists before the customer confirms: the same facts the
- * deletion reads and mails (core/commands/accountDeletion.ts), worded by core/domain.
- */
-export type DeletionPreviewBody = {
-  /** "Terminates your cloud PC (LEGEND, stopped)." or the no-machine sentence. */
-  machine: string;
-  hasMachine: boolean;
-  plan: { name: string; hoursLeft: string; expiresAt: string | null } | null;
-  invoices: number;
-  trialPhoneKept: boolean;
-};
+export type DeletionPreviewBody = DeletionPreview;
 
 export function deletionPreviewBody(facts: DeletionFacts): DeletionPreviewBody {
   return {

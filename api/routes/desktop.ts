@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { hashToken, randomToken } from '../../core/crypto/crypto.ts';
+import { escapeHtml } from '../../core/escape.ts';
 import {
   consumeDesktopToken,
   findVmIdByPublicIp,
@@ -199,21 +200,14 @@ type AuthAnswer = { result: 'yes'; username: string } | { result: 'no'; message:
 /** DCV's answer document (External Authentication, "authentication service requirements"). */
 export function dcvAuthXml(answer: AuthAnswer): string {
   return answer.result === 'yes'
-    ? `<auth result="yes"><username>${escapeXml(answer.username)}</username></auth>`
-    : `<auth result="no"><message>${escapeXml(answer.message)}</message></auth>`;
+    ? `<auth result="yes"><username>${escapeHtml(answer.username)}</username></auth>`
+    : `<auth result="no"><message>${escapeHtml(answer.message)}</message></auth>`;
 }
 
 function sendAuth(ctx: AppContext, status: number, answer: AuthAnswer): void {
   ctx.status = status;
   ctx.type = 'application/xml; charset=utf-8';
   ctx.body = dcvAuthXml(answer);
-}
-
-export function escapeXml(text: string): string {
-  return text.replace(
-    /[<>&'"]/g,
-    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c] ?? c,
-  );
 }
 
 /** An IPv4 client seen on a dual-stack socket is `::ffff:a.b.c.d`; the machine's address is `a.b.c.d`. */

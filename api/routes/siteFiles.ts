@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import { sitemapPaths } from '../../core/domain/siteRoutes.ts';
+import { escapeHtml } from '../../core/escape.ts';
 import type { AppState } from '../context.ts';
 
 /**
@@ -43,13 +44,9 @@ export function robotsTxt(publicUrl: string): string {
   ].join('\n');
 }
 
-function escapeXml(text: string): string {
-  return text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 /** The sitemaps.org protocol: one <url><loc> per public page, absolute. */
 export function sitemapXml(publicUrl: string): string {
-  const urls = sitemapPaths().map((path) => `  <url><loc>${escapeXml(`${publicUrl}${path}`)}</loc></url>`);
+  const urls = sitemapPaths().map((path) => `  <url><loc>${escapeHtml(`${publicUrl}${path}`)}</loc></url>`);
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',

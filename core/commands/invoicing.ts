@@ -68,7 +68,7 @@ export async function issueInvoice(
 }
 
 /** "LEGEND cloud PC, 45 hours, 115 GB storage, valid one month" (or the trial's hour). */
-export function invoiceDescription(
+function invoiceDescription(
   subscription: Pick<Subscription, 'plan_id' | 'is_trial' | 'hours' | 'storage_gb'>,
 ): string {
   const plan = getPlan(subscription.plan_id);
@@ -78,7 +78,7 @@ export function invoiceDescription(
 }
 
 /** "29-Karnataka", as GST invoices print a state; text we cannot place is kept as written. */
-export function stateLabel(codeOrName: string): string {
+function stateLabel(codeOrName: string): string {
   const state = findIndianState(codeOrName);
   return state ? `${state.code}-${state.name}` : codeOrName;
 }

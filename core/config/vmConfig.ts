@@ -203,7 +203,7 @@ export function missingInProduction(env: VmEnv): string[] {
   return missing;
 }
 
-export function parseWarmPoolSize(text: string | undefined): Record<PlanId, number> {
+function parseWarmPoolSize(text: string | undefined): Record<PlanId, number> {
   // One stopped machine per card plan: a purchase is then a start (about a minute), not a launch.
   return parsePoolSizes('WARM_POOL_SIZE', text, '1');
 }

@@ -466,15 +466,6 @@ export async function listRenewalsOfMandate(
     WHERE mandate_id = ${mandateId} AND state = ANY(${sql.array([...states], 'text')})`);
 }
 
-/** The renewal of a plan, by the plan it renews. */
-export async function findRenewalOfSubscription(
-  db: Db,
-  renewsSubscriptionId: string,
-): Promise<Renewal | null> {
-  return db.maybeOne(sql.type(Renewal)`
-    SELECT ${RENEWAL_COLUMNS} FROM autopay_renewals WHERE renews_subscription_id = ${renewsSubscriptionId}`);
-}
-
 /**
  * active → expired for a plan whose renewal was paid a little before its end: the renewal takes
  * over from now (its own period runs from the old end, so nothing is lost).

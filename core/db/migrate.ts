@@ -15,7 +15,7 @@ export class MigrationError extends Error {
   override name = 'MigrationError';
 }
 
-export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
+async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
   const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
   const migrations: Migration[] = [];
   for (const file of files) {

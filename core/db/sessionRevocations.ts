@@ -77,7 +77,7 @@ export async function revocationsAcknowledged(): Promise<void> {
 }
 
 /** How long to wait before listening again after the connection was lost: 1 s, doubling to 30 s. */
-export function relistenDelayMs(failures: number): number {
+function relistenDelayMs(failures: number): number {
   return Math.min(30_000, 1000 * 2 ** Math.max(0, failures - 1));
 }
 

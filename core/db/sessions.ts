@@ -42,7 +42,7 @@ export async function insertSession(
 }
 
 /** The live session for a token hash, with its (not deleted) user. */
-export async function findLiveSession(db: Db, tokenHash: string): Promise<SessionWithUser | null> {
+async function findLiveSession(db: Db, tokenHash: string): Promise<SessionWithUser | null> {
   // Prepared: every signed-in request whose session is not cached asks this.
   const row = await db.maybeOne(sql.prepared('live_session', SessionRow)`
     SELECT s.id AS session_id, s.created_at AS session_created_at, s.last_seen_at, s.expires_at,

@@ -68,6 +68,19 @@ export const DELETION_WORDING = {
  * kind, so it is named after a refund or expiry too, when no plan is in force) and whether that
  * was a trial, with its state in a word.
  */
+/**
+ * What the delete-account dialog lists before the customer confirms (`GET /api/user/deletion`):
+ * the same facts the deletion reads and mails (core/commands/accountDeletion.ts), worded here.
+ */
+export type DeletionPreview = {
+  /** "Terminates your cloud PC (LEGEND, stopped)." or the no-machine sentence. */
+  machine: string;
+  hasMachine: boolean;
+  plan: { name: string; hoursLeft: string; expiresAt: string | null } | null;
+  invoices: number;
+  trialPhoneKept: boolean;
+};
+
 export type DeletedMachine = { planId: string; isTrial: boolean; state: string };
 
 const STATE_WORDS: Record<VmDisplayState, string> = {

@@ -59,7 +59,7 @@ export function codeSendStep(asker: CodeAsker): CodeSendStep {
 }
 
 /** A person-readable wait: "1 minute", "4 minutes". */
-export function minutesText(seconds: number): string {
+function minutesText(seconds: number): string {
   const minutes = Math.max(1, Math.ceil(seconds / 60));
   return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }

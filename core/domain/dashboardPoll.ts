@@ -16,7 +16,7 @@ import type { DashboardRecord } from './vm.ts';
  * - anything at rest (stopped, no machine, failed, terminated): never; focusing the tab or
  *   reconnecting still refreshes it, and START/STOP put their answer in the cache at once.
  *
- * This replaces spec §9's flat 5-second refresh (README, deviations).
+ * This replaces spec §9's flat 5-second refresh (docs/deviations.md).
  */
 export const DASHBOARD_POLL_MS = { transition: 2_000, diskCopy: 15_000, running: 60_000 } as const;
 

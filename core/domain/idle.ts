@@ -71,7 +71,7 @@ export type IdleDecision =
   | { kind: 'stop'; idleSince: Date };
 
 /** What keeps a period from counting as idle; empty when idle; null when a series has no point. */
-export function periodBusy(period: IdlePeriod, periodSeconds: number): IdleBusyReason[] | null {
+function periodBusy(period: IdlePeriod, periodSeconds: number): IdleBusyReason[] | null {
   const { cpu, gpu, sessions, networkOutBytes } = period;
   if (cpu === undefined || gpu === undefined || sessions === undefined || networkOutBytes === undefined)
     return null;

@@ -5,7 +5,7 @@ export const PASSWORD_MIN_LENGTH = 10;
 export const PASSWORD_MAX_LENGTH = 128;
 /**
  * The spec names @$!%*?& as the special characters; any character that is neither a letter nor
- * a digit counts here (a superset: "Ravi#Cloud2026" is a fine password). README "Deviations".
+ * a digit counts here (a superset: "Ravi#Cloud2026" is a fine password). docs/deviations.md.
  */
 export const SPECIAL_CHARACTER = /[^\p{L}\p{N}]/u;
 

@@ -176,7 +176,7 @@ export type CheckoutWaitSettings = {
 };
 
 /** The sentence under a checkout that got no final answer (the issue's words, N from configuration). */
-export function notCompletedExplanation(failedDebitReturnDays: number): string {
+function notCompletedExplanation(failedDebitReturnDays: number): string {
   return `Not completed — no money was taken. If your bank shows a debit, it is returned automatically within ${failedDebitReturnDays} days.`;
 }
 

@@ -46,7 +46,7 @@ export function poissonQuantile(mean: number, p: number): number {
  * only when as many purchases as there are spares came within one lead time. Purchases are
  * taken to come at the last hour's rate. With no recent claim: one.
  */
-export function sparesForDemand(claimsLastHour: number, leadMs: number): number {
+function sparesForDemand(claimsLastHour: number, leadMs: number): number {
   return 1 + poissonQuantile((Math.max(0, claimsLastHour) * leadMs) / HOUR_MS, SPARE_SERVICE_LEVEL);
 }
 
@@ -159,7 +159,7 @@ export function mayClaimSpare(machine: { restoring: boolean }): boolean {
 }
 
 /** A spare fits a machine of the same plan, instance type and disk size, once it is ready. */
-export function spareFits(
+function spareFits(
   spare: SpareFacts,
   machine: { planId: string; instanceType: string; storageGb: number },
 ): boolean {

@@ -7,7 +7,7 @@
  * 30% below the monthly one would save, and no reserved price is sold. Explaining it would
  * advertise a saving nobody can buy (a misleading advertisement under India's Consumer
  * Protection Act, 2019 and the CCPA's 2022 guidelines); the real saving is on the same page,
- * the hours idle auto-stop saved (components/IdleAutoStop.tsx). README "Deviations".
+ * the hours idle auto-stop saved (components/IdleAutoStop.tsx). docs/deviations.md.
  */
 import {
   averageDailyHours,

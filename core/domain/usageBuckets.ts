@@ -54,7 +54,7 @@ export function indiaHour(at: Instant): number {
 }
 
 /** Hours rounded to 4 decimals (0.36 s): enough for charts, stable in JSON. */
-export function roundHours(hours: number): number {
+function roundHours(hours: number): number {
   return Math.round(hours * 10_000) / 10_000;
 }
 

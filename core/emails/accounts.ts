@@ -1,4 +1,4 @@
-import { escapeHtml } from './html.ts';
+import { escapeHtml } from '../escape.ts';
 import type { Payload } from '../queue.ts';
 import { sealMailSecrets } from './sealed.ts';
 import { DELETION_WORDING } from '../domain/accountDeletion.ts';

@@ -1,4 +1,4 @@
-import { escapeHtml } from './html.ts';
+import { escapeHtml } from '../escape.ts';
 import { formatRupees } from '../domain/money.ts';
 import { formatIndiaClock, formatLongDate } from '../domain/time.ts';
 import type { MandateMethod } from '../domain/autopay.ts';
@@ -31,7 +31,7 @@ function mail(
 const METHOD_WORDS: Record<MandateMethod, string> = { upi: 'UPI AutoPay', card: 'your card' };
 
 /** The dashboard's AutoPay panel: where the customer cancels, pauses or pays by hand. */
-export function autopayPanelUrl(publicUrl: string): string {
+function autopayPanelUrl(publicUrl: string): string {
   return `${publicUrl}/dashboard#autopay`;
 }
 

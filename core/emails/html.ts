@@ -1,5 +1,6 @@
 import type { Payload } from '../queue.ts';
 import type { ProblemReport } from '../db/problemReports.ts';
+import { escapeHtml } from '../escape.ts';
 
 /**
  * The mails the product sends, rendered to the `email-send` payload. Text first (every
@@ -7,15 +8,6 @@ import type { ProblemReport } from '../db/problemReports.ts';
  */
 
 type Mail = Payload<'email-send'>;
-
-export function escapeHtml(value: string): string {
-  return value
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
-}
 
 function paragraphsHtml(lines: string[]): string {
   return lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('\n');

@@ -1,4 +1,4 @@
-import { escapeHtml } from './html.ts';
+import { escapeHtml } from '../escape.ts';
 import type { Invoice } from '../db/invoices.ts';
 import type { Payload } from '../queue.ts';
 import { formatRupees } from '../domain/money.ts';

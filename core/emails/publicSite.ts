@@ -2,7 +2,7 @@ import type { Payload } from '../queue.ts';
 import type { FeedbackMessage } from '../db/feedback.ts';
 import { BLOG_POSTS } from '../domain/content/blog.ts';
 import { NEWSLETTER } from '../domain/publicSite.ts';
-import { escapeHtml } from './html.ts';
+import { escapeHtml } from '../escape.ts';
 
 /**
  * The public site's mails: the contact/feedback message to support, and the blog

@@ -1,5 +1,5 @@
 import { decrypt, encrypt } from '../crypto/crypto.ts';
-import { escapeHtml } from './html.ts';
+import { escapeHtml } from '../escape.ts';
 import type { Payload } from '../queue.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { escapeHtml } from './html.ts';
+import { escapeHtml } from '../escape.ts';
 import { formatLongDate } from '../domain/time.ts';
 import type { Payload } from '../queue.ts';
 

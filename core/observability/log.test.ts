@@ -38,3 +38,32 @@ describe('log redaction', () => {
     expect(lines[0]!.code).toBe('[redacted]');
   });
 });
+
+describe('log format', () => {
+  function lines(format: 'json' | 'pretty'): Promise<string> {
+    let text = '';
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        text += chunk.toString('utf8');
+        done();
+      },
+    });
+    const log = createLogger({ level: 'info', name: 'web', destination, format });
+    log.info({ vmId: 'vm-1', password: 'hunter2' }, 'machine started');
+    return new Promise((resolve) => setImmediate(() => resolve(text)));
+  }
+
+  it('writes a readable line for a person at a terminal, still redacted', async () => {
+    const text = await lines('pretty');
+    expect(text).toMatch(/INFO.*\(web\): machine started/);
+    expect(text).toContain('vmId: "vm-1"');
+    expect(text).toContain('password: "[redacted]"');
+    expect(text).not.toContain('hunter2');
+    expect(text.trimStart().startsWith('{')).toBe(false);
+  });
+
+  it('writes one JSON object per line otherwise', async () => {
+    const text = await lines('json');
+    expect(JSON.parse(text)).toMatchObject({ name: 'web', msg: 'machine started', password: '[redacted]' });
+  });
+});

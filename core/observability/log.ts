@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 
 export type { Logger };
 
@@ -73,6 +74,12 @@ export function createLogger(options: {
   name: string;
   /** Where lines go (stdout unless given; tests read them). */
   destination?: DestinationStream;
+  /**
+   * `pretty`: one readable, coloured line per entry, for a person at a terminal (`npm start`);
+   * `json`: one JSON object per line, for whatever collects the logs. Stdout's kind decides
+   * unless given: a terminal gets `pretty`, a pipe or a file `json`.
+   */
+  format?: 'json' | 'pretty';
 }): Logger {
   const settings = {
     name: options.name,
@@ -80,6 +87,20 @@ export function createLogger(options: {
     redact: { paths: REDACT, censor: '[redacted]' },
     formatters: { log: blankNestedCodes },
   };
+  const format = options.format ?? (options.destination || !process.stdout.isTTY ? 'json' : 'pretty');
+  if (format === 'pretty') {
+    // In-process and synchronous (no worker thread): a line logged just before exit is not lost.
+    return pino(
+      settings,
+      pretty({
+        destination: options.destination ?? 1,
+        sync: true,
+        colorize: !options.destination,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname',
+      }),
+    );
+  }
   return pino(settings, options.destination ?? stdout());
 }
 
@@ -97,7 +118,7 @@ export function unredacted(log: Logger): Logger {
 let destination: DestinationStream | undefined;
 /**
  * Where every logger of the process writes: stdout, asynchronously. A synchronous write per
- * line stalls the event loop whenever stdout is slow (a busy disk, a terminal, a log collector
+ * line stalls the event loop whenever stdout is slow (a busy disk, a pipe, a log collector
  * falling behind); pino's asynchronous destination writes the lines that gathered while the
  * previous write ran in one go, and flushes what is left when the process exits.
  */

@@ -9,7 +9,7 @@ import { PROVISION_BUCKETS, readFleetSnapshot, type FleetSnapshot } from './metr
 /**
  * Prometheus metrics (prom-client). Each process has its own registry with Node's default
  * process metrics; the web process adds request timings and the fleet-wide figures read from
- * Postgres (core/observability/metricsFleet.ts); the worker adds job timings. The README lists every metric.
+ * Postgres (core/observability/metricsFleet.ts); the worker adds job timings. docs/operations.md lists every metric.
  */
 
 export { Registry };

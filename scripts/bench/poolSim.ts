@@ -525,7 +525,7 @@ function printCalibration(seed: number): void {
     }
     console.log(
       `  ${path.padEnd(4)} modelled median ${seconds(percentile(times, 50))}, p90 ${seconds(percentile(times, 90))}; ` +
-        `sandbox-measured (README, time-to-desktop, n=10): ${measured[path]}`,
+        `sandbox-measured (docs/performance.md, time-to-desktop, n=10): ${measured[path]}`,
     );
   }
 }

@@ -19,6 +19,7 @@ import {
   waitForMail,
 } from '../support/e2eUsers.ts';
 import { ACCOUNT_MESSAGES } from '../../core/domain/account.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 const browser = useBrowser();
 
@@ -31,12 +32,11 @@ const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 async function expectLoggedIn(page: Page) {
   const profile = page.getByRole('button', { name: 'My Profile' });
   const menu = page.getByRole('button', { name: 'Open menu' });
-  const deadline = Date.now() + 15_000;
-  while (!(await profile.isVisible())) {
+  await waitFor('the header to show My Profile', async () => {
+    if (await profile.isVisible()) return true;
     if (await menu.isVisible()) await menu.click();
-    else if (Date.now() > deadline) throw new Error('the header never showed My Profile');
-    else await page.waitForTimeout(100);
-  }
+    return false;
+  });
 }
 
 async function openProfile(page: Page) {

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DESKTOP, hasBrowser, MOBILE, screenshot, useBrowser, type Page } from '../support/browser.ts';
 import { buy, logIn, registeredUser } from '../support/e2eUsers.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 /**
  * The usage page (/progress) in the browser against the real stack (`npm start`'s: sandbox
@@ -14,15 +15,17 @@ const browser = useBrowser();
 
 /** Polls the dashboard record (as the page's own session) until `check` holds. */
 async function untilDashboard(page: Page, email: string, what: string, check: (body: any) => boolean) {
-  const deadline = Date.now() + 60_000;
   let last: unknown;
-  while (Date.now() < deadline) {
-    const response = await page.request.get(`/api/vm/dashboard/${encodeURIComponent(email)}`);
-    last = await response.json();
-    if (response.ok() && check(last)) return last;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`the PC never became ${what}: ${JSON.stringify(last)}`);
+  return waitFor(
+    () => `the PC to become ${what}: ${JSON.stringify(last)}`,
+    async () => {
+      const response = await page.request.get(`/api/vm/dashboard/${encodeURIComponent(email)}`);
+      last = await response.json();
+      return response.ok() && check(last) && last;
+    },
+    60_000,
+    500,
+  );
 }
 
 const livePoints = async (page: Page) =>
@@ -54,6 +57,7 @@ describe.skipIf(!hasBrowser())('usage page', () => {
 
   it('shows a running PC’s cards and charts, the live chart growing every second (1280 and 360 px)', async () => {
     const page = await browser.newPage(DESKTOP);
+    await page.clock.install();
     await logIn(page, email);
     await page.goto('/progress');
     await page.getByRole('heading', { name: 'Your usage', level: 1 }).waitFor();
@@ -76,18 +80,11 @@ describe.skipIf(!hasBrowser())('usage page', () => {
     }
     await expect(page.getByText('Running', { exact: true }).isVisible()).resolves.toBe(true);
 
-    // One live sample a second: three more take about three seconds.
+    // One live sample a second: with the page's clock held, three seconds add exactly three.
+    await page.clock.pauseAt(Date.now() + 1_000);
     const first = await livePoints(page);
-    const startedAt = Date.now();
-    await page.waitForFunction(
-      (target) =>
-        Number(document.querySelector('figure[data-points]')?.getAttribute('data-points')) >= target,
-      first + 3,
-      { timeout: 10_000, polling: 100 },
-    );
-    const elapsed = Date.now() - startedAt;
-    expect(elapsed).toBeGreaterThan(1_500);
-    expect(elapsed).toBeLessThan(6_000);
+    await page.clock.runFor(3_000);
+    await expect.poll(() => livePoints(page)).toBe(first + 3);
     await expect(
       page.getByRole('figure', { name: 'Live: the last 60 seconds' }).innerText(),
     ).resolves.toMatch(/This session so far: \d+h \d{2}m \d{2}s \(started \d\d:\d\d:\d\d\)/);

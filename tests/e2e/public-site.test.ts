@@ -11,18 +11,13 @@ import {
   waitForApp,
 } from '../support/browser.ts';
 import { mailsTo, type Mail } from '../support/e2eUsers.ts';
+import { waitFor } from '../support/waitFor.ts';
+import { HERO_TEXTS, TAGLINES } from '../../core/domain/content/landing.ts';
 
 const browser = useBrowser();
 
-async function waitForMail(to: string, match: (mail: Mail) => boolean): Promise<Mail> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    const found = (await mailsTo(to)).find(match);
-    if (found) return found;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`no matching mail to ${to}`);
-}
+const waitForMail = (to: string, match: (mail: Mail) => boolean): Promise<Mail> =>
+  waitFor(`a matching mail to ${to}`, async () => (await mailsTo(to)).find(match), 20_000, 200);
 
 const uniqueEmail = (label: string) => `${label}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.in`;
 
@@ -73,6 +68,7 @@ describe.skipIf(!hasBrowser())('landing page', () => {
 
   it('rotates the tagline every 4 s and the hero text every 8 s without moving anything', async () => {
     const page = await browser.newPage(DESKTOP);
+    await page.clock.install();
     await page.goto('/');
     const hero = page.locator('.hero-text');
     const tagline = page.locator('.tagline');
@@ -82,28 +78,37 @@ describe.skipIf(!hasBrowser())('landing page', () => {
       const title = await page.locator('.hero-title').boundingBox();
       return { hero: heroBox?.height, title: title?.height };
     };
+    const index = async () => ({
+      hero: Number(await hero.getAttribute('data-index')),
+      tagline: Number(await tagline.getAttribute('data-index')),
+    });
     const before = await box();
+    // From here the page's clock moves only when the test moves it, so the periods are checked
+    // exactly, whatever the load on this machine. Pausing and playing the animation starts both
+    // rotations afresh at a known moment.
+    await page.clock.pauseAt(Date.now() + 1_000);
+    await page.getByRole('button', { name: 'Pause animation' }).click();
+    await page.getByRole('button', { name: 'Play animation' }).click();
+    await page.getByRole('button', { name: 'Pause animation' }).waitFor();
+    const start = await index();
     const heroText = await hero.locator('.is-active').textContent();
     const taglineText = await tagline.locator('.is-active').textContent();
-    const started = Date.now();
-    await page.waitForFunction(
-      () => document.querySelector('.tagline')?.getAttribute('data-index') === '1',
-      null,
-      {
-        timeout: 7_000,
-      },
-    );
-    const taglineAfter = Date.now() - started;
+    const next = (i: number, by: number, length: number) => (i + by) % length;
+    await page.clock.runFor(3_900);
+    await expect(index()).resolves.toEqual(start);
+    await page.clock.runFor(200);
+    await expect.poll(index).toEqual({ hero: start.hero, tagline: next(start.tagline, 1, TAGLINES.length) });
     await expect(tagline.locator('.is-active').textContent()).resolves.not.toBe(taglineText);
-    await expect(hero.getAttribute('data-index')).resolves.toBe('0');
-    await page.waitForFunction(
-      () => document.querySelector('.hero-text')?.getAttribute('data-index') === '1',
-      null,
-      {
-        timeout: 11_000,
-      },
-    );
-    expect(Date.now() - started).toBeGreaterThan(taglineAfter);
+    await page.clock.runFor(3_800);
+    await expect(index()).resolves.toEqual({
+      hero: start.hero,
+      tagline: next(start.tagline, 1, TAGLINES.length),
+    });
+    await page.clock.runFor(200);
+    await expect.poll(index).toEqual({
+      hero: next(start.hero, 1, HERO_TEXTS.length),
+      tagline: next(start.tagline, 2, TAGLINES.length),
+    });
     await expect(hero.locator('.is-active').textContent()).resolves.not.toBe(heroText);
     // Only the visible item is exposed to assistive technology.
     await expect(hero.locator('[aria-hidden="false"]').count()).resolves.toBe(1);

@@ -4,6 +4,7 @@ import { inject } from 'vitest';
 import { DESKTOP, hasBrowser, MOBILE, screenshot, useBrowser, type Page } from '../support/browser.ts';
 import { buy, logIn, paymentVerified, registeredUser } from '../support/e2eUsers.ts';
 import { formatLongDate } from '../../core/domain/time.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 /**
  * Refunds that read as refunds (history, dashboard, the GST credit note beside the invoice) and
@@ -27,18 +28,22 @@ const SIZES = [
  * made due now, until the page shows `done`.
  */
 async function refundChecksNow(email: string, done: () => Promise<boolean>) {
-  const deadline = Date.now() + 45_000;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`the refund of ${email} did not complete`);
-    await db!.query(
-      `UPDATE pgboss.job SET start_after = now()
+  await waitFor(
+    `the refund of ${email} to complete`,
+    async () => {
+      if (await done()) return true;
+      await db!.query(
+        `UPDATE pgboss.job SET start_after = now()
        WHERE name = 'payment-refund' AND state = 'created' AND start_after > now()
          AND data->>'refundId' IN (SELECT r.id::text FROM refunds r JOIN payments p ON p.id = r.payment_id
                                     JOIN users u ON u.id = p.user_id WHERE u.email = $1)`,
-      [email],
-    );
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
+        [email],
+      );
+      return false;
+    },
+    45_000,
+    500,
+  );
 }
 
 async function waitForText(page: Page, text: string | RegExp, timeout = 30_000) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { baseUrl, DESKTOP, hasBrowser, MOBILE, screenshot, useBrowser } from '../support/browser.ts';
 import { mailsTo } from '../support/e2eUsers.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 const browser = useBrowser();
 
@@ -49,14 +50,13 @@ describe.skipIf(!hasBrowser())('report a problem', () => {
     await expect(page.getByLabel('Severity').inputValue()).resolves.toBe('low');
     await screenshot(page, 'report-problem-submitted-360');
 
-    const deadline = Date.now() + 20_000;
-    let subjects: string[] = [];
-    while (Date.now() < deadline) {
-      subjects = (await mailsTo('support@legendcloud.in')).map((m) => m.subject);
-      if (subjects.some((s) => s.includes(title))) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(subjects).toContain(`[HIGH] Problem report: ${title}`);
+    const report = await waitFor(
+      'the report at support',
+      async () => (await mailsTo('support@legendcloud.in')).find((m) => m.subject.includes(title)),
+      20_000,
+      200,
+    );
+    expect(report.subject).toBe(`[HIGH] Problem report: ${title}`);
   });
 });
 

@@ -102,7 +102,7 @@ describe('cloud PC API', () => {
       vmLastState: 'running',
       isRunning: true,
       vmPublicIp: vm?.public_ip,
-      // Identified by the session: no email in the address (README "Privacy").
+      // Identified by the session: no email in the address (docs/security.md, "Privacy").
       pwdUrl: '/api/vm/password',
       planActive: true,
       canStop: true,

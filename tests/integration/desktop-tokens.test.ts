@@ -260,7 +260,7 @@ describe('POST /api/dcv/auth (DCV external authenticator)', () => {
 
   it("escapes what it echoes: DCV's answer stays one well-formed document", async () => {
     expect(dcvAuthXml({ result: 'no', message: `<a href="x">&'` })).toBe(
-      '<auth result="no"><message>&lt;a href=&quot;x&quot;&gt;&amp;&apos;</message></auth>',
+      '<auth result="no"><message>&lt;a href=&quot;x&quot;&gt;&amp;&#39;</message></auth>',
     );
   });
 });

@@ -13,6 +13,7 @@ import {
 } from '../../core/providers/payu.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { SANDBOX_PAYU_KEY, SANDBOX_PAYU_SALT, createSandboxPayU } from '../../sandbox/payu/index.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 /**
  * The PayU stand-in driven by our real PayU client, with a tiny merchant in the same app
@@ -167,16 +168,6 @@ async function pay(outcome: 'success' | 'failure', change: Partial<CheckoutInput
   const done = await postForm('/sandbox/payu/_complete', { txnid: fields.txnid, outcome });
   expect(done.status).toBe(200);
   return { txnid: fields.txnid, checkout: fields, returned: returnForm(done.text), html: done.text };
-}
-
-async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 const caughtFor = (txnid: string, path?: string) =>

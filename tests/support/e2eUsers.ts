@@ -1,6 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { expect } from 'vitest';
 import { baseUrl, type Page } from './browser.ts';
+import { waitFor } from './waitFor.ts';
 
 /**
  * What the browser tests share about customers: the sandbox's mailbox, accounts made through
@@ -22,14 +23,12 @@ export async function mailsTo(to: string): Promise<Mail[]> {
 
 /** Waits for the `nth` (1-based, oldest first) mail to `to` whose subject contains `subject`. */
 export async function waitForMail(to: string, subject: string, nth = 1): Promise<Mail> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    const matching = (await mailsTo(to)).filter((m) => m.subject.includes(subject)).reverse();
-    const mail = matching[nth - 1];
-    if (mail) return mail;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`no mail "${subject}" #${nth} to ${to}`);
+  return waitFor(
+    `mail "${subject}" #${nth} to ${to}`,
+    async () => (await mailsTo(to)).filter((m) => m.subject.includes(subject)).reverse()[nth - 1],
+    20_000,
+    200,
+  );
 }
 
 /** The six-digit code a mail carries. */

@@ -5,6 +5,7 @@ import type { TestProject } from 'vitest/node';
 import { freePort } from '../../scripts/lib/postgres.ts';
 import { scratchDir } from '../../scripts/lib/scratch.ts';
 import { findChromium } from './browserPath.ts';
+import { waitFor } from './waitFor.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -70,15 +71,15 @@ export default async function setup(project: TestProject) {
 }
 
 async function waitUntilReady(baseUrl: string): Promise<void> {
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    try {
-      const response = await fetch(`${baseUrl}/readyz`);
-      if (response.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`the stack at ${baseUrl} did not become ready`);
+  await waitFor(
+    `the stack at ${baseUrl} to become ready`,
+    // A refused connection means it is not listening yet: ask again.
+    () =>
+      fetch(`${baseUrl}/readyz`).then(
+        (response) => response.ok,
+        () => false,
+      ),
+    90_000,
+    200,
+  );
 }

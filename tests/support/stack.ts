@@ -139,17 +139,4 @@ export async function startTestStack(
   };
 }
 
-/** Polls `check` until it returns a truthy value; fails with `what` after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined | null | false>,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+export { waitFor } from './waitFor.ts';

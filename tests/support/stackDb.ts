@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
 import { hasBrowser } from './browser.ts';
+import { waitFor } from './waitFor.ts';
 
 const run = promisify(execFile);
 
@@ -30,16 +31,19 @@ export function stackDatabase() {
 
   /** Until `check` answers something, running `sweep` now and then (as its cron would). */
   async function untilSwept<T>(sweep: string, what: string, check: () => Promise<T | undefined>): Promise<T> {
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline) {
-      const found = await check();
-      if (found !== undefined) return found;
-      await run(process.execPath, ['scripts/jobs.ts', 'run', sweep], {
-        env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'test' },
-      });
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-    throw new Error(`timed out waiting for ${what}`);
+    return waitFor(
+      what,
+      async () => {
+        const found = await check();
+        if (found !== undefined) return { found };
+        await run(process.execPath, ['scripts/jobs.ts', 'run', sweep], {
+          env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'test' },
+        });
+        return undefined;
+      },
+      60_000,
+      500,
+    ).then(({ found }) => found);
   }
 
   return { query, one, untilSwept };

@@ -1,6 +1,6 @@
 /**
  * The blog's copy (spec §2 "Blogs", §3 "Blog post"): four posts. The spec's ten testimonials
- * are not published: nobody wrote them (README, deviations).
+ * are not published: nobody wrote them (docs/deviations.md).
  */
 import { PROVISIONING_TIME, TIME_TO_DESKTOP } from '../constants.ts';
 import { getPlan } from '../plans.ts';

@@ -1,6 +1,6 @@
-import { mutate } from 'swr';
+import useSWR, { mutate } from 'swr';
 import { clearAllStored, clearLogin, writeStored } from '../storage.ts';
-import { api } from './fetcher.ts';
+import { api, swrFetcher } from './fetcher.ts';
 import { SESSION_KEY, type SessionUser } from './session.ts';
 import { sessionBegan, sessionLeft } from './sessionEnded.ts';
 
@@ -51,4 +51,26 @@ export async function logOut(options: { everything?: boolean } = {}): Promise<vo
 /** The second step of a login with two-factor on. */
 export function sendSecondFactor(code: string): Promise<SessionUser> {
   return api<SessionUser>('/auth/two-factor', { body: { code } });
+}
+
+/** How "Continue with Google" is set up here (`mode: 'off'`: the button is hidden). */
+export type GoogleConfig = {
+  mode: 'oidc' | 'off';
+  clientId: string | null;
+  authorizeUrl: string | null;
+};
+
+/** Asked once per page load: it changes only with the server's configuration. */
+export function useGoogleConfig() {
+  return useSWR<GoogleConfig>('/auth/google/config', swrFetcher, {
+    revalidateOnFocus: false,
+    revalidateIfStale: false,
+  });
+}
+
+export type TwoFactorStatus = { enabled: boolean; recoveryCodesLeft: number };
+
+/** Whether two-factor sign-in is on, and how many recovery codes are left; `mutate()` after a change. */
+export function useTwoFactorStatus() {
+  return useSWR<TwoFactorStatus>('/user/two-factor', swrFetcher);
 }

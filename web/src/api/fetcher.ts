@@ -13,7 +13,7 @@ export class ApiError extends Error {
 }
 
 /** Shown when the request never reached the server (offline, DNS, server down). */
-export const NETWORK_MESSAGE = 'Server not reachable';
+const NETWORK_MESSAGE = 'Server not reachable';
 
 type Options = { method?: string; body?: unknown; signal?: AbortSignal };
 

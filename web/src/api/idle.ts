@@ -4,7 +4,7 @@ import type { IdleStopMinutes } from '../../../core/domain/idle.ts';
 
 /** Idle auto-stop of the signed-in customer's machine (`/api/vm/idle`, `/api/vm/keep-running`). */
 
-export const IDLE_KEY = '/vm/idle';
+const IDLE_KEY = '/vm/idle';
 
 export type IdleRecord = {
   /** False when the customer has no machine (yet, or any more): nothing to show. */

@@ -8,7 +8,7 @@ import type { RefundPolicyBody } from '../../../core/domain/refund.ts';
 
 export type PaymentAttempt = PaymentAttemptRecord;
 
-export const PAYMENTS_KEY = '/payments';
+const PAYMENTS_KEY = '/payments';
 
 /** A checkout started in the last quarter hour may still be paid; an older open one only changes slowly. */
 const RECENT_MS = 15 * 60_000;

@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import useSWR from 'swr';
+import useSWR, { mutate } from 'swr';
 import { useSearch } from 'wouter';
 import { readStored, writeStored } from '../storage.ts';
 import { api, ApiError, swrFetcher } from './fetcher.ts';
@@ -42,11 +42,21 @@ export type SelectVmPayload = {
 };
 
 export const CHECKOUT_KEY = '/vm/checkout';
-export const CURRENT_PLAN_KEY = '/vm/current-plan';
+const CURRENT_PLAN_KEY = '/vm/current-plan';
 
 /** The user's plan (bought; active or lapsed), or null; only asked for a logged-in user. */
 export function useCurrentPlan(enabled: boolean) {
   return useSWR<{ plan: PlanChoice | null }>(enabled ? CURRENT_PLAN_KEY : null, swrFetcher);
+}
+
+/** A plan choice just saved, put in the cache so the payment page shows it without asking. */
+export function rememberCheckout(choice: PlanChoice) {
+  return mutate(CHECKOUT_KEY, choice, { revalidate: false });
+}
+
+/** After a payment the plan is asked for again. */
+export function refreshCurrentPlan() {
+  return mutate(CURRENT_PLAN_KEY);
 }
 
 /** The plan choice waiting for payment (404 when there is none). */
@@ -99,7 +109,7 @@ export function usePaymentStatus(txnid: string | null) {
   );
 }
 
-export function invoicesKey(email: string | null): string | null {
+function invoicesKey(email: string | null): string | null {
   return email ? `/invoices/user/${encodeURIComponent(email)}` : null;
 }
 

@@ -42,3 +42,13 @@ onSessionEndedChange(() => {
   clearLogin();
   void mutate(SESSION_KEY, { email: null }, { revalidate: false });
 });
+
+/** The session's user as just changed here (a new name or phone), without asking again. */
+export function updateSessionUser(user: SessionUser) {
+  return mutate(SESSION_KEY, user, { revalidate: false });
+}
+
+/** Asks the session check again (after a payment, `hasPlan` may have changed). */
+export function refreshSession() {
+  return mutate(SESSION_KEY);
+}

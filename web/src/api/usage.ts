@@ -9,7 +9,7 @@ import type { UsageRecord } from '../../../core/domain/vm.ts';
 export type Usage = UsageRecord;
 
 /** The signed-in customer's usage: asked by session, so no email travels in the address. */
-export const USAGE_KEY = '/vm/usage';
+const USAGE_KEY = '/vm/usage';
 
 /**
  * How often to ask again. Spec §4 "Progress polling": every second while the machine runs.

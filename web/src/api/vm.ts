@@ -34,6 +34,11 @@ export function useDashboard(email: string | null, fallback?: DashboardRecord) {
   return result;
 }
 
+/** Asks for the dashboard record again now (something outside the poll changed it). */
+export function refreshDashboard() {
+  return mutate(DASHBOARD_KEY);
+}
+
 /** START VM; the answer is the fresh record, put in the cache at once. */
 export async function startVm(email: string): Promise<DashboardRecord> {
   const record = await api<DashboardRecord>('/vm/start-vm', { body: { email } });

@@ -1,7 +1,6 @@
 import { useState } from 'react';
-import { mutate } from 'swr';
 import { mintDesktopLink } from '../api/desktop.ts';
-import { DASHBOARD_KEY } from '../api/vm.ts';
+import { refreshDashboard } from '../api/vm.ts';
 import { ApiError } from '../api/fetcher.ts';
 import { DESKTOP_MESSAGES } from '../../../core/domain/desktop.ts';
 import { VM_MESSAGES } from '../../../core/domain/vm.ts';
@@ -31,7 +30,7 @@ export function BrowserDesktop({ available }: { available: boolean }) {
     } catch (error) {
       tab?.close();
       // A refusal usually means the machine changed (it stopped): show what it is now.
-      void mutate(DASHBOARD_KEY);
+      void refreshDashboard();
       setProblem(
         error instanceof ApiError && error.message && error.status >= 400 && error.status < 500
           ? error.message

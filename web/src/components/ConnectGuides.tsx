@@ -1,8 +1,7 @@
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
-import { mutate } from 'swr';
 import { ApiError } from '../api/fetcher.ts';
 import { pairDevice, removeDevice } from '../api/streaming.ts';
-import { DASHBOARD_KEY, type DashboardRecord } from '../api/vm.ts';
+import { refreshDashboard, type DashboardRecord } from '../api/vm.ts';
 import { desktopReachable } from '../../../core/domain/lifecycle.ts';
 import {
   DCV_CLIENT_URL,
@@ -196,7 +195,7 @@ function PairingForm({ streaming }: { streaming: StreamingView }) {
     if (!waiting) return;
     const timer = window.setInterval(() => {
       tick((n) => n + 1);
-      void mutate(DASHBOARD_KEY);
+      void refreshDashboard();
     }, 1500);
     return () => window.clearInterval(timer);
   }, [waiting]);

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import useSWR from 'swr';
+import { useDeletionPreview } from '../api/account.ts';
 import { api, errorMessage } from '../api/fetcher.ts';
 import { Dialog } from './Dialog.tsx';
 import { ACCOUNT_MESSAGES as M, normaliseEmail } from '../../../core/domain/account.ts';
@@ -16,13 +16,6 @@ import { DELETION_WORDING as W } from '../../../core/domain/accountDeletion.ts';
  * However long the list, the confirmation buttons stay in view at the dialog's foot.
  */
 
-type DeletionPreview = {
-  machine: string;
-  hasMachine: boolean;
-  plan: { name: string; hoursLeft: string; expiresAt: string | null } | null;
-  invoices: number;
-  trialPhoneKept: boolean;
-};
 export function DeleteAccountDialog({
   open,
   email,
@@ -50,7 +43,7 @@ function DeleteAccountForm({
   onClose: () => void;
   onDeleted: () => void | Promise<void>;
 }) {
-  const { data: facts, error } = useSWR<DeletionPreview>('/user/deletion', { revalidateOnFocus: false });
+  const { data: facts, error } = useDeletionPreview();
   const [typed, setTyped] = useState('');
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);

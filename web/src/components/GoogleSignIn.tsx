@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import useSWR from 'swr';
+import { useGoogleConfig, type GoogleConfig } from '../api/auth.ts';
 import { api, errorMessage } from '../api/fetcher.ts';
 
 /**
@@ -10,14 +10,8 @@ import { api, errorMessage } from '../api/fetcher.ts';
  * the URL fragment (no popup, no third-party script). The server verifies the token.
  */
 
-type GoogleConfig = {
-  mode: 'oidc' | 'off';
-  clientId: string | null;
-  authorizeUrl: string | null;
-};
-
 export const GOOGLE_STATE_KEY = 'googleSignInState';
-export const GOOGLE_CALLBACK_PATH = '/auth/google/callback';
+const GOOGLE_CALLBACK_PATH = '/auth/google/callback';
 
 function randomState(): string {
   const bytes = new Uint8Array(24);
@@ -30,10 +24,7 @@ async function newNonce(): Promise<string> {
 }
 
 export function GoogleSignIn({ onError }: { onError: (message: string) => void }) {
-  const { data: config } = useSWR<GoogleConfig>('/auth/google/config', {
-    revalidateOnFocus: false,
-    revalidateIfStale: false,
-  });
+  const { data: config } = useGoogleConfig();
   if (!config || config.mode === 'off' || !config.clientId || !config.authorizeUrl) return null;
   return (
     <div className="google-sign-in">

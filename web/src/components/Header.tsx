@@ -12,7 +12,7 @@ type NavItem = { label: string; href: string };
  * only when a plan can be bought now (it has ended, or it is a trial); while one is in force,
  * "My plan", which shows it, rather than cards that would all refuse.
  */
-export function navItems(session: Session, current?: PlanChoice | null): NavItem[] {
+function navItems(session: Session, current?: PlanChoice | null): NavItem[] {
   if (session.status !== 'user') {
     return [
       { label: 'Services', href: '/services' },

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import useSWR from 'swr';
+import { usePasswordStatus } from '../api/account.ts';
 import { api, errorMessage } from '../api/fetcher.ts';
 import { PasswordChecklist } from './PasswordChecklist.tsx';
 import { PasswordField } from './PasswordField.tsx';
@@ -10,15 +10,13 @@ import {
   passwordProblem,
 } from '../../../core/domain/password.ts';
 
-const KEY = '/user/password';
-
 /**
  * The Security page's password card: change the password (the current one first), or, on an
  * account made with Google, set a first one. The server signs out every other device and mails
  * the owner; this browser stays signed in.
  */
 export function PasswordChangeCard() {
-  const { data, error, mutate } = useSWR<{ hasPassword: boolean }>(KEY);
+  const { data, error, mutate } = usePasswordStatus();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [busy, setBusy] = useState(false);

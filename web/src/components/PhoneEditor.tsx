@@ -1,7 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { mutate } from 'swr';
 import { api, errorMessage } from '../api/fetcher.ts';
-import { SESSION_KEY, type SessionUser } from '../api/session.ts';
+import { updateSessionUser, type SessionUser } from '../api/session.ts';
 import { PhoneField } from './TextField.tsx';
 import { writeStored } from '../storage.ts';
 import { PHONE_MESSAGE, phoneDigits } from '../../../core/domain/phone.ts';
@@ -42,7 +41,7 @@ export function PhoneEditor({
       const stored = saved.phone ?? digits;
       setPhone(stored);
       writeStored({ phone: stored });
-      await mutate(SESSION_KEY, { ...user, phone: stored }, { revalidate: false });
+      await updateSessionUser({ ...user, phone: stored });
       setMessage({ kind: 'success', text: 'Phone number saved.' });
       onSaved?.(stored);
     } catch (error) {

@@ -1,10 +1,9 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
-import { mutate } from 'swr';
 import { forgetLogin, logOut } from '../api/auth.ts';
 import { DeleteAccountDialog } from './DeleteAccountDialog.tsx';
 import { api, errorMessage } from '../api/fetcher.ts';
-import { SESSION_KEY, useSession, type SessionUser } from '../api/session.ts';
+import { updateSessionUser, useSession, type SessionUser } from '../api/session.ts';
 import { writeStored } from '../storage.ts';
 import { PhoneEditor } from './PhoneEditor.tsx';
 import { ACCOUNT_MESSAGES as M, NAME_MAX_LENGTH } from '../../../core/domain/account.ts';
@@ -123,7 +122,7 @@ function ProfilePanel({ user }: { user: SessionUser }) {
       setName(saved.name);
       setEditing(false);
       writeStored({ name: saved.name });
-      await mutate(SESSION_KEY, { ...user, name: saved.name }, { revalidate: false });
+      await updateSessionUser({ ...user, name: saved.name });
     } catch (error) {
       setMessage({ kind: 'error', text: errorMessage(error, M.unknownError) });
     } finally {

@@ -35,7 +35,7 @@ export function useLiveUsage(record: ClockRecord): { usedSeconds: number; now: n
   return { usedSeconds, now };
 }
 
-export function useUsageClock(record: ClockRecord & { selectedDuration: number | null }): {
+function useUsageClock(record: ClockRecord & { selectedDuration: number | null }): {
   used: string;
   remaining: string | null;
 } {

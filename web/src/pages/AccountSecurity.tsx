@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import useSWR from 'swr';
+import { useTwoFactorStatus } from '../api/auth.ts';
 import { api, errorMessage } from '../api/fetcher.ts';
 import { Page } from '../components/Layout.tsx';
 import { PasswordChangeCard } from '../components/PasswordChangeCard.tsx';
@@ -14,10 +14,7 @@ import { usePageTitle } from '../components/pageTitle.ts';
  * a current code. Reached from the profile dropdown ("Security"), with the password card above.
  */
 
-type TwoFactorStatus = { enabled: boolean; recoveryCodesLeft: number };
 type Setup = { secret: string; otpauthUrl: string; qrCode: string };
-
-const KEY = '/user/two-factor';
 
 export default function AccountSecurity() {
   usePageTitle('Security');
@@ -34,7 +31,7 @@ export default function AccountSecurity() {
 }
 
 function TwoFactorPanel() {
-  const { data, error, mutate } = useSWR<TwoFactorStatus>(KEY);
+  const { data, error, mutate } = useTwoFactorStatus();
   const [setup, setSetup] = useState<Setup | null>(null);
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
   const [code, setCode] = useState('');

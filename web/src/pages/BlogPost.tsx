@@ -4,7 +4,7 @@ import { usePageTitle } from '../components/pageTitle.ts';
 import { BLOGS_INTRO, findBlogPost } from '../../../core/domain/content/blog.ts';
 import { formatLongDate } from '../../../core/domain/time.ts';
 
-export const NOT_FOUND_MESSAGE = 'Sorry, article not found.';
+const NOT_FOUND_MESSAGE = 'Sorry, article not found.';
 
 function BackLink() {
   return (

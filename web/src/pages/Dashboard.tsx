@@ -1,11 +1,10 @@
 import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
-import { mutate } from 'swr';
 import { logOut } from '../api/auth.ts';
 import { ACCOUNT_MESSAGES } from '../../../core/domain/account.ts';
 import { ApiError } from '../api/fetcher.ts';
 import type { SessionUser } from '../api/session.ts';
-import { DASHBOARD_KEY, startVm, stopVm, useDashboard, type DashboardRecord } from '../api/vm.ts';
+import { refreshDashboard, startVm, stopVm, useDashboard, type DashboardRecord } from '../api/vm.ts';
 import { Dialog } from '../components/Dialog.tsx';
 import { IdleNotice, IdleSettingCard } from '../components/IdleAutoStop.tsx';
 import { RequireUser } from '../components/RequireUser.tsx';
@@ -192,7 +191,7 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
     } finally {
       setBusy(null);
       // Spec §2: after START the dashboard reloads.
-      void mutate(DASHBOARD_KEY);
+      void refreshDashboard();
     }
   }
 

@@ -7,7 +7,7 @@ import { PAYMENT_MESSAGES as M } from '../../../core/domain/subscription.ts';
 
 /**
  * Spec §2 Payment failure: "Payment failed". It stays until the customer acts (the spec's
- * five-second return home is dropped: README deviations), says why in plain words from what
+ * five-second return home is dropped: docs/deviations.md), says why in plain words from what
  * PayU told our server, and gives the reference to quote to support. The attempt is listed in
  * the history too.
  */

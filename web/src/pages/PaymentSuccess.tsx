@@ -1,10 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { mutate } from 'swr';
 import { isTransient } from '../api/fetcher.ts';
-import { paymentCallback, usePaymentStatus, CURRENT_PLAN_KEY } from '../api/plans.ts';
+import { paymentCallback, refreshCurrentPlan, usePaymentStatus } from '../api/plans.ts';
 import { useDashboard } from '../api/vm.ts';
-import { SESSION_KEY, type SessionUser } from '../api/session.ts';
+import { refreshSession, type SessionUser } from '../api/session.ts';
 import { Page } from '../components/Layout.tsx';
 import { RequireUser } from '../components/RequireUser.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
@@ -80,8 +79,8 @@ function Progress({ user }: { user: SessionUser }) {
     if (error && !isTransient(error)) verificationFailed();
     if (verified) {
       writeStored({ hasPlan: true, purchaseDate: payment.subscription?.purchaseDate ?? null });
-      void mutate(SESSION_KEY);
-      void mutate(CURRENT_PLAN_KEY);
+      void refreshSession();
+      void refreshCurrentPlan();
     }
   }, [payment?.status, verified, error]);
 

@@ -1,8 +1,7 @@
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
-import { mutate } from 'swr';
 import { ApiError } from '../api/fetcher.ts';
-import { checkCapacity, CHECKOUT_KEY, selectVm, useCurrentPlan, type PlanChoice } from '../api/plans.ts';
+import { checkCapacity, rememberCheckout, selectVm, useCurrentPlan, type PlanChoice } from '../api/plans.ts';
 import { useSession } from '../api/session.ts';
 import { Page } from '../components/Layout.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
@@ -193,7 +192,7 @@ function PlanCard({
         selectedPrice: saved.selectedPrice,
       });
       forgetChoice();
-      await mutate(CHECKOUT_KEY, saved, { revalidate: false });
+      await rememberCheckout(saved);
       navigate('/payment');
     } finally {
       setBusy(false);

@@ -1,8 +1,7 @@
 import { useLayoutEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
-import { mutate } from 'swr';
 import { ApiError } from '../api/fetcher.ts';
-import { CHECKOUT_KEY, selectVm } from '../api/plans.ts';
+import { rememberCheckout, selectVm } from '../api/plans.ts';
 import { useSession } from '../api/session.ts';
 import { Page } from '../components/Layout.tsx';
 import { PhoneStep } from '../components/PhoneStep.tsx';
@@ -79,7 +78,7 @@ export default function Trial() {
       });
       writeStored({ hasPlan: true });
       forgetChoice();
-      await mutate(CHECKOUT_KEY, saved, { revalidate: false });
+      await rememberCheckout(saved);
       navigate('/payment');
     } catch (error) {
       // The server answered no (its reason follows), or the call itself failed.

@@ -1,0 +1,13 @@
+import useSWR from 'swr';
+import { swrFetcher } from './fetcher.ts';
+import type { DeletionPreview } from '../../../core/domain/accountDeletion.ts';
+
+/** Asked when the delete dialog opens; not refreshed on focus while the customer reads it. */
+export function useDeletionPreview() {
+  return useSWR<DeletionPreview>('/user/deletion', swrFetcher, { revalidateOnFocus: false });
+}
+
+/** Whether the account has a password yet (a Google account may not); `mutate()` after setting one. */
+export function usePasswordStatus() {
+  return useSWR<{ hasPassword: boolean }>('/user/password', swrFetcher);
+}
