@@ -6,7 +6,7 @@ import type { Services } from './services.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { requestId } from './middleware/requestId.ts';
 import { canonicalLoopbackHost, requireHttps, sameOrigin, securityHeaders } from './middleware/security.ts';
-import { bodyParser, refuseBadCharacters, requireKnownBodyType } from './middleware/input.ts';
+import { bodyParser, forBodyMethods, refuseBadCharacters, requireKnownBodyType } from './middleware/input.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { reportRoutes } from './routes/reports.ts';
@@ -99,7 +99,7 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
     // Who is asking: sets ctx.state.user from the session cookie (never refuses by itself).
     loadSession({ db: services.db, production: services.config.production }),
     requireKnownBodyType(),
-    bodyParser(),
+    forBodyMethods(bodyParser()),
     refuseBadCharacters(),
   ]);
   // One router holding every /api route (the route groups' routers are copied into it), run

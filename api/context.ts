@@ -9,6 +9,8 @@ export type AppState = {
   input: unknown;
   /** The logged-in user, set by `loadSession` (api/middleware/auth.ts); absent when anonymous. */
   user?: AuthUser;
+  /** Set by a route that is polled: its successful answers are logged at debug, not info (api/middleware/requestId.ts). */
+  routine?: boolean;
 };
 
 /** Who the session belongs to. Identity comes only from here, never from an email in the request. */

@@ -5,6 +5,7 @@ import { benchEnumeration } from './bench/enumeration.ts';
 import { benchBundle } from './bench-bundle.ts';
 import { recordedFigures } from './bench/lib.ts';
 import { benchPoll } from './bench/poll.ts';
+import { benchBurst } from './bench/burst.ts';
 import { benchPoolSim } from './bench/poolSim.ts';
 import { benchTimeToDesktop } from './bench/timeToDesktop.ts';
 import { benchReconcile } from './bench/reconcile.ts';
@@ -23,8 +24,10 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   // The landing page's initial JS and CSS, gzip, against its 100 KB budget.
   bundle: () => benchBundle(),
   api: benchApi,
-  // The signed-in dashboard poll against a bare Koa route and a one-query Koa route.
+  // The signed-in dashboard poll against the app's floor, a one-query Koa route and bare Koa.
   poll: benchPoll,
+  // 100 PayU payments completed at once → all active, and the poll's latency meanwhile.
+  burst: benchBurst,
   // Registered vs unknown email on forgot-password, registration and login: equal timing.
   enumeration: () => benchEnumeration(),
   // Paid → IP and password ready, cold and with the warm pool.

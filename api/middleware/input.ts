@@ -15,6 +15,15 @@ export const UNSUPPORTED_TYPE_MESSAGE = 'Send JSON or a form.';
 export const BAD_CHARACTERS_MESSAGE =
   'The request contains characters we cannot accept (a NUL byte or a broken character).';
 
+/**
+ * Runs `middleware` (the body parser) only for methods that carry a body; a GET, HEAD or
+ * OPTIONS (every dashboard poll) goes straight on, as the parser would let it after checking
+ * its content type four ways.
+ */
+export function forBodyMethods(middleware: Middleware<AppState>): Middleware<AppState> {
+  return (ctx, next) => (BODY_METHODS.has(ctx.method) ? middleware(ctx, next) : next());
+}
+
 /** 415 for a body that is neither JSON nor a form (before it is read). */
 export function requireKnownBodyType(): Middleware<AppState> {
   return async (ctx, next) => {

@@ -113,9 +113,12 @@ export function planRoutes(services: Services): Router<AppState> {
     ctx.body = body;
   });
 
+  // The catalogue is made of constants: serialized once per process, not on every request.
+  const catalogue = JSON.stringify(catalogueBody());
   router.get('/plans', (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');
-    ctx.body = catalogueBody();
+    ctx.type = 'application/json';
+    ctx.body = catalogue;
   });
 
   // Anyone may ask (the page asks before login is even checked); it reveals only yes or no.

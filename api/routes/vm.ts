@@ -63,6 +63,7 @@ export function vmRoutes(services: Services): Router<AppState> {
   );
 
   async function sendDashboard(ctx: AppContext, user: ReturnType<typeof currentUser>) {
+    ctx.state.routine = true;
     const json = JSON.stringify(await dashboardOf(user));
     ctx.set('Cache-Control', 'private, no-cache');
     ctx.type = 'application/json';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { MachineHealthReport } from '../domain/machineHealth.ts';
 import { PAIRING_STATES } from '../domain/streaming.ts';
 import { SECRETS_OF_VM } from './machineSecrets.ts';
-import { sql, type Db } from './pool.ts';
+import { sql, trustedRow, type Db } from './pool.ts';
 import { currentSubscriptionOf, Subscription } from './subscriptions.ts';
 import { dashboardVmOf, Vm } from './vms.ts';
 import { MANDATE_STATUSES, RENEWAL_STATES } from '../domain/autopay.ts';
@@ -111,51 +111,71 @@ export type DashboardState = {
   autopay: DashboardAutopay | null;
 };
 
-/** `s.col AS s_col, …` for every field of a row schema. */
-function prefixed(alias: string, schema: z.ZodObject) {
+/** `col, …` for every field of a row schema: what a lateral subquery reads (not `*`, which its sort would carry whole). */
+function columnsOf(schema: z.ZodObject) {
   return sql.join(
-    Object.keys(schema.shape).map(
-      (column) =>
-        sql.fragment`${sql.identifier([alias, column])} AS ${sql.identifier([`${alias}_${column}`])}`,
-    ),
+    Object.keys(schema.shape).map((column) => sql.identifier([column])),
     sql.fragment`, `,
   );
 }
 
 /**
- * Reads back what `prefixed(alias, schema)` selected: the `alias_`-prefixed fields of a row,
- * without the prefix and checked by `schema`; null when the joined row is absent. The column
- * names are worked out once, not per row (the dashboard is polled).
+ * Reads back one part of the row: the JSON object `to_json(alias)` made of a joined subquery's
+ * row (null when none joined), its timestamps turned back into Dates. One JSON column per part
+ * rather than a column per field: the web process parses four strings instead of describing,
+ * typing and copying some fifty columns on every poll.
+ *
+ * Not checked against `schema` per poll: the row is our own, its columns typed and constrained
+ * by the database, and checking some fifty fields on every poll cost more web CPU than the rest
+ * of the poll's own work. The schemas still say what each part holds (its subquery reads the
+ * schema's columns), and tests/integration/dashboard-row.test.ts checks real rows against them.
  */
-function unprefixed<S extends z.ZodObject>(alias: string, schema: S) {
-  const columns = Object.keys(schema.shape).map((column) => [`${alias}_${column}`, column] as const);
-  const idColumn = `${alias}_id`;
-  return (row: Record<string, unknown>): z.infer<S> | null => {
-    if (row[idColumn] === null || row[idColumn] === undefined) return null;
-    const fields: Record<string, unknown> = {};
-    for (const [prefixedName, column] of columns) fields[column] = row[prefixedName];
-    return schema.parse(fields);
+function part<S extends z.ZodObject>(schema: S) {
+  // Worked out once: which fields are timestamps (z.date(), nullable or not).
+  const dates = Object.entries(schema.shape)
+    .filter(([, field]) => (field instanceof z.ZodNullable ? field.unwrap() : field) instanceof z.ZodDate)
+    .map(([name]) => name);
+  return (value: unknown): z.infer<S> | null => {
+    if (value === null || value === undefined) return null;
+    const fields = value as Record<string, unknown>;
+    for (const name of dates) {
+      const at = fields[name];
+      if (typeof at === 'string') fields[name] = new Date(at);
+    }
+    return fields as z.infer<S>;
   };
 }
-const subscriptionOf = unprefixed('s', DashboardSubscription);
-const vmOf = unprefixed('v', DashboardVm);
-const keptDiskOf = unprefixed('k', DashboardKeptDisk);
-const autopayOf = unprefixed('a', DashboardAutopay);
+const subscriptionOf = part(DashboardSubscription);
+const vmOf = part(DashboardVm);
+const keptDiskOf = part(DashboardKeptDisk);
+const autopayOf = part(DashboardAutopay);
 
-const DashboardRow = z.looseObject({ email: z.string(), name: z.string() });
+type DashboardRow = {
+  email: string;
+  name: string;
+  s: unknown;
+  v: unknown;
+  k: unknown;
+  a: unknown;
+  reports_health: boolean;
+  h_received_at: Date | null;
+  h_report: unknown;
+  h_unreachable_at: Date | null;
+  stream_pairings: unknown;
+};
 // Built once: everything but the user's id, which the statement names once (the subscription,
 // VM and kept disk are found from `u.id`). Composing the fragments on every poll cost more
 // than the poll's query took to run.
 const DASHBOARD_SELECT = sql.fragment`
-    SELECT u.email, u.name, ${prefixed('s', DashboardSubscription)}, ${prefixed('v', DashboardVm)},
-      ${prefixed('k', DashboardKeptDisk)}, ${prefixed('a', DashboardAutopay)},
+    SELECT u.email, u.name, to_json(s) AS s, to_json(v) AS v, to_json(k) AS k, to_json(a) AS a,
       ms.launch_token IS NOT NULL AS reports_health, h.received_at AS h_received_at, h.report AS h_report,
       h.stream_host_unreachable_at AS h_unreachable_at, sp.pairings AS stream_pairings
     FROM users u
-    LEFT JOIN LATERAL (SELECT * ${currentSubscriptionOf(sql.fragment`u.id`)}) s ON true
-    LEFT JOIN LATERAL (SELECT * ${dashboardVmOf(sql.fragment`u.id`)}) v ON true
     LEFT JOIN LATERAL (
-      SELECT id, state, created_at, completed_at, keep_until FROM vm_snapshots
+      SELECT ${columnsOf(DashboardSubscription)} ${currentSubscriptionOf(sql.fragment`u.id`)}) s ON true
+    LEFT JOIN LATERAL (SELECT ${columnsOf(DashboardVm)} ${dashboardVmOf(sql.fragment`u.id`)}) v ON true
+    LEFT JOIN LATERAL (
+      SELECT ${columnsOf(DashboardKeptDisk)} FROM vm_snapshots
       WHERE user_id = u.id AND state IN ('creating', 'completed')
       ORDER BY created_at DESC LIMIT 1) k ON true
     LEFT JOIN LATERAL (
@@ -180,26 +200,26 @@ const DASHBOARD_SELECT = sql.fragment`
  * connection parses and plans it once, later polls send only the name and the user id.
  */
 export async function findDashboardState(db: Db, userId: string): Promise<DashboardState | null> {
-  const row = await db.maybeOne(sql.prepared('dashboard_state', DashboardRow)`
+  const row = await db.maybeOne(sql.prepared('dashboard_state', trustedRow<DashboardRow>())`
     ${DASHBOARD_SELECT} WHERE u.id = ${userId} AND u.deleted_at IS NULL`);
   if (!row) return null;
-  const vm = vmOf(row);
-  const receivedAt = row.h_received_at as Date | null;
+  const vm = vmOf(row.v);
+  const receivedAt = row.h_received_at;
   return {
     user: { email: row.email, name: row.name },
-    subscription: subscriptionOf(row),
+    subscription: subscriptionOf(row.s),
     vm,
-    keptDisk: keptDiskOf(row),
+    keptDisk: keptDiskOf(row.k),
     reportsHealth: vm !== null && row.reports_health === true,
     // Validated when it was accepted (api/routes/machineHealth.ts); stored as it came.
     health: receivedAt
       ? {
           receivedAt,
           report: row.h_report as MachineHealthReport,
-          streamHostUnreachableAt: (row.h_unreachable_at as Date | null) ?? null,
+          streamHostUnreachableAt: row.h_unreachable_at ?? null,
         }
       : null,
     pairings: row.stream_pairings ? z.array(DashboardPairing).parse(row.stream_pairings) : [],
-    autopay: autopayOf(row),
+    autopay: autopayOf(row.a),
   };
 }

@@ -1,4 +1,7 @@
-import type { Db } from '../../core/db/pool.ts';
+import { hashToken, randomToken } from '../../core/crypto/crypto.ts';
+import { createDbPool, sql, type Db } from '../../core/db/pool.ts';
+import { insertSession } from '../../core/db/sessions.ts';
+import { insertVm, type Vm } from '../../core/db/vms.ts';
 import {
   activateSubscription,
   insertPendingSubscription,
@@ -94,4 +97,45 @@ export async function paidPlanFor(
   const subscription = await activateSubscription(db, pending.id, now, planExpiry(now));
   if (!subscription) throw new Error('could not activate the bench plan');
   return { subscription, plan };
+}
+
+/** A customer with a paid LEGEND plan and its machine (as inserted: `requested`). */
+export async function customerWithMachine(
+  db: Db,
+  person: { email: string; name: string; phone: string | null },
+): Promise<{ user: User; subscription: Subscription; plan: ReturnType<typeof getPlan>; vm: Vm }> {
+  const { user, subscription, plan } = await paidLegendPlan(db, person);
+  const vm = await insertVm(
+    db,
+    {
+      userId: user.id,
+      subscriptionId: subscription.id,
+      planId: plan.id,
+      instanceType: plan.instanceType,
+      storageGb: plan.storageGb,
+    },
+    new Date(),
+  );
+  return { user, subscription, plan, vm };
+}
+
+/** A user as a real purchase leaves them: active plan, a running machine, a live session. */
+export async function seedSignedInUser(
+  url: string,
+): Promise<{ userId: string; email: string; token: string }> {
+  const db = await createDbPool(url, { maximumPoolSize: 2 });
+  try {
+    const email = 'bench.poll@example.com';
+    const { user, vm } = await customerWithMachine(db, { email, name: 'Bench Poll', phone: '9876543210' });
+    await db.query(sql.unsafe`
+      UPDATE vms SET state = 'running', source = 'launch', instance_id = 'i-0bench0poll0000001',
+        public_ip = '203.0.113.10', password_encrypted = 'sealed', started_at = now(),
+        usage_counted_at = now(), ready_at = now()
+      WHERE id = ${vm.id}`);
+    const token = randomToken();
+    await insertSession(db, { userId: user.id, tokenHash: hashToken(token), userAgent: 'bench', ip: null });
+    return { userId: user.id, email, token };
+  } finally {
+    await db.end();
+  }
 }

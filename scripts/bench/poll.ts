@@ -1,142 +1,196 @@
-import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { fork, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { closeSync, openSync } from 'node:fs';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import autocannon from 'autocannon';
-import { hashToken, randomToken } from '../../core/crypto/crypto.ts';
-import { z } from 'zod';
-import { createDbPool, sql, type DatabasePool } from '../../core/db/pool.ts';
-import { insertSession } from '../../core/db/sessions.ts';
-import { insertUser } from '../../core/db/users.ts';
-import { insertVm } from '../../core/db/vms.ts';
-import { startScratchDatabase } from '../lib/scratch.ts';
-import type { Window } from './pollLoad.ts';
-import { postgresCpuMicros } from './processCpu.ts';
-import { fmtMs, fmtRatio, heading, median, paidLegendPlan, record } from './lib.ts';
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../core/config/config.ts';
+import { scratchDir, startScratchDatabase } from '../lib/scratch.ts';
+import { summariseProfile } from './cpuProfile.ts';
+import { postgresCpuMicros, processCpuMicros } from './processCpu.ts';
+import { fmtMs, fmtRatio, heading, median, record, seedSignedInUser } from './lib.ts';
 
 /**
- * The signed-in dashboard poll against two baselines measured in the same run, on the same
- * Postgres, by the same load generator: a bare Koa route and a Koa route doing one simple `pg`
- * query. Each target is loaded in turn, round after round (interleaved), so a neighbour's
- * burst on a shared machine lands on all of them alike; figures are medians over the rounds.
+ * `npm run bench -- poll`: the signed-in dashboard poll against baselines measured in the same
+ * run, on the same Postgres, by the same load generator (autocannon, in this process; every
+ * server is a process of its own):
  *
- * A third reference is the app's own floor: a signed-in GET of the plan catalogue, which passes
- * the same middleware and session as the poll and reads nothing, so the poll's own work (its
- * query, presenter and ETag) is the difference.
+ * - the poll, through npm start's own web process (scripts/lib/devWeb.ts, with the environment
+ *   a fresh shell and npm start give it: NODE_ENV and LOG_LEVEL at their defaults, the access
+ *   log on stdout, here a file; the sandbox mounted), first fetch (200) and the browser's
+ *   revalidation (304); only Postgres (the bench's own) and the worker are left out;
+ * - the app's floor: a signed-in GET that reads nothing (the plan catalogue with the session
+ *   cookie), so the poll's own work is the difference;
+ * - the one-query route: a separate Koa process doing one parameterized unique-key read (a
+ *   user by email) on the same Postgres (scripts/bench/pollBaseline.ts);
+ * - bare Koa, a separate process answering a constant.
  *
- * The poll goes through the whole web app (request id, headers, origin check, session, body
- * parser, router) with a real session cookie for a user with an active plan and a running
- * machine. It is measured twice: as a first fetch (200 with the body) and as the browser's
- * revalidation of an unchanged record (If-None-Match, answered 304 when the app sends ETags).
+ * Each target is loaded in turn, round after round (interleaved), so a neighbour's burst on a
+ * shared machine lands on all of them alike; figures are medians over the rounds. Each one's web
+ * CPU per request is its server process's CPU time (from /proc) over the requests it answered;
+ * the database's is the whole Postgres server's. Statements per poll are counted in a separate,
+ * short run of the web process with a counting patch preloaded, never in the measured one.
+ *
+ * BENCH_POLL_COMPARE=<checkout> also loads another checkout's web process (its floor and poll,
+ * marked "compare"), e.g. main's before a change.
+ *
+ * BENCH_POLL_PROFILE=<dir> also takes a CPU profile of the web process under the floor's load and
+ * under the poll's (node:inspector, preloaded from scripts/bench/profiler.ts), writes them to <dir>
+ * and prints where the time went.
  */
 
 const CONNECTIONS = Number(process.env.BENCH_POLL_CONNECTIONS ?? 50);
 const SECONDS = Number(process.env.BENCH_POLL_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_POLL_ROUNDS ?? 5);
-
-/** A signed-in request through the whole app that reads nothing: what the poll costs before its own work. */
-const FLOOR = 'app floor (/api/plans)';
-
-type Ports = {
-  bare: number;
-  oneQuery: number;
-  app: number;
-  control: number;
-  /** The outside world's stand-ins (PayU's checkout and control). */
-  sandbox: number;
-  workerEnv: Record<string, string>;
-};
-const BURST = Number(process.env.BENCH_BURST ?? 100);
+const PROFILE_DIR = process.env.BENCH_POLL_PROFILE;
 /**
- * The poll load during the burst, in requests per second over BURST_POLL_CONNECTIONS connections: signed-in
- * customers polling every 2 s (the SPA's pace during a transition), 400 of them by default. A
- * saturating load would measure the queue in front of a 2-core machine, not the poll.
+ * Another checkout of this repository (e.g. main's, before a change): its web process is loaded
+ * too, interleaved with the rest, so a change is judged against the code it replaces in the
+ * same run and under the same neighbours rather than against a figure from another day.
  */
-const BURST_POLL_RATE = Number(process.env.BENCH_BURST_POLL_RATE ?? 200);
-/** Connections for that paced load: autocannon sends each tick's share at once, so 50 would arrive as bursts of 50. */
-const BURST_POLL_CONNECTIONS = Number(process.env.BENCH_BURST_POLL_CONNECTIONS ?? 10);
+const COMPARE_DIR = process.env.BENCH_POLL_COMPARE;
+/** Sequential polls in the counting run. */
+const COUNTED = 200;
+
+const BARE = 'bare Koa';
+const ONE_QUERY = 'one-query route';
+const FLOOR = 'app floor';
+const POLL = 'dashboard poll (200)';
+const POLL_304 = 'dashboard poll (304)';
+
+type Target = { name: string; url: string; headers: Record<string, string>; server: Server };
+type Server = { child: ChildProcess; port: number; pid: number };
 type Load = {
   rps: number;
   p50: number;
   p99: number;
-  non2xx: number;
-  errors: number;
-  cpuMicrosPerRequest: number;
+  unexpected: number;
+  /** The target's server process's CPU per request. */
+  webCpu: number;
   /** The database server's CPU per request (null where /proc cannot tell). */
-  dbCpuMicrosPerRequest: number | null;
+  dbCpu: number | null;
 };
 
 export async function benchPoll(): Promise<void> {
-  heading(`Dashboard poll vs a bare Koa route and a one-query Koa route (c=${CONNECTIONS}, interleaved)`);
+  heading(
+    `Dashboard poll vs the app's floor, a one-query route and bare Koa (c=${CONNECTIONS}, interleaved)`,
+  );
+  console.log(`load average at start: ${loadAverage()}`);
   const database = await startScratchDatabase('bench-poll-', 'bench_poll');
-  let child: ChildProcess | undefined;
-  let worker: ChildProcess | undefined;
+  const dataDir = await scratchDir('bench-poll-app-');
+  const servers: Server[] = [];
+  const logFile = path.join(dataDir, 'web.log');
+  const logFd = openSync(logFile, 'a');
   try {
     const seed = await seedSignedInUser(database.url);
-    child = spawn(process.execPath, ['scripts/bench/pollServer.ts'], {
-      env: { ...process.env, DATABASE_URL: database.url },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const ports = await firstLine<Ports>(child);
-    const base = (port: number) => `http://127.0.0.1:${port}`;
     const cookie = `legend_session=${seed.token}`;
-    const pollUrl = `${base(ports.app)}/api/vm/dashboard/${encodeURIComponent(seed.email)}`;
+    // A fresh shell's environment, as someone typing `npm start` has (no NODE_ENV, no LOG_LEVEL),
+    // plus what npm start adds for its web process: the database, the secret and the port.
+    const appEnv = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      DATABASE_URL: database.url,
+      DATA_DIR: dataDir,
+      APP_SECRET: randomBytes(32).toString('base64url'),
+    };
+    const appConfig = loadConfig(appEnv);
+    const startApp = async (execArgv: string[] = [], checkout = '.', dir = dataDir) =>
+      startServer(
+        path.join(checkout, 'scripts/lib/devWeb.ts'),
+        [],
+        { ...appEnv, DATA_DIR: dir, PORT: String(await freePort()) },
+        logFd,
+        PROFILE_DIR ? [...execArgv, '--import', './scripts/bench/profiler.ts'] : execArgv,
+      );
 
-    // What one poll costs the database: statements (each one a round trip) and writes.
+    await countStatements(await startApp(['--import', './scripts/bench/countStatements.ts']), cookie);
+
+    const bare = await startServer('scripts/bench/pollBaseline.ts', ['bare'], process.env, 'ignore');
+    servers.push(bare);
+    const oneQuery = await startServer(
+      'scripts/bench/pollBaseline.ts',
+      ['one-query'],
+      { ...process.env, DATABASE_URL: database.url },
+      'ignore',
+    );
+    servers.push(oneQuery);
+    const app = await startApp();
+    servers.push(app);
+    // Its own DATA_DIR: the sandbox keeps its EC2 state there.
+    const compareDir = path.join(dataDir, 'compare');
+    if (COMPARE_DIR) await mkdir(compareDir);
+    const before = COMPARE_DIR ? await startApp([], COMPARE_DIR, compareDir) : undefined;
+    if (before) servers.push(before);
+    const base = (server: Server) => `http://127.0.0.1:${server.port}`;
+    const pollUrl = `${base(app)}/api/vm/dashboard`;
     const first = await fetch(pollUrl, { headers: { cookie } });
     if (first.status !== 200) throw new Error(`the poll answered ${first.status}: ${await first.text()}`);
     const etag = first.headers.get('etag');
-    for (let i = 0; i < 20; i++) await fetch(pollUrl, { headers: { cookie } }).then((r) => r.arrayBuffer());
-    await fetch(`${base(ports.control)}/reset`);
-    const sampled = 200;
-    for (let i = 0; i < sampled; i++)
-      await fetch(pollUrl, { headers: { cookie } }).then((r) => r.arrayBuffer());
-    const counted = (await (await fetch(`${base(ports.control)}/counts`)).json()) as {
-      statements: number;
-      writes: number;
-      texts: Record<string, number>;
-    };
-    const statementsPerPoll = counted.statements / sampled;
-    const writesPerPoll = counted.writes / sampled;
-    console.log(
-      `one poll: ${statementsPerPoll.toFixed(2)} statements (round trips), ${writesPerPoll.toFixed(2)} write statements (${sampled} sequential polls)`,
-    );
-    for (const [text, n] of Object.entries(counted.texts).sort((a, b) => b[1] - a[1])) {
-      console.log(`  ${(n / sampled).toFixed(2)}× ${text}`);
-    }
-    record('poll', { name: 'statements per poll', value: statementsPerPoll, unit: 'statements' });
-    record('poll', { name: 'write statements per poll', value: writesPerPoll, unit: 'statements' });
-
-    const targets: Array<{ name: string; url: string; headers: Record<string, string> }> = [
-      { name: 'bare Koa route', url: `${base(ports.bare)}/hello`, headers: {} },
-      { name: 'Koa + one pg query', url: `${base(ports.oneQuery)}/user/${seed.userId}`, headers: {} },
-      // The app's own floor: the same middleware chain and session as the poll, a constant body.
-      { name: FLOOR, url: `${base(ports.app)}/api/plans`, headers: { cookie } },
-      { name: 'dashboard poll (200)', url: pollUrl, headers: { cookie } },
-      ...(etag
-        ? [{ name: 'dashboard poll (304)', url: pollUrl, headers: { cookie, 'if-none-match': etag } }]
-        : []),
-    ];
     if (!etag) console.log('the poll sends no ETag: no 304 figure');
 
-    const cpuMicros = async () =>
-      ((await (await fetch(`${base(ports.control)}/`)).json()) as { cpuMicros: number }).cpuMicros;
-    const measured = async (target: (typeof targets)[number], seconds: number): Promise<Load> => {
-      const before = await cpuMicros();
-      const dbBefore = await postgresCpuMicros(database.dataDir);
-      const result = await load(target.url, target.headers, seconds);
-      const spent = (await cpuMicros()) - before;
+    const targets: Target[] = [
+      { name: BARE, url: `${base(bare)}/hello`, headers: {}, server: bare },
+      {
+        name: ONE_QUERY,
+        url: `${base(oneQuery)}/user/${encodeURIComponent(seed.email)}`,
+        headers: {},
+        server: oneQuery,
+      },
+      // The same guards, session and access log as the poll; a constant body, no database.
+      { name: FLOOR, url: `${base(app)}/api/plans`, headers: { cookie }, server: app },
+      { name: POLL, url: pollUrl, headers: { cookie }, server: app },
+      ...(etag
+        ? [{ name: POLL_304, url: pollUrl, headers: { cookie, 'if-none-match': etag }, server: app }]
+        : []),
+      ...(before
+        ? [
+            {
+              name: `${FLOOR} (compare)`,
+              url: `${base(before)}/api/plans`,
+              headers: { cookie },
+              server: before,
+            },
+            {
+              name: `${POLL} (compare)`,
+              url: `${base(before)}/api/vm/dashboard`,
+              headers: { cookie },
+              server: before,
+            },
+          ]
+        : []),
+    ];
+    const measure = async (target: Target, seconds: number): Promise<Load> => {
+      const web = await processCpuMicros(target.server.pid);
+      const db = await postgresCpuMicros(database.dataDir);
+      const result = await autocannon({
+        url: target.url,
+        connections: CONNECTIONS,
+        duration: seconds,
+        headers: target.headers,
+      });
+      const webAfter = await processCpuMicros(target.server.pid);
       const dbAfter = await postgresCpuMicros(database.dataDir);
-      const requests = Math.max(1, result.requests);
+      const requests = Math.max(1, result.requests.total);
       return {
-        ...result.load,
-        cpuMicrosPerRequest: spent / requests,
-        dbCpuMicrosPerRequest: dbBefore === null || dbAfter === null ? null : (dbAfter - dbBefore) / requests,
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        // A 304 is the expected answer to a revalidation, not a failure.
+        unexpected: result.non2xx - (result['3xx'] ?? 0) + result.errors + result.timeouts,
+        webCpu: web === null || webAfter === null ? Number.NaN : (webAfter - web) / requests,
+        dbCpu: db === null || dbAfter === null ? null : (dbAfter - db) / requests,
       };
     };
-    for (const target of targets) await measured(target, 1); // warm-up: JIT, pools, prepared statements
+
+    for (const target of targets) await measure(target, 1); // warm-up: JIT, pools, prepared statements
+    const logBefore = await lineCount(logFile);
     const runs = new Map<string, Load[]>(targets.map((t) => [t.name, []]));
     for (let round = 0; round < ROUNDS; round++) {
-      for (const target of targets) runs.get(target.name)!.push(await measured(target, SECONDS));
+      for (const target of targets) runs.get(target.name)!.push(await measure(target, SECONDS));
     }
+    const logLines = (await lineCount(logFile)) - logBefore;
 
     const summary = (name: string) => {
       const all = runs.get(name)!;
@@ -144,323 +198,168 @@ export async function benchPoll(): Promise<void> {
         rps: median(all.map((r) => r.rps)),
         p50: median(all.map((r) => r.p50)),
         p99: median(all.map((r) => r.p99)),
-        cpu: median(all.map((r) => r.cpuMicrosPerRequest)),
-        dbCpu: all.some((r) => r.dbCpuMicrosPerRequest === null)
-          ? null
-          : median(all.map((r) => r.dbCpuMicrosPerRequest ?? 0)),
-        unexpected: all.reduce((n, r) => n + r.non2xx + r.errors, 0),
+        webCpu: median(all.map((r) => r.webCpu)),
+        dbCpu: all.some((r) => r.dbCpu === null) ? null : median(all.map((r) => r.dbCpu ?? 0)),
+        unexpected: all.reduce((n, r) => n + r.unexpected, 0),
         rounds: all.map((r) => Math.round(r.rps)),
       };
     };
-    const bare = summary('bare Koa route');
-    const oneQuery = summary('Koa + one pg query');
+    const one = summary(ONE_QUERY);
     console.log(
-      "req/s and latency are what the load generator saw (it shares the machine); CPU/req is the server process's own time per request, DB the database server's.",
+      `servers: each its own process; npm start's web process (NODE_ENV ${appConfig.env}, ` +
+        `LOG_LEVEL ${appConfig.logLevel}): ${logLines} access-log lines written during the rounds`,
+    );
+    console.log(
+      'req/s and latency as the load generator saw them (it shares the machine); CPU/req: the server ' +
+        "process's own CPU time per request (web) and the whole Postgres server's (DB)",
+    );
+    console.log(
+      `${'target'.padEnd(30)} ${'req/s'.padStart(6)}  ${'p50'.padStart(8)}  ${'p99'.padStart(8)}  ` +
+        `${'×1-query'.padStart(8)}  ${'web µs'.padStart(6)}  ${'DB µs'.padStart(6)}  rounds`,
     );
     for (const target of targets) {
       const s = summary(target.name);
-      const vsBare = record('poll', {
+      const ratio = record('poll', {
         name: `${target.name} req/s`,
         value: s.rps,
         unit: 'req/s',
-        baseline: { name: 'bare Koa route req/s', value: bare.rps, unit: 'req/s' },
+        baseline: { name: `${ONE_QUERY} req/s`, value: one.rps, unit: 'req/s' },
         detail: { p50Ms: s.p50, p99Ms: s.p99, rounds: s.rounds, connections: CONNECTIONS, seconds: SECONDS },
-      });
-      const cpuVsQuery = record('poll', {
-        name: `${target.name} server CPU per request`,
-        value: s.cpu,
+      }).ratio;
+      record('poll', {
+        name: `${target.name} web CPU per request`,
+        value: s.webCpu,
         unit: 'µs',
-        baseline: { name: 'Koa + one pg query server CPU per request', value: oneQuery.cpu, unit: 'µs' },
-      });
-      const vsQuery = record('poll', {
-        name: `${target.name} req/s vs one query`,
-        value: s.rps,
-        unit: 'req/s',
-        baseline: { name: 'Koa + one pg query req/s', value: oneQuery.rps, unit: 'req/s' },
+        baseline: { name: `${ONE_QUERY} web CPU per request`, value: one.webCpu, unit: 'µs' },
       });
       if (s.dbCpu !== null)
-        record('poll', {
-          name: `${target.name} database CPU per request`,
-          value: s.dbCpu,
-          unit: 'µs',
-          ...(oneQuery.dbCpu
-            ? {
-                baseline: {
-                  name: 'Koa + one pg query database CPU per request',
-                  value: oneQuery.dbCpu,
-                  unit: 'µs',
-                },
-              }
-            : {}),
-        });
-      record('poll', {
-        name: `${target.name} p99`,
-        value: s.p99,
-        unit: 'ms',
-        baseline: { name: 'Koa + one pg query p99', value: oneQuery.p99, unit: 'ms' },
-      });
+        record('poll', { name: `${target.name} database CPU per request`, value: s.dbCpu, unit: 'µs' });
       console.log(
-        `${target.name.padEnd(22)} ${s.rps.toFixed(0).padStart(6)} req/s  p50 ${fmtMs(s.p50).padStart(8)}  p99 ${fmtMs(s.p99).padStart(8)}` +
-          `  ${fmtRatio(vsBare.ratio).padStart(6)} bare  ${fmtRatio(vsQuery.ratio).padStart(6)} one-query` +
-          `  CPU/req ${s.cpu.toFixed(0).padStart(4)} µs (${fmtRatio(cpuVsQuery.ratio)})` +
-          `  DB ${s.dbCpu === null ? 'n/a' : `${s.dbCpu.toFixed(0).padStart(4)} µs`}` +
-          `  rounds ${s.rounds.join('/')}${s.unexpected ? `  UNEXPECTED ${s.unexpected} non-2xx/errors` : ''}`,
+        `${target.name.padEnd(30)} ${s.rps.toFixed(0).padStart(6)}  ${fmtMs(s.p50).padStart(8)}  ${fmtMs(s.p99).padStart(8)}  ` +
+          `${fmtRatio(ratio).padStart(8)}  ${s.webCpu.toFixed(0).padStart(6)}  ` +
+          `${s.dbCpu === null ? 'n/a'.padStart(6) : s.dbCpu.toFixed(0).padStart(6)}  ${s.rounds.join('/')}` +
+          (s.unexpected ? `  UNEXPECTED ${s.unexpected} non-2xx/errors` : ''),
       );
     }
-
+    const poll = summary(POLL);
     const floor = summary(FLOOR);
-    const poll = summary('dashboard poll (200)');
+    const bareSummary = summary(BARE);
     console.log(
-      `the poll's own work (its CPU/req minus the app's floor): ${(poll.cpu - floor.cpu).toFixed(0)} µs; ` +
-        `the app's chain and session (floor minus bare Koa): ${(floor.cpu - bare.cpu).toFixed(0)} µs`,
-    );
-
-    if (BURST > 0) {
-      worker = spawn(process.execPath, ['worker/main.ts'], {
-        env: { ...process.env, ...ports.workerEnv },
-        stdio: ['ignore', 'ignore', 'inherit'],
-      });
-      await burst(database.url, base(ports.app), base(ports.sandbox), pollUrl, cookie);
-    }
-  } finally {
-    for (const running of [worker, child]) {
-      if (running && running.exitCode === null) {
-        const exited = new Promise((resolve) => running.once('exit', resolve));
-        running.kill('SIGTERM');
-        await exited;
-      }
-    }
-    await database.stop();
-  }
-}
-
-/**
- * Bursts: BURST customers pay at the same moment. Each has chosen a plan and reached PayU's
- * (sandbox) checkout through the real API beforehand; then PayU completes all of them at once
- * and posts its webhooks, the web app queues payment-verify, the worker (its own process) asks
- * PayU's verify API and activates each plan. Measured: from the first completion to the last
- * plan active, against one purchase alone in the same run, and the dashboard poll's latency
- * at BURST_POLL_RATE during the burst, against the same poll load at rest just before it.
- */
-async function burst(
-  databaseUrl: string,
-  base: string,
-  sandboxBase: string,
-  pollUrl: string,
-  pollCookie: string,
-) {
-  const db = await createDbPool(databaseUrl, { maximumPoolSize: 2 });
-  try {
-    const buyers: Array<{ userId: string; txnid: string }> = [];
-    for (let i = 0; i <= BURST; i++) buyers.push(await readyToPay(db, base, sandboxBase, i));
-    const activeCount = async (userIds: string[]) =>
-      db.oneFirst(sql.type(z.object({ count: z.number() }))`
-        SELECT count(*)::int AS count FROM subscriptions
-        WHERE user_id = ANY(${sql.array(userIds, 'uuid')}) AND status = 'active'`);
-    const payAll = async (group: typeof buyers) => {
-      const started = performance.now();
-      const replies = await Promise.all(
-        group.map((buyer) =>
-          fetch(`${sandboxBase}/sandbox/payu/_control`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ action: 'complete', txnid: buyer.txnid, outcome: 'success' }),
-          }),
-        ),
-      );
-      const refused = replies.filter((r) => !r.ok).length;
-      if (refused) throw new Error(`the sandbox refused ${refused} completions`);
-      const ids = group.map((b) => b.userId);
-      for (;;) {
-        if ((await activeCount(ids)) === group.length) return (performance.now() - started) / 1000;
-        if (performance.now() - started > 300_000) {
-          const jobs = await db.any(sql.type(
-            z.object({ name: z.string(), state: z.string(), n: z.number() }),
-          )`
-            SELECT name, state, count(*)::int AS n FROM pgboss.job GROUP BY 1, 2 ORDER BY 1, 2`);
-          throw new Error(
-            `${group.length - (await activeCount(ids))} of ${group.length} plans not active after 5 minutes; ` +
-              `jobs: ${jobs.map((j) => `${j.name} ${j.state} ${j.n}`).join(', ')}`,
-          );
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    };
-
-    const aloneSeconds = await payAll(buyers.slice(0, 1));
-    const pollAt = {
-      url: pollUrl,
-      connections: BURST_POLL_CONNECTIONS,
-      overallRate: BURST_POLL_RATE,
-      headers: { cookie: pollCookie },
-    };
-    // One paced load, warm, timed over two windows: at rest, then while the burst runs.
-    const polling = pollLoad({ ...pollAt, duration: 900 });
-    let rest: Window, during: Window, burstSeconds: number;
-    try {
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
-      polling.start();
-      await new Promise((resolve) => setTimeout(resolve, 8_000));
-      rest = await polling.end();
-      polling.start();
-      burstSeconds = await payAll(buyers.slice(1));
-      during = await polling.end();
-    } finally {
-      polling.stop();
-    }
-
-    const activated = record('burst', {
-      name: `${BURST} payments at once: last plan active after`,
-      value: burstSeconds,
-      unit: 's',
-      baseline: { name: 'one payment alone: plan active after', value: aloneSeconds, unit: 's' },
-    });
-    const p99 = record('burst', {
-      name: 'dashboard poll p99 during the burst',
-      value: during.p99,
-      unit: 'ms',
-      baseline: { name: `dashboard poll p99 at rest, same load`, value: rest.p99, unit: 'ms' },
-      detail: {
-        rps: during.requests / during.seconds,
-        p50Ms: during.p50,
-        maxMs: during.max,
-        non2xx: during.non2xx,
-        restRps: rest.requests / rest.seconds,
-        restP50Ms: rest.p50,
-        ratePerSecond: BURST_POLL_RATE,
-        connections: BURST_POLL_CONNECTIONS,
-      },
-    });
-    console.log(
-      `burst: ${BURST} payments completed at once → all active in ${burstSeconds.toFixed(1)} s ` +
-        `(one alone: ${aloneSeconds.toFixed(1)} s, ${fmtRatio(activated.ratio)})`,
+      `poll ÷ one-query ${fmtRatio(poll.rps / one.rps)} (target ≥ 0.5×); floor ÷ one-query ${fmtRatio(floor.rps / one.rps)} (target ≥ 0.8×)`,
     );
     console.log(
-      `burst: dashboard poll at ${BURST_POLL_RATE} req/s (c=${BURST_POLL_CONNECTIONS}) meanwhile: p50 ${fmtMs(during.p50)}, ` +
-        `p99 ${fmtMs(during.p99)}; at rest just before: p50 ${fmtMs(rest.p50)}, p99 ${fmtMs(rest.p99)} (${fmtRatio(p99.ratio)})` +
-        (during.non2xx ? `  UNEXPECTED ${during.non2xx} non-2xx` : ''),
+      `web CPU: the poll's own work (poll − floor) ${(poll.webCpu - floor.webCpu).toFixed(0)} µs; ` +
+        `the app's guards, session and log (floor − bare Koa) ${(floor.webCpu - bareSummary.webCpu).toFixed(0)} µs; ` +
+        `the one-query route's query (one-query − bare Koa) ${(one.webCpu - bareSummary.webCpu).toFixed(0)} µs`,
     );
-  } finally {
-    await db.end();
-  }
-}
 
-/** autocannon in a process of its own (scripts/bench/pollLoad.ts), timed over the windows marked here. */
-function pollLoad(options: autocannon.Options) {
-  const child = fork('scripts/bench/pollLoad.ts', { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  child.send(options);
-  return {
-    start: () => child.send('start'),
-    end: () =>
-      new Promise<Window>((resolve, reject) => {
-        const exited = (code: number | null) => reject(new Error(`the poll load exited with ${code}`));
-        child.once('exit', exited);
-        child.once('message', (window) => {
-          child.off('exit', exited);
-          resolve(window as Window);
+    if (PROFILE_DIR) {
+      await mkdir(PROFILE_DIR, { recursive: true });
+      for (const target of targets.filter((t) => t.name === FLOOR || t.name === POLL)) {
+        const file = path.resolve(PROFILE_DIR, `${target.name.replace(/\W+/g, '-')}.cpuprofile`);
+        target.server.child.send({ profile: 'start' });
+        const result = await autocannon({
+          url: target.url,
+          connections: CONNECTIONS,
+          duration: SECONDS,
+          headers: target.headers,
         });
-        child.send('end');
-      }),
-    stop: () => child.send('stop'),
-  };
-}
-
-/**
- * A signed-in customer who chose a plan and is on PayU's checkout page, through the real API.
- * The browser posts the checkout form to PayU: here the sandbox's process, wherever the
- * configured checkout address says it is.
- */
-async function readyToPay(db: DatabasePool, base: string, sandboxBase: string, i: number) {
-  const email = `bench.buyer${i}@example.com`;
-  const user = await insertUser(db, {
-    email,
-    name: `Buyer ${i}`,
-    phone: `9${String(100_000_000 + i).padStart(9, '0')}`,
-    passwordHash: null,
-    googleSub: null,
-  });
-  const token = randomToken();
-  await insertSession(db, { userId: user.id, tokenHash: hashToken(token), userAgent: 'bench', ip: null });
-  const call = async (path: string, body: unknown) => {
-    const response = await fetch(`${base}/api${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: base, cookie: `legend_session=${token}` },
-      body: JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
-    return response.json() as Promise<Record<string, string>>;
-  };
-  await call('/vm/select-vm', { email, plan: 'LEGEND', duration: 45, storage: '115 GB', price: 1 });
-  const { action, ...fields } = await call('/vm/create-payment', { customerEmail: email, amount: 1 });
-  const checkout = new URL(action!);
-  const page = await fetch(`${sandboxBase}${checkout.pathname}${checkout.search}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
-    body: new URLSearchParams(fields),
-  });
-  if (!page.ok) throw new Error(`PayU's checkout answered ${page.status}`);
-  return { userId: user.id, txnid: fields.txnid! };
-}
-
-async function load(
-  url: string,
-  headers: Record<string, string>,
-  seconds: number,
-): Promise<{ load: Omit<Load, 'cpuMicrosPerRequest' | 'dbCpuMicrosPerRequest'>; requests: number }> {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
-  // A 304 is the expected answer to a revalidation, not a failure.
-  const non2xx = result.non2xx - (result['3xx'] ?? 0);
-  return {
-    load: {
-      rps: result.requests.average,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      non2xx,
-      errors: result.errors + result.timeouts,
-    },
-    requests: result.requests.total,
-  };
-}
-
-function firstLine<T>(child: ChildProcess): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.once('line', (line) => resolve(JSON.parse(line) as T));
-    child.once('exit', (code) => reject(new Error(`the bench server exited with ${code}`)));
-  });
-}
-
-/** A user as a real purchase leaves them: active plan, a running machine, a live session. */
-async function seedSignedInUser(url: string): Promise<{ userId: string; email: string; token: string }> {
-  const db = await createDbPool(url, { maximumPoolSize: 2 });
-  try {
-    const email = 'bench.poll@example.com';
-    const { user, subscription, plan } = await paidLegendPlan(db, {
-      email,
-      name: 'Bench Poll',
-      phone: '9876543210',
-    });
-    const now = new Date();
-    const vm = await insertVm(
-      db,
-      {
-        userId: user.id,
-        subscriptionId: subscription.id,
-        planId: plan.id,
-        instanceType: plan.instanceType,
-        storageGb: plan.storageGb,
-      },
-      now,
-    );
-    await db.query(sql.unsafe`
-      UPDATE vms SET state = 'running', source = 'launch', instance_id = 'i-0bench0poll0000001',
-        public_ip = '203.0.113.10', password_encrypted = 'sealed', started_at = now(),
-        usage_counted_at = now(), ready_at = now()
-      WHERE id = ${vm.id}`);
-    const token = randomToken();
-    await insertSession(db, { userId: user.id, tokenHash: hashToken(token), userAgent: 'bench', ip: null });
-    return { userId: user.id, email, token };
+        target.server.child.send({ profile: 'stop', file });
+        await reply(target.server.child, (m) => 'profiled' in m);
+        console.log(`\nCPU profile of the web process under the ${target.name}'s load: ${file}`);
+        summariseProfile(JSON.parse(await readFile(file, 'utf8')), result.requests.total);
+      }
+    }
+    console.log(`load average at end: ${loadAverage()}`);
   } finally {
-    await db.end();
+    for (const server of servers) await stop(server.child);
+    closeSync(logFd);
+    await database.stop();
+    await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Statements (round trips) and writes per poll, in a short run of its own with the counting patch preloaded. */
+async function countStatements(server: Server, cookie: string) {
+  try {
+    const pollUrl = `http://127.0.0.1:${server.port}/api/vm/dashboard`;
+    for (let i = 0; i < 20; i++) await fetch(pollUrl, { headers: { cookie } }).then((r) => r.arrayBuffer());
+    server.child.send({ count: 'start' });
+    for (let i = 0; i < COUNTED; i++)
+      await fetch(pollUrl, { headers: { cookie } }).then((r) => r.arrayBuffer());
+    server.child.send({ count: 'end' });
+    const { counts } = (await reply(server.child, (m) => 'counts' in m)) as {
+      counts: { statements: number; writes: number; texts: Record<string, number> };
+    };
+    const statements = counts.statements / COUNTED;
+    const writes = counts.writes / COUNTED;
+    console.log(
+      `one poll: ${statements.toFixed(2)} statements (round trips), ${writes.toFixed(2)} write statements ` +
+        `(${COUNTED} sequential polls, counted in a separate run)`,
+    );
+    for (const [text, n] of Object.entries(counts.texts).sort((a, b) => b[1] - a[1])) {
+      console.log(`  ${(n / COUNTED).toFixed(2)}× ${text}`);
+    }
+    record('poll', { name: 'statements per poll', value: statements, unit: 'statements' });
+    record('poll', { name: 'write statements per poll', value: writes, unit: 'statements' });
+  } finally {
+    await stop(server.child);
+  }
+}
+
+/** Forks a bench server and waits for the `{ port }` it sends once it listens. */
+async function startServer(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  stdout: number | 'ignore',
+  execArgv: string[] = [],
+): Promise<Server> {
+  const child = fork(script, args, { env, execArgv, stdio: ['ignore', stdout, 'inherit', 'ipc'] });
+  const ready = (await reply(child, (m) => typeof m.port === 'number')) as { port: number };
+  return { child, pid: child.pid!, port: ready.port };
+}
+
+/** A loopback port free at this moment (npm start gives its web process a port; so does this bench). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return address && typeof address === 'object' ? address.port : 0;
+}
+
+function reply(child: ChildProcess, wanted: (message: Record<string, unknown>) => boolean): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const exited = (code: number | null) => reject(new Error(`a bench server exited with ${code}`));
+    const onMessage = (message: Record<string, unknown>) => {
+      if (!wanted(message)) return;
+      child.off('message', onMessage);
+      child.off('exit', exited);
+      resolve(message);
+    };
+    child.on('message', onMessage);
+    child.once('exit', exited);
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+async function lineCount(file: string): Promise<number> {
+  const text = await readFile(file, 'utf8');
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+function loadAverage(): string {
+  return os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
 }

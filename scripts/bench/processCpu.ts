@@ -31,6 +31,16 @@ export async function postgresCpuMicros(dataDir: string): Promise<number | null>
   }
 }
 
+/**
+ * CPU time (user + system) one process has used so far, in microseconds, read from /proc by its
+ * pid: a process's own figure, whoever asks, so the bench can difference it around a load on
+ * a server it started without the server having to answer. Null where /proc cannot tell.
+ */
+export async function processCpuMicros(pid: number): Promise<number | null> {
+  const stat = await statOf(pid);
+  return stat ? (stat.utime + stat.stime) * MICROS_PER_TICK : null;
+}
+
 /** /proc counts CPU in USER_HZ ticks, which Linux fixes at 100 a second for user space. */
 const MICROS_PER_TICK = 10_000;
 
