@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   DashboardAutopay,
@@ -20,8 +21,14 @@ import { customerWithMachine } from '../../scripts/bench/lib.ts';
  * here rather than reaching the customer.
  */
 
-const db = await createDbPool(await freshDatabase(), { maximumPoolSize: 2 });
-afterAll(() => db.end());
+const databaseUrl = await freshDatabase();
+const db = await createDbPool(databaseUrl, { maximumPoolSize: 2 });
+// The statement runs on a plain pg pool, as the web process's pgPool runs it.
+const pgPool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+afterAll(async () => {
+  await pgPool.end();
+  await db.end();
+});
 
 describe('the dashboard row', () => {
   it('holds exactly what its schemas say, for a customer with a plan, a machine, a kept disk and AutoPay', async () => {
@@ -69,7 +76,7 @@ describe('the dashboard row', () => {
         latest_renewal_id = ${renewal as string}
       WHERE id = ${mandate.id}`);
 
-    const state = (await findDashboardState(db, user.id))!;
+    const state = (await findDashboardState(pgPool, user.id))!;
     expect(state.user).toEqual({ email: 'row.check@example.com', name: 'Row Check' });
     // Every part present, every field of its schema there and of the schema's type: parse
     // answers the same object (the schemas transform nothing) and strips nothing.
@@ -95,7 +102,7 @@ describe('the dashboard row', () => {
       passwordHash: null,
       googleSub: null,
     });
-    expect(await findDashboardState(db, user.id)).toEqual({
+    expect(await findDashboardState(pgPool, user.id)).toEqual({
       user: { email: 'row.empty@example.com', name: 'Row Empty' },
       subscription: null,
       vm: null,
@@ -106,6 +113,6 @@ describe('the dashboard row', () => {
       autopay: null,
     });
     await db.query(sql.unsafe`UPDATE users SET deleted_at = now() WHERE id = ${user.id}`);
-    expect(await findDashboardState(db, user.id)).toBeNull();
+    expect(await findDashboardState(pgPool, user.id)).toBeNull();
   });
 });
