@@ -43,9 +43,14 @@ describe('the dashboard row', () => {
         usage_seconds = 12.5, usage_counted_at = now(), delayed_at = now(), state_reason = 'user',
         resize_to_type = 'g5.xlarge', resize_to_gb = 225, problem = 'a problem'
       WHERE id = ${vm.id}`);
-    await db.query(sql.unsafe`
+    const snapshotId = await db.oneFirst(sql.unsafe`
       INSERT INTO vm_snapshots (user_id, vm_id, state, volume_gb, instance_type, created_at, completed_at, keep_until)
-      VALUES (${user.id}, ${vm.id}, 'completed', 115, 'g4dn.xlarge', now(), now(), now() + interval '30 days')`);
+      VALUES (${user.id}, ${vm.id}, 'completed', 115, 'g4dn.xlarge', now(), now(), now() + interval '30 days')
+      RETURNING id`);
+    // The kept disk is read only when the record can show it: here, a machine made from a copy.
+    await db.query(
+      sql.unsafe`UPDATE vms SET restore_snapshot_id = ${snapshotId as string} WHERE id = ${vm.id}`,
+    );
     const payment = await insertPayment(db, {
       txnid: 'rowcheck0001',
       userId: user.id,
