@@ -65,7 +65,9 @@ function fillShell(shell: string, html: string, title: string | undefined): stri
   if (!shell.includes(root)) throw new Error(`web/dist/index.html has no ${root} to fill`);
   // The CSP runs no inline script (script-src 'self'): a page that needs one would not work.
   if (/<script\b/i.test(html)) throw new Error('a prerendered page contains an inline script');
-  let page = shell.replace(root, () => `<div id="root">${html}</div>`);
+  // Marked as waiting for the app: its controls take no pointer input until it has taken over
+  // (TakenOver in web/src/hydration.ts), so a tap made before then waits rather than being lost.
+  let page = shell.replace(root, () => `<div id="root" class="awaiting-app">${html}</div>`);
   if (title) page = page.replace(/<title>[^<]*<\/title>/, () => `<title>${escapeHtml(title)}</title>`);
   return page;
 }

@@ -83,7 +83,7 @@ describe.skipIf(!hasBrowser())('prerendered public pages', () => {
       expect(response.status, path).toBe(200);
       expect(response.headers.get('content-type'), path).toMatch(/^text\/html/);
       const html = await response.text();
-      const root = /<div id="root">([\s\S]*)<\/div>\s*<\/body>/.exec(html)?.[1] ?? '';
+      const root = /<div id="root"[^>]*>([\s\S]*)<\/div>\s*<\/body>/.exec(html)?.[1] ?? '';
       const h1 = /<h1\b[^>]*>([\s\S]*?)<\/h1>/.exec(root)?.[1];
       expect(h1, `${path} has no <h1> in its HTML`).toBeDefined();
       expect(decode(h1!), path).toContain(HEADINGS[path]);
@@ -121,6 +121,24 @@ describe.skipIf(!hasBrowser())('prerendered public pages', () => {
     },
     PAGES_TIMEOUT_MS,
   );
+
+  it("keeps a tap made before the app has taken over: the trial's next plan", async () => {
+    const page = await browser.newPage(MOBILE);
+    // The app's scripts are held back: the prerendered page is all there is until they load.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/assets\/.+\.js$/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    // Not waiting for the load event: the held scripts would hold it too.
+    await page.goto('/trial', { waitUntil: 'commit' });
+    await page.getByRole('heading', { name: 'LEGEND', exact: true }).waitFor();
+    const tapped = page.getByRole('button', { name: 'Next plan' }).click();
+    release();
+    await tapped;
+    await page.getByRole('heading', { name: 'PRO LEGEND' }).waitFor();
+  });
 
   it.each([
     ['360', MOBILE],

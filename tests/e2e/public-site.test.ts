@@ -73,6 +73,8 @@ describe.skipIf(!hasBrowser())('landing page', () => {
     const hero = page.locator('.hero-text');
     const tagline = page.locator('.tagline');
     await hero.waitFor();
+    // The page arrives prerendered: its pause button answers once the app has taken over.
+    await waitForApp(page);
     const box = async () => {
       const heroBox = await page.locator('.hero').boundingBox();
       const title = await page.locator('.hero-title').boundingBox();

@@ -4,6 +4,7 @@ import { SWRConfig } from 'swr';
 import { swrFetcher } from './api/fetcher.ts';
 import { isSessionEnded } from './api/sessionEnded.ts';
 import { Layout } from './components/Layout.tsx';
+import { TakenOver } from './hydration.ts';
 import { ROUTES } from './routes.tsx';
 
 const NotFound = lazy(() => import('./pages/NotFound.tsx'));
@@ -24,6 +25,7 @@ export function App() {
               <NotFound />
             </Route>
           </Switch>
+          <TakenOver />
         </Suspense>
       </Layout>
     </SWRConfig>

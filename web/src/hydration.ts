@@ -1,4 +1,4 @@
-import { useSyncExternalStore } from 'react';
+import { useEffect, useSyncExternalStore } from 'react';
 
 const noSubscription = () => () => {};
 
@@ -14,4 +14,17 @@ export function useHydrated(): boolean {
     () => true,
     () => false,
   );
+}
+
+/**
+ * Placed beside the routed page, inside its Suspense boundary, so its effect runs once the page
+ * itself (a lazily loaded module) has committed: a prerendered page is then hydrated and its
+ * controls answer. The build marks prerendered pages as waiting for this (scripts/build.ts); until
+ * then their controls take no pointer input, so a tap waits rather than being lost.
+ */
+export function TakenOver(): null {
+  useEffect(() => {
+    document.getElementById('root')?.classList.remove('awaiting-app');
+  }, []);
+  return null;
 }
