@@ -10,7 +10,7 @@ import { createCounter, createLimiter, type Counter, type Limiter } from './midd
 export type Services = {
   config: Config;
   db: DatabasePool;
-  /** A plain pg pool for libraries that want one (the rate limiter). */
+  /** A plain pg pool: for libraries that want one (the rate limiter) and the dashboard poll's statement. */
   pgPool: pg.Pool;
   boss: Boss;
   log: Logger;
@@ -199,7 +199,15 @@ export async function openServices(
     import('../core/db/sessionRevocations.ts'),
   ]);
   const db = await createDbPool(databaseUrl);
-  const pgPool = new pgLib.Pool({ connectionString: databaseUrl, max: 4 });
+  // Also the dashboard poll's pool (core/db/dashboard.ts): as many connections as slonik's pool, as
+  // the poll is most of the web process's traffic.
+  // Timeouts as slonik's pool has them by default: no statement or wait for a connection hangs a request.
+  const pgPool = new pgLib.Pool({
+    connectionString: databaseUrl,
+    max: 10,
+    connectionTimeoutMillis: 5_000,
+    statement_timeout: 60_000,
+  });
   pgPool.on('error', (error) => log.warn({ err: error }, 'idle database connection lost'));
   const boss = await startBoss(databaseUrl, 'web');
   boss.on('error', (error) => log.error({ err: error }, 'queue error'));

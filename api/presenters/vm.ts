@@ -89,7 +89,8 @@ export function dashboardBody(input: {
       ? keptUntilOf(plan, vmConfig.graceDays)
       : null;
   const keptUntil = kept === null ? null : new Date(kept).toISOString();
-  // The copy of a deleted machine's disk, while no machine is being made from it.
+  // The copy of a deleted machine's disk, while no machine is being made from it. (The poll's
+  // statement reads the kept disk only when one of these two uses can show it: KEPT_DISK_SHOWN.)
   const disk = input.keptDisk;
   const machineGone = !vm || vm.state === 'terminating' || vm.state === 'terminated' || vm.state === 'error';
   const keptDisk =
@@ -153,6 +154,7 @@ export function dashboardBody(input: {
  * The machine's health line and how to play on it: `machineHealth` and `streaming`, both null
  * while there is no live machine, or one launched before machines reported their own health.
  */
+// The poll's statement reads the health report and pairings only when this shows them (STREAMING_SHOWN).
 function streamingFields(
   vm: DashboardVm | null,
   input: { reportsHealth?: boolean; health?: DashboardHealth | null; pairings?: DashboardPairing[] },

@@ -31,13 +31,13 @@ const ActionBody = z.object({
 type ActionBody = z.infer<typeof ActionBody>;
 
 export function vmRoutes(services: Services): Router<AppState> {
-  const { db, boss, config } = services;
+  const { db, pgPool, boss, config } = services;
   const router = new Router<AppState>();
 
   async function dashboardOf(user: AuthUser) {
     // One statement: the user row (a deleted account answers 401 even from a cached session),
     // the current subscription and the VM.
-    const state = await findDashboardState(db, user.id);
+    const state = await findDashboardState(pgPool, user.id);
     if (!state) throw unauthorized();
     // Only while a just-paid plan waits for the machine (seconds): was what it replaces a trial?
     const { subscription, vm } = state;

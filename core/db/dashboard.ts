@@ -1,8 +1,9 @@
+import type pg from 'pg';
 import { z } from 'zod';
 import type { MachineHealthReport } from '../domain/machineHealth.ts';
 import { PAIRING_STATES } from '../domain/streaming.ts';
 import { SECRETS_OF_VM } from './machineSecrets.ts';
-import { sql, trustedRow, type Db } from './pool.ts';
+import { sql } from './pool.ts';
 import { currentSubscriptionOf, Subscription } from './subscriptions.ts';
 import { dashboardVmOf, Vm } from './vms.ts';
 import { MANDATE_STATUSES, RENEWAL_STATES } from '../domain/autopay.ts';
@@ -103,9 +104,11 @@ export type DashboardState = {
   user: { email: string; name: string };
   subscription: DashboardSubscription | null;
   vm: DashboardVm | null;
+  /** Null also while the record would not show it (a live machine not waiting for a disk copy). */
   keptDisk: DashboardKeptDisk | null;
   /** Whether the machine was launched with secrets of its own (it can report its health and pair). */
   reportsHealth: boolean;
+  /** Null and empty also while the record would not show them (no secrets, or the machine is being deleted). */
   health: DashboardHealth | null;
   pairings: DashboardPairing[];
   autopay: DashboardAutopay | null;
@@ -163,6 +166,20 @@ type DashboardRow = {
   h_unreachable_at: Date | null;
   stream_pairings: unknown;
 };
+// Parts read only when the record can show them (api/presenters/vm.ts), so most polls (a
+// customer with a live machine) skip their scans: conditions on the machine row alone become
+// one-time filters in the plan, and a part whose filter is false is never executed. Each is the
+// presenter's own condition for using the part, or wider; never narrower.
+// The kept disk: shown when the machine is gone (`machineGone`), used while a new machine waits
+// for a copy of the old one's disk (`waitingForDiskCopy`, which needs `restore_snapshot_id`).
+const KEPT_DISK_SHOWN = sql.fragment`(v.id IS NULL OR v.state IN ('terminating', 'terminated', 'error')
+        OR v.restore_snapshot_id IS NOT NULL)`;
+// The health report and pairings: shown only for a machine launched with secrets of its own
+// (`reportsHealth`) that is not being deleted (`streamingFields`). (The health part's LIMIT 1, at
+// most one row by its key anyway, keeps the planner from folding it into a plain join, where the
+// condition would filter after the scan instead of before it.)
+const STREAMING_SHOWN = sql.fragment`ms.launch_token IS NOT NULL
+        AND v.state NOT IN ('terminating', 'terminated', 'error')`;
 // Built once: everything but the user's id, which the statement names once (the subscription,
 // VM and kept disk are found from `u.id`). Composing the fragments on every poll cost more
 // than the poll's query took to run.
@@ -176,7 +193,7 @@ const DASHBOARD_SELECT = sql.fragment`
     LEFT JOIN LATERAL (SELECT ${columnsOf(DashboardVm)} ${dashboardVmOf(sql.fragment`u.id`)}) v ON true
     LEFT JOIN LATERAL (
       SELECT ${columnsOf(DashboardKeptDisk)} FROM vm_snapshots
-      WHERE user_id = u.id AND state IN ('creating', 'completed')
+      WHERE user_id = u.id AND state IN ('creating', 'completed') AND ${KEPT_DISK_SHOWN}
       ORDER BY created_at DESC LIMIT 1) k ON true
     LEFT JOIN LATERAL (
       SELECT m.id, m.status, m.amount_paise, m.method, m.next_debit_at, m.problem, r.state AS renewal_state,
@@ -185,23 +202,44 @@ const DASHBOARD_SELECT = sql.fragment`
       WHERE m.user_id = u.id AND m.status <> 'pending'
       ORDER BY m.created_at DESC LIMIT 1) a ON true
     LEFT JOIN ${SECRETS_OF_VM}
-    LEFT JOIN machine_health h ON h.vm_id = v.id
+    LEFT JOIN LATERAL (
+      SELECT received_at, report, stream_host_unreachable_at FROM machine_health
+      WHERE vm_id = v.id AND ${STREAMING_SHOWN}
+      LIMIT 1) h ON true
     LEFT JOIN LATERAL (
       SELECT json_agg(json_build_object('id', p.id, 'name', p.device_name, 'state', p.state,
                'outcome', p.outcome, 'message', p.message, 'createdAt', p.created_at, 'pairedAt', p.paired_at,
                'finishedAt', p.finished_at) ORDER BY p.created_at DESC) AS pairings
-      FROM (SELECT * FROM stream_pairings p WHERE p.vm_id = v.id
+      FROM (SELECT * FROM stream_pairings p WHERE p.vm_id = v.id AND ${STREAMING_SHOWN}
               AND (p.state IN ('paired', 'removing', 'pending', 'sending', 'confirming')
                    OR p.updated_at > now() - interval '10 minutes')
             ORDER BY p.created_at DESC LIMIT 20) p) sp ON true`;
 
+// The statement's text and parameters, rendered once by slonik (the fragments above, with the
+// rule for "which subscription" and "which machine" where it lives); the user's id fills its slot.
+const USER_ID_SLOT = '00000000-0000-4000-8000-000000000000';
+const DASHBOARD_QUERY = sql.unsafe`${DASHBOARD_SELECT} WHERE u.id = ${USER_ID_SLOT} AND u.deleted_at IS NULL`;
+const USER_ID_INDEX = DASHBOARD_QUERY.values.indexOf(USER_ID_SLOT);
+// Slonik writes its placeholders `$slonik_N` and makes them `$N` as it sends a query; so does this.
+const DASHBOARD_TEXT = DASHBOARD_QUERY.sql.replaceAll('$slonik_', '$');
+
+/** What the statement runs on: a `pg` pool or client (the web process's `pgPool`). */
+export type DashboardDb = Pick<pg.Pool, 'query'>;
+
 /**
  * Null when the user does not exist or was deleted. A named prepared statement: each pooled
  * connection parses and plans it once, later polls send only the name and the user id.
+ *
+ * Sent through `pg` directly rather than slonik: it is the one statement every poll makes, and
+ * slonik's query path (its interceptors, query ids, result wrapping) cost the poll's web process
+ * more than pg's own work. pg's default parsers give what slonik's did for these columns
+ * (json → objects, timestamptz → Date, bool → boolean); dashboard-row.test.ts checks real rows.
  */
-export async function findDashboardState(db: Db, userId: string): Promise<DashboardState | null> {
-  const row = await db.maybeOne(sql.prepared('dashboard_state', trustedRow<DashboardRow>())`
-    ${DASHBOARD_SELECT} WHERE u.id = ${userId} AND u.deleted_at IS NULL`);
+export async function findDashboardState(db: DashboardDb, userId: string): Promise<DashboardState | null> {
+  const values = [...DASHBOARD_QUERY.values];
+  values[USER_ID_INDEX] = userId;
+  const result = await db.query<DashboardRow>({ name: 'dashboard_state', text: DASHBOARD_TEXT, values });
+  const row = result.rows[0];
   if (!row) return null;
   const vm = vmOf(row.v);
   const receivedAt = row.h_received_at;

@@ -40,24 +40,6 @@ const resultParser: Interceptor = {
   },
 };
 
-/**
- * A row type for `sql.type` / `sql.prepared` that is taken on trust, not checked: only for a
- * statement on a hot path whose row is our own (typed, constrained columns) and whose schema a
- * test checks real rows against instead. Everything else keeps a zod schema.
- */
-export function trustedRow<Row>(): {
-  readonly '~standard': {
-    readonly version: 1;
-    readonly vendor: string;
-    readonly validate: (value: unknown) => { value: Row };
-    readonly types?: { readonly input: unknown; readonly output: Row };
-  };
-} {
-  return {
-    '~standard': { version: 1, vendor: 'legend-cloud', validate: (value) => ({ value: value as Row }) },
-  };
-}
-
 /** timestamptz and date come back as Date objects, int8 as a JS number (counts, ids). */
 const typeParsers = [
   ...createTypeParserPreset().filter((p) => !['timestamptz', 'timestamp', 'int8'].includes(p.name)),

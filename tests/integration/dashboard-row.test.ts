@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   DashboardAutopay,
@@ -20,8 +21,14 @@ import { customerWithMachine } from '../../scripts/bench/lib.ts';
  * here rather than reaching the customer.
  */
 
-const db = await createDbPool(await freshDatabase(), { maximumPoolSize: 2 });
-afterAll(() => db.end());
+const databaseUrl = await freshDatabase();
+const db = await createDbPool(databaseUrl, { maximumPoolSize: 2 });
+// The statement runs on a plain pg pool, as the web process's pgPool runs it.
+const pgPool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+afterAll(async () => {
+  await pgPool.end();
+  await db.end();
+});
 
 describe('the dashboard row', () => {
   it('holds exactly what its schemas say, for a customer with a plan, a machine, a kept disk and AutoPay', async () => {
@@ -36,9 +43,14 @@ describe('the dashboard row', () => {
         usage_seconds = 12.5, usage_counted_at = now(), delayed_at = now(), state_reason = 'user',
         resize_to_type = 'g5.xlarge', resize_to_gb = 225, problem = 'a problem'
       WHERE id = ${vm.id}`);
-    await db.query(sql.unsafe`
+    const snapshotId = await db.oneFirst(sql.unsafe`
       INSERT INTO vm_snapshots (user_id, vm_id, state, volume_gb, instance_type, created_at, completed_at, keep_until)
-      VALUES (${user.id}, ${vm.id}, 'completed', 115, 'g4dn.xlarge', now(), now(), now() + interval '30 days')`);
+      VALUES (${user.id}, ${vm.id}, 'completed', 115, 'g4dn.xlarge', now(), now(), now() + interval '30 days')
+      RETURNING id`);
+    // The kept disk is read only when the record can show it: here, a machine made from a copy.
+    await db.query(
+      sql.unsafe`UPDATE vms SET restore_snapshot_id = ${snapshotId as string} WHERE id = ${vm.id}`,
+    );
     const payment = await insertPayment(db, {
       txnid: 'rowcheck0001',
       userId: user.id,
@@ -69,7 +81,7 @@ describe('the dashboard row', () => {
         latest_renewal_id = ${renewal as string}
       WHERE id = ${mandate.id}`);
 
-    const state = (await findDashboardState(db, user.id))!;
+    const state = (await findDashboardState(pgPool, user.id))!;
     expect(state.user).toEqual({ email: 'row.check@example.com', name: 'Row Check' });
     // Every part present, every field of its schema there and of the schema's type: parse
     // answers the same object (the schemas transform nothing) and strips nothing.
@@ -95,7 +107,7 @@ describe('the dashboard row', () => {
       passwordHash: null,
       googleSub: null,
     });
-    expect(await findDashboardState(db, user.id)).toEqual({
+    expect(await findDashboardState(pgPool, user.id)).toEqual({
       user: { email: 'row.empty@example.com', name: 'Row Empty' },
       subscription: null,
       vm: null,
@@ -106,6 +118,6 @@ describe('the dashboard row', () => {
       autopay: null,
     });
     await db.query(sql.unsafe`UPDATE users SET deleted_at = now() WHERE id = ${user.id}`);
-    expect(await findDashboardState(db, user.id)).toBeNull();
+    expect(await findDashboardState(pgPool, user.id)).toBeNull();
   });
 });

@@ -112,7 +112,7 @@ describe('a plan of another kind keeps the machine and its disk', () => {
     });
 
     // The dashboard (its one poll statement) says why the machine is not running.
-    const state = await findDashboardState(cloud.db, user.id);
+    const state = await findDashboardState(stack.services.pgPool, user.id);
     const body = dashboardBody({ ...state!, vmConfig: stack.config.vm, now: new Date() });
     expect(body.notice).toBe(VM_MESSAGES.planChange);
 
@@ -289,7 +289,7 @@ describe('an expired machine keeps its disk as a snapshot', () => {
       launch_attempts: 0,
     });
     expect(cloud.instancesOf(waiting!.id)).toHaveLength(0);
-    const shown = await findDashboardState(cloud.db, made.user.id);
+    const shown = await findDashboardState(stack.services.pgPool, made.user.id);
     const body = dashboardBody({ ...shown!, vmConfig: stack.config.vm, now: new Date() });
     expect(body).toMatchObject({
       vmLastState: 'provisioning',
