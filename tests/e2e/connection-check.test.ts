@@ -105,10 +105,9 @@ describe.skipIf(!hasBrowser())('connection check', () => {
     const verdicts = await runCheck(page);
     expect(Object.keys(verdicts)).toEqual(['gaming', 'editing', 'work']);
     // Each verdict is the rule's for the figures shown (how loaded this machine is decides which:
-    // a busy CPU is jitter too). Over loopback with no added delay the round trip is short.
+    // a busy CPU is round trip and jitter too, so no figure is pinned here).
     const figures = await measured(page);
     expect(figures.rttMs).toBeGreaterThan(0);
-    expect(figures.rttMs).toBeLessThanOrEqual(35);
     expect(figures.mbps).toBeGreaterThan(20);
     expectVerdictsByTheRule(verdicts, figures);
     expect(await figure(page, 'rtt')).toMatch(/^\d+(\.\d)? ms$/);
