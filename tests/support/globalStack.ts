@@ -46,6 +46,10 @@ export default async function setup(project: TestProject) {
       // The page is opened at localhost: the connection check then fetches its endpoint from
       // another origin, with CORS and the CSP's connect-src, as it does against AWS.
       REGION_PING_URL: `http://127.0.0.1:${port}/sandbox/region-ping/ping`,
+      // One stack serves every browser test's customers, and their machines stay: the account's
+      // capacity is sized for the whole suite (the default, 20 LEGEND machines, is a young
+      // service's quota), so no test is refused a machine for what the tests before it bought.
+      CAPACITY_LIMITS: 'g4dn.xlarge=500,g4dn.2xlarge=500,g5.xlarge=500,g5.2xlarge=500,g5.4xlarge=500',
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
