@@ -7,19 +7,23 @@ import { AUTOPAY_NOTICE_MINUTES_DEFAULT, AUTOPAY_NOTICE_MINUTES_PRODUCTION_MIN }
  * merges `AUTOPAY_ENV` into its schema and calls `parseAutopayConfig` once.
  */
 export const AUTOPAY_ENV = {
-  /**
-   * PayU enables standing instructions (recurring payments) per merchant account. `true` once
-   * PayU has switched the product on for PAYU_KEY; unset, AutoPay is offered only against the
-   * sandbox, and production refuses it.
-   */
-  PAYU_SI_ENABLED: z.enum(['true', 'false']).optional(),
-  /** How long before each debit the pre-debit notice goes (PayU asks 48 h; production refuses less). */
+  // PayU enables standing instructions (recurring payments) per merchant account.
+  PAYU_SI_ENABLED: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe(
+      'AutoPay (plans that renew themselves): offered and registered only when `true`; production refuses it otherwise. See [docs/autopay.md](autopay.md). Default: `true` against the sandbox, else `false`. Production: `true` once PayU has enabled standing instructions on the merchant account.',
+    ),
+  // PayU asks for the pre-debit notice 48 h ahead.
   AUTOPAY_NOTICE_MINUTES: z.coerce
     .number()
     .int()
     .min(1)
     .max(14 * 24 * 60)
-    .default(AUTOPAY_NOTICE_MINUTES_DEFAULT),
+    .default(AUTOPAY_NOTICE_MINUTES_DEFAULT)
+    .describe(
+      'How long before each AutoPay debit the pre-debit notice goes. Default: `2880` (48 h). Production: ≥ `2880` (refuses to start below).',
+    ),
 };
 
 type AutopayEnv = { PAYU_SI_ENABLED?: 'true' | 'false' | undefined; AUTOPAY_NOTICE_MINUTES: number };

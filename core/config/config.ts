@@ -19,82 +19,239 @@ import {
 /**
  * Every environment variable the product reads, in one place. Each process calls
  * `loadConfig()` once at start-up and passes the result down; nothing else reads
- * `process.env`. The README's configuration table mirrors this file.
+ * `process.env`. docs/configuration.md is generated from the descriptions here (`npm run docs`).
  */
 
 const DEV_APP_SECRET = 'development-only-secret-never-use-in-production-000000';
 
-const EnvSchema = z.object({
-  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().optional(),
-  DATA_DIR: z.string().min(1).default('.data'),
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
-  APP_SECRET: z.string().min(32, 'APP_SECRET must be at least 32 characters').optional(),
-  PUBLIC_URL: z.url().optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /**
-   * How many proxies of ours stand in front of the web process. 0: the socket address is the
-   * client. N: the Nth address from the right of X-Forwarded-For (the one our outermost proxy
-   * wrote); addresses further left are the client's own claims.
-   */
-  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
-  /** Serve the SPA's source maps (they reveal the whole client source); off unless asked. */
-  SERVE_SOURCE_MAPS: z.enum(['true', 'false']).default('false'),
-  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
-  MAIL_FROM: z.string().min(3).default('Legend Cloud <no-reply@legendcloud.in>'),
-  SUPPORT_EMAIL: z.email().default('support@legendcloud.in'),
-  CONTACT_EMAIL: z.email().default('hello@legendcloud.in'),
-  SANDBOX_URL: z.url().optional(),
-  SANDBOX_PROFILE: z.enum(['fast', 'aws']).default('fast'),
-  GOOGLE_CLIENT_ID: z.string().min(1).optional(),
-  GOOGLE_JWKS_URL: z.url().optional(),
-  GOOGLE_AUTHORIZE_URL: z.url().optional(),
-  /** Comma-separated accepted `iss` values of Google ID tokens. */
-  GOOGLE_ISSUERS: z.string().min(1).optional(),
-  PAYU_KEY: z.string().min(1).optional(),
-  PAYU_SALT: z.string().min(1).optional(),
-  PAYU_CHECKOUT_URL: z.url({ protocol: /^https?$/ }).optional(),
-  PAYU_API_URL: z.url({ protocol: /^https?$/ }).optional(),
-  GST_RATE_PERCENT: z.coerce.number().min(0).max(100).default(DEFAULT_GST_RATE_PERCENT),
+export const EnvSchema = z.object({
+  NODE_ENV: z
+    .enum(['development', 'test', 'production'])
+    .default('development')
+    .describe(
+      '`production` turns on the production checks (the column beside this one), Secure cookies, HSTS. Production: `production`.',
+    ),
+  PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .default(3000)
+    .describe('Web port. Production: set by the platform.'),
+  HOST: z.string().optional().describe('Listen address. Default: `127.0.0.1` (`0.0.0.0` in production).'),
+  DATA_DIR: z.string().min(1).default('.data').describe("`npm start`'s embedded Postgres and dev secret."),
+  DATABASE_URL: z
+    .url({ protocol: /^postgres(ql)?$/ })
+    .optional()
+    .describe('Postgres connection URL. Default: embedded Postgres. Production: **required**.'),
+  APP_SECRET: z
+    .string()
+    .min(32, 'APP_SECRET must be at least 32 characters')
+    .optional()
+    .describe(
+      'Key material for encrypting secrets at rest and hashing codes. Default: generated into `DATA_DIR` by `npm start`. Production: **required** (≥ 32 chars).',
+    ),
+  PUBLIC_URL: z
+    .url()
+    .optional()
+    .describe(
+      "The site's public origin: links in mail, PayU return URLs, the Origin check. Default: `http://localhost:PORT`. Production: **required**.",
+    ),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('pino level (`silent` … `trace`).'),
+  TRUST_PROXY_HOPS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .default(0)
+    .describe(
+      "How many proxies of ours stand in front of the web process. `0`: the socket address is the client (rate limits, sessions). `N`: the Nth address from the right of `X-Forwarded-For` (the one our outermost proxy wrote), and `X-Forwarded-Proto` is believed; addresses further left are the client's own claims. The old `TRUST_PROXY` is refused with a message. Production: **set it behind a proxy** (usually `1`).",
+    ),
+  SERVE_SOURCE_MAPS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe(
+      "Serve the SPA's source maps (`npm run build` writes them, unreferenced; they reveal the whole client source); off, `*.map` answers 404.",
+    ),
+  SMTP_URL: z
+    .url({ protocol: /^smtps?$/ })
+    .optional()
+    .describe(
+      '`smtp(s)://user:pass@host:port` for outgoing mail. Default: sandbox mail catcher. Production: **required**.',
+    ),
+  MAIL_FROM: z
+    .string()
+    .min(3)
+    .default('Legend Cloud <no-reply@legendcloud.in>')
+    .describe('Sender of every mail. Production: recommended.'),
+  SUPPORT_EMAIL: z
+    .email()
+    .default('support@legendcloud.in')
+    .describe('Where problem reports and contact messages go. Production: recommended.'),
+  CONTACT_EMAIL: z
+    .email()
+    .default('hello@legendcloud.in')
+    .describe('The address shown on the site. Production: recommended.'),
+  SANDBOX_URL: z
+    .url()
+    .optional()
+    .describe('Where the worker reaches the sandbox. Default: `http://127.0.0.1:PORT`.'),
+  SANDBOX_PROFILE: z
+    .enum(['fast', 'aws'])
+    .default('fast')
+    .describe('Sandbox timings: `fast` (seconds) or `aws` (real-world minutes).'),
+  GOOGLE_CLIENT_ID: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'OAuth client id (type "Web application") for "Continue with Google"; unset in production hides the button. Sign-in is an OpenID Connect request (`response_type=id_token`, a nonce, a state) answered to `PUBLIC_URL/auth/google/callback`: register that as an authorised redirect URI. The sandbox plays Google\'s side of the same protocol, so development and the browser tests run the production path. Default: the sandbox plays Google. Production: optional.',
+    ),
+  GOOGLE_JWKS_URL: z
+    .url()
+    .optional()
+    .describe(
+      'Where ID-token signing keys are fetched. Default: `https://www.googleapis.com/oauth2/v3/certs` (sandbox: `SANDBOX_URL/sandbox/google/jwks`).',
+    ),
+  GOOGLE_AUTHORIZE_URL: z
+    .url()
+    .optional()
+    .describe(
+      'The authorization endpoint the browser is sent to. Default: `https://accounts.google.com/o/oauth2/v2/auth` (sandbox: `PUBLIC_URL/sandbox/google/authorize`).',
+    ),
+  GOOGLE_ISSUERS: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Accepted `iss` values of ID tokens, comma-separated. Default: `accounts.google.com,https://accounts.google.com`.',
+    ),
+  PAYU_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'PayU merchant key (set all four PayU variables or none). Default: sandbox merchant `LCSBX1`. Production: **required**.',
+    ),
+  PAYU_SALT: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "PayU salt: signs checkouts, verifies PayU's reverse hash and API calls. Default: the sandbox's public salt. Production: **required**.",
+    ),
+  PAYU_CHECKOUT_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe(
+      'Hosted checkout the browser posts to (`https://secure.payu.in/_payment`; test `https://test.payu.in/_payment`); its origin is added to the CSP `form-action`. Default: `PUBLIC_URL/sandbox/payu/_payment`. Production: **required**.',
+    ),
+  PAYU_API_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe(
+      'PayU server API base (`https://info.payu.in`; test `https://test.payu.in`), for `verify_payment` and refunds. Default: `SANDBOX_URL/sandbox/payu`. Production: **required**.',
+    ),
+  GST_RATE_PERCENT: z.coerce
+    .number()
+    .min(0)
+    .max(100)
+    .default(DEFAULT_GST_RATE_PERCENT)
+    .describe('GST rate; prices are GST-inclusive, the tax is carved out of them.'),
   GSTIN: z
     .string()
     .regex(/^[0-9]{2}[A-Z0-9]{13}$/, 'GSTIN is 15 characters: a state code and 13 letters/digits')
-    .optional(),
-  LEGAL_NAME: z.string().min(2).max(200).optional(),
-  LEGAL_ADDRESS: z.string().min(5).max(500).optional(),
-  SUPPLIER_STATE: z.string().min(2).default('29'),
-  /** The SAC code every invoice prints: 6 digits, services start with 99. */
+    .optional()
+    .describe('Our GSTIN, printed on every invoice. Default: a sample GSTIN. Production: **required**.'),
+  LEGAL_NAME: z
+    .string()
+    .min(2)
+    .max(200)
+    .optional()
+    .describe(
+      'The legal name invoices are issued in. Default: `Legend Cloud (sandbox, not a tax invoice)`. Production: **required**.',
+    ),
+  LEGAL_ADDRESS: z
+    .string()
+    .min(5)
+    .max(500)
+    .optional()
+    .describe(
+      'The registered address invoices print. Default: `Bengaluru, Karnataka, India`. Production: **required**.',
+    ),
+  SUPPLIER_STATE: z
+    .string()
+    .min(2)
+    .default('29')
+    .describe(
+      'Our state (GST code or name): a customer in it pays CGST + SGST, others IGST. Default: `29` (Karnataka). Production: recommended.',
+    ),
   SAC_CODE: z
     .string()
     .regex(/^99[0-9]{4}$/, 'SAC_CODE is a 6-digit services code starting with 99')
-    .default('998315'),
-  DEFAULT_CUSTOMER_STATE: z.string().min(2).optional(),
-  /** `instance-type=count` pairs, comma-separated: machines we may have in use at once. */
-  CAPACITY_LIMITS: z.string().optional(),
-  /** Percent refunded on day 1, 2, … of a plan, comma-separated. */
-  REFUND_PERCENT_BY_DAY: z.string().optional(),
-  REFUND_CANCELLATION_CHARGE_RUPEES: z.coerce.number().int().min(0).optional(),
-  /** Hours after a paid-but-not-activated payment is found before the worker refunds it in full. */
+    .default('998315')
+    .describe(
+      'The Services Accounting Code recorded on each invoice as issued and printed on it (6 digits starting with 99); earlier invoices keep what they were issued with. Default: `998315` (IT infrastructure provisioning / hosting). Production: recommended.',
+    ),
+  DEFAULT_CUSTOMER_STATE: z
+    .string()
+    .min(2)
+    .optional()
+    .describe("The place of supply when the customer's state is unknown. Default: `SUPPLIER_STATE`."),
+  CAPACITY_LIMITS: z
+    .string()
+    .optional()
+    .describe(
+      'Machines of each instance type that may be in use at once, `instance-type=count` pairs, comma-separated; a plan whose type is full is not sold. Default: `g4dn.xlarge=20,g4dn.2xlarge=10,g5.xlarge=10,g5.2xlarge=5,g5.4xlarge=5`. Production: recommended.',
+    ),
+  REFUND_PERCENT_BY_DAY: z
+    .string()
+    .optional()
+    .describe(
+      'Percent refunded on day 1, 2, … of a plan, comma-separated; nothing after the list. Default: `70,70,60,50,40,30,25,20`.',
+    ),
+  REFUND_CANCELLATION_CHARGE_RUPEES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('Deducted from every policy refund. Default: `200`.'),
   AUTO_REFUND_HOURS: z.coerce
     .number()
     .min(0)
     .max(24 * 30)
-    .default(24),
-  /** Seconds before a refund's first status check at PayU; later checks back off from it. */
-  REFUND_STATUS_POLL_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
-  /** Minutes without PayU's final answer after which a checkout reads "Not completed" in the history. */
+    .default(24)
+    .describe(
+      'Hours after a paid-but-not-activated payment is found before the worker refunds it in full (docs/payments.md).',
+    ),
+  REFUND_STATUS_POLL_SECONDS: z.coerce
+    .number()
+    .min(0.1)
+    .max(86_400)
+    .default(60)
+    .describe(
+      "Seconds before a refund's first status check at PayU; later checks back off from it (docs/payments.md).",
+    ),
   CHECKOUT_NO_ANSWER_MINUTES: z.coerce
     .number()
     .min(1)
     .max(72 * 60)
-    .default(30),
-  /**
-   * Days within which a bank returns a debit for a payment that did not complete: T+5 for card
-   * (card not present) and UPI payments to merchants in RBI's turn-around-time circular of
-   * 20 September 2019 (DPSS.CO.PD No.629/02.01.014/2019-20).
-   */
-  FAILED_DEBIT_RETURN_DAYS: z.coerce.number().int().min(1).max(60).default(5),
+    .default(30)
+    .describe(
+      'Minutes without PayU\'s final answer after which the history reads a checkout "Not completed — no money was taken…" (before that it says when we ask PayU again); the sweep keeps asking, so a late success still starts the plan.',
+    ),
+  FAILED_DEBIT_RETURN_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(60)
+    .default(5)
+    .describe(
+      'The N in "…returned automatically within N days" (history, refund policy page): RBI\'s turn-around time for card-not-present and UPI payments to merchants, T+5 (circular DPSS.CO.PD No.629/02.01.014/2019-20, 20 September 2019).',
+    ),
   // Cloud PCs on EC2: see core/config/vmConfig.ts.
   ...VM_ENV,
   // AutoPay through PayU standing instructions: see core/config/autopayConfig.ts.
@@ -102,34 +259,74 @@ const EnvSchema = z.object({
   // The connection check page: see core/config/connectionCheckConfig.ts.
   ...CONNECTION_CHECK_ENV,
   // Usage page (progress): CloudWatch metrics pulled by the worker.
-  /** Another CloudWatch endpoint (the sandbox, a VPC endpoint); unset means AWS's own. */
-  CLOUDWATCH_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
-  /** When `metrics-pull` runs: a five-field cron expression. */
+  CLOUDWATCH_ENDPOINT: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe(
+      "Another CloudWatch endpoint (a VPC endpoint); the keys and region are EC2's (they need `cloudwatch:GetMetricData`). Default: AWS's (sandbox: `SANDBOX_URL/sandbox/cloudwatch/`).",
+    ),
   METRICS_PULL_CRON: z
     .string()
     .regex(/^\S+(\s+\S+){4}$/, 'a five-field cron expression such as */5 * * * *')
-    .optional(),
-  /** Seconds per CPU/GPU sample: 300 with EC2 basic monitoring, 60 needs detailed monitoring. */
+    .optional()
+    .describe(
+      'When `metrics-pull` copies CPU/GPU utilisation of recently running machines from CloudWatch for the usage page: a five-field cron expression. Default: `*/5 * * * *` (sandbox: `* * * * *`).',
+    ),
   METRICS_PERIOD_SECONDS: z.coerce
     .number()
     .int()
     .min(60)
     .max(3600)
     .refine((s) => s % 60 === 0, 'a multiple of 60')
-    .optional(),
-  /** Days CPU/GPU samples are kept. */
-  METRICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(455).optional(),
+    .optional()
+    .describe(
+      'Seconds per CPU/GPU sample: `300` with EC2 basic monitoring, `60` needs EC2 detailed monitoring on the instances. Default: `300` (sandbox: `60`).',
+    ),
+  METRICS_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(455)
+    .optional()
+    .describe('Days CPU/GPU samples are kept. Default: `8`.'),
   // Operations: Prometheus metrics and alerts that reach a person (core/observability/metrics.ts, core/commands/alertNotify.ts).
-  /** Bearer token Prometheus sends for /metrics; required for it in production. */
-  METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
-  /** Where the worker serves its own /metrics; unset, it serves none. */
-  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-  /** Who is mailed each operator alert. */
-  OPS_EMAIL: z.email().optional(),
-  /** Slack-compatible incoming webhook each operator alert is posted to. */
-  ALERT_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
-  /** An alert still happening is sent again after this long (unless acknowledged). */
-  ALERT_RENOTIFY_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
+  METRICS_TOKEN: z
+    .string()
+    .min(16, 'METRICS_TOKEN must be at least 16 characters')
+    .optional()
+    .describe(
+      'Bearer token Prometheus sends to `/metrics` (web and worker); in production, without it `/metrics` answers 404. Default: none (`/metrics` open). Production: **required** for `/metrics` (≥ 16 chars).',
+    ),
+  WORKER_METRICS_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .optional()
+    .describe(
+      'Port the worker serves its own `GET /metrics` on. Default: none (no worker metrics server). Production: recommended.',
+    ),
+  OPS_EMAIL: z
+    .email()
+    .optional()
+    .describe(
+      'Who is mailed each operator alert. Default: none. Production: **required** (this or `ALERT_WEBHOOK_URL`).',
+    ),
+  ALERT_WEBHOOK_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe(
+      'Slack-compatible incoming webhook each operator alert is posted to (`{"text": …}`); a secret, never logged. Default: none. Production: **required** (this or `OPS_EMAIL`).',
+    ),
+  ALERT_RENOTIFY_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_080)
+    .default(60)
+    .describe(
+      'An alert still happening (seen again since it was sent) is sent again after this long, until acknowledged or resolved.',
+    ),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

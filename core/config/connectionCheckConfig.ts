@@ -18,7 +18,10 @@ export const CONNECTION_CHECK_ENV = {
       const url = new URL(value);
       return url.username === '' && url.password === '';
     }, 'REGION_PING_URL must not carry a user name or password (the browser fetches it)')
-    .optional(),
+    .optional()
+    .describe(
+      "What the connection check page (`/connection-check`) fetches from the browser to measure round trip and jitter to the machines' region; answering `?bytes=N` with N bytes adds a download speed (the default does not). Must send CORS; the CSP's `connect-src` names its origin. https only in production. See [docs/connection-check.md](connection-check.md). Default: `https://dynamodb.<AWS_REGION>.amazonaws.com/ping` (sandbox: `PUBLIC_URL/sandbox/region-ping/ping`). Production: optional.",
+    ),
 };
 
 type ConnectionCheckEnv = { REGION_PING_URL?: string | undefined };

@@ -21,78 +21,199 @@ const ids = (prefix: string, pattern: RegExp) =>
 
 const AMI = z.string().regex(/^ami-[0-9a-f]{8,17}$/, 'an AMI id looks like ami-0123456789abcdef0');
 
+/** One description for every plan's own AMI variable. */
+const AMI_PER_PLAN =
+  'Windows AMI for this plan (`EC2_AMI_LEGEND`, `EC2_AMI_PRO_LEGEND`, `EC2_AMI_ULTRA_LEGEND`, `EC2_AMI_EDITOR_LOW`, `EC2_AMI_EDITOR_HIGH`); it wins over `EC2_AMI_ID`. Default: `EC2_AMI_ID`. Production: **required** for each card plan unless `EC2_AMI_ID` is set.';
+
 export const VM_ENV = {
   AWS_REGION: z
     .string()
     .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'an AWS region such as ap-south-1')
-    .optional(),
-  AWS_ACCESS_KEY_ID: z.string().min(16).optional(),
-  AWS_SECRET_ACCESS_KEY: z.string().min(16).optional(),
-  /**
-   * The instance profile (name or ARN) every machine launches with: it lets the CloudWatch
-   * agent and the GPU poller on the image publish metrics (infra/iam/instance-policy.json).
-   */
+    .optional()
+    .describe('Region cloud PCs are launched in. Default: `ap-south-1`. Production: **required**.'),
+  AWS_ACCESS_KEY_ID: z
+    .string()
+    .min(16)
+    .optional()
+    .describe(
+      "Static key id, set with `AWS_SECRET_ACCESS_KEY` (both or neither). Unset, the worker uses the AWS SDK's default chain (ECS task role, EC2 instance role, `AWS_PROFILE`/SSO, web identity) — the norm. The role's policy is `infra/iam/worker-policy.json`; the web process needs none. Setting keys leaves the sandbox EC2. Default: dummy keys for the sandbox EC2. Production: optional.",
+    ),
+  AWS_SECRET_ACCESS_KEY: z
+    .string()
+    .min(16)
+    .optional()
+    .describe(
+      'The secret of `AWS_ACCESS_KEY_ID` (both or neither). Default: dummy keys for the sandbox EC2. Production: optional.',
+    ),
   EC2_INSTANCE_PROFILE: z
     .string()
     .regex(
       /^(arn:aws[a-z-]*:iam::\d{12}:instance-profile\/[\w+=,.@/-]{1,128}|[\w+=,.@-]{1,128})$/,
       'an instance profile name or its ARN (arn:aws:iam::123456789012:instance-profile/name)',
     )
-    .optional(),
-  /** Another EC2 endpoint (the sandbox, a VPC endpoint); unset means AWS's own. */
-  EC2_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
-  EC2_KEY_NAME: z.string().min(1).max(255).optional(),
-  /** The key pair's private key, PEM (literal `\n` sequences are read as line breaks). */
-  EC2_PRIVATE_KEY_PEM: z.string().min(1).optional(),
-  EC2_AMI_ID: AMI.optional(),
-  EC2_AMI_LEGEND: AMI.optional(),
-  EC2_AMI_PRO_LEGEND: AMI.optional(),
-  EC2_AMI_ULTRA_LEGEND: AMI.optional(),
-  EC2_AMI_EDITOR_LOW: AMI.optional(),
-  EC2_AMI_EDITOR_HIGH: AMI.optional(),
-  EC2_SECURITY_GROUP_IDS: ids('sg-', /^sg-[0-9a-z]+$/).optional(),
-  EC2_SUBNET_IDS: ids('subnet-', /^subnet-[0-9a-z]+$/).optional(),
-  EC2_FALLBACK_SUBNET_IDS: ids('subnet-', /^subnet-[0-9a-z]+$/).optional(),
-  /** Tag value naming this deployment on every instance, so the reconciler never touches another's. */
+    .optional()
+    .describe(
+      "Name or ARN of the instance profile every machine launches with (`infra/iam/instance-policy.json`): without it the CloudWatch agent and GPU poller on the image cannot publish, and the usage page's GPU chart stays empty. Default: `legend-cloud-pc` in the sandbox. Production: recommended.",
+    ),
+  EC2_ENDPOINT: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe(
+      "Another EC2 endpoint, e.g. a VPC endpoint. Default: AWS's (sandbox: `SANDBOX_URL/sandbox/ec2/`).",
+    ),
+  EC2_KEY_NAME: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe(
+      'The RSA key pair machines launch with (Windows encrypts its administrator password to it). Default: `legend-sandbox`. Production: **required**.',
+    ),
+  EC2_PRIVATE_KEY_PEM: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "That key pair's private key, PEM (`\\n` escapes allowed); decrypts Windows passwords; never logged. Default: the sandbox key pair's, handed to the worker by `npm start`. Production: **required**.",
+    ),
+  EC2_AMI_ID: AMI.optional().describe(
+    "Windows AMI for every plan; a plan's own `EC2_AMI_<PLAN>` wins. Default: a sandbox AMI id. Production: **required** (unless every card plan has its own).",
+  ),
+  EC2_AMI_LEGEND: AMI.optional().describe(AMI_PER_PLAN),
+  EC2_AMI_PRO_LEGEND: AMI.optional().describe(AMI_PER_PLAN),
+  EC2_AMI_ULTRA_LEGEND: AMI.optional().describe(AMI_PER_PLAN),
+  EC2_AMI_EDITOR_LOW: AMI.optional().describe(AMI_PER_PLAN),
+  EC2_AMI_EDITOR_HIGH: AMI.optional().describe(AMI_PER_PLAN),
+  EC2_SECURITY_GROUP_IDS: ids('sg-', /^sg-[0-9a-z]+$/)
+    .optional()
+    .describe(
+      'Comma-separated; must let RDP (`RDP_PORT`) in. Default: a sandbox group. Production: **required**.',
+    ),
+  EC2_SUBNET_IDS: ids('subnet-', /^subnet-[0-9a-z]+$/)
+    .optional()
+    .describe(
+      'Comma-separated subnets (with public IPs) to launch in. Setting it (or static keys) leaves the sandbox EC2: with the default credential chain there may be no keys to tell. Default: a sandbox subnet. Production: **required**.',
+    ),
+  EC2_FALLBACK_SUBNET_IDS: ids('subnet-', /^subnet-[0-9a-z]+$/)
+    .optional()
+    .describe(
+      'Subnets in other availability zones, tried after two launch attempts met a capacity or limit error. Default: a second sandbox subnet. Production: recommended.',
+    ),
   EC2_DEPLOYMENT_TAG: z
     .string()
     .regex(/^[A-Za-z0-9._:-]{1,100}$/)
-    .optional(),
-  /** A count for every card plan, or `plan=count` pairs. */
-  WARM_POOL_SIZE: z.string().optional(),
-  POOL_HOT: z.string().optional(),
-  VM_GRACE_DAYS: z.coerce.number().min(0).max(365).optional(),
-  SNAPSHOT_KEEP_DAYS: z.coerce.number().min(0).max(365).optional(),
-  SNAPSHOT_DEADLINE_HOURS: z.coerce.number().min(0.01).max(168).optional(),
+    .optional()
+    .describe(
+      "The `legend:deployment` tag on every instance: the orphan reconciler only ever touches instances carrying ours. Default: `PUBLIC_URL`'s host.",
+    ),
+  WARM_POOL_SIZE: z
+    .string()
+    .optional()
+    .describe(
+      "The fewest launched, first-boot-done, stopped machines kept per plan: `2` (each card plan) or `legend=2,pro-legend=1`; `0` turns a plan's warm pool off. More are kept while purchases come fast: enough for the purchases that may come (95 % of the time, at the last hour's rate) during the ~7 minutes a new one takes, within `CAPACITY_LIMITS`. A stopped one costs only its disk; without one a purchase waits for a full launch. Sized by simulation: [docs/performance.md](performance.md#warm-pool-sizing-simulation). Default: `1` (each card plan). Production: recommended.",
+    ),
+  POOL_HOT: z
+    .string()
+    .optional()
+    .describe(
+      'Hot spares: at most this many **running**, unassigned machines per plan (`1` for every card plan, or `legend=2,ultra-legend=1`). A purchase then needs no start at all, only our tags and a Remote Desktop check. ' +
+        "How many are kept follows demand (one, plus enough for the purchases that may come, 95 % of the time at the last hour's rate, during the ~6 minutes a new spare takes: 2 for 1–3 purchases in the last hour, 4 for 12, 7 for 30), never past `POOL_HOT` nor the type's `CAPACITY_LIMITS` (spares and machines in use together); a spare launched for a busy hour waits, running, for the next purchase. " +
+        "In simulation ([docs/performance.md](performance.md#warm-pool-sizing-simulation)), hot spares cost at least 2.6 running spare-hours per purchase at a young service's demand (~19 new machines a day), whatever the rule; at 30× that, this rule gives p95 14 s for 0.44. " +
+        "A hot spare costs its full on-demand price every hour it waits: about $0.76/h for g4dn.xlarge (LEGEND), $1.20/h g4dn.2xlarge (PRO LEGEND), $1.39/h g5.xlarge (ULTRA LEGEND) in ap-south-1, Windows (a third-party mirror of AWS's list prices; re-check), about ₹1,600–2,900 a day per spare — the stopped warm pool costs only its disk. " +
+        'Default: `0` (each plan). Production: optional.',
+    ),
+  VM_GRACE_DAYS: z.coerce
+    .number()
+    .min(0)
+    .max(365)
+    .optional()
+    .describe(
+      "Days a lapsed plan's machine is kept, stopped, before it is terminated unless renewed. Default: `7`.",
+    ),
+  SNAPSHOT_KEEP_DAYS: z.coerce
+    .number()
+    .min(0)
+    .max(365)
+    .optional()
+    .describe(
+      "Days the snapshot of a terminated machine's disk is kept for a renewal to restore; `0`: no snapshot. Default: `30`.",
+    ),
+  SNAPSHOT_DEADLINE_HOURS: z.coerce
+    .number()
+    .min(0.01)
+    .max(168)
+    .optional()
+    .describe(
+      "A kept disk's copy still pending this long is given up (`snapshot-failed` alert) and taken again; the instance stays until a copy is safe. Default: `6`.",
+    ),
   PROVISION_DEADLINE_MINUTES: z.coerce
     .number()
     .min(1)
     .max(24 * 60)
-    .optional(),
-  VM_POLL_SECONDS: z.coerce.number().min(0.2).max(300).optional(),
+    .optional()
+    .describe(
+      'No ready machine after this: the customer is mailed, the dashboard says so, an operator alert is recorded (work goes on); a paid plan with no machine at all has its provisioning sent again. Default: `5`.',
+    ),
+  VM_POLL_SECONDS: z.coerce
+    .number()
+    .min(0.2)
+    .max(300)
+    .optional()
+    .describe(
+      'How soon a machine in transition is checked again. Default: `10` (`1` on the `fast` sandbox).',
+    ),
   VM_STUCK_SECONDS: z.coerce
     .number()
     .min(1)
     .max(24 * 3600)
-    .optional(),
+    .optional()
+    .describe(
+      'A transition with no progress for this long has its job sent again by the reaper. Default: `1800`.',
+    ),
   ORPHAN_GRACE_MINUTES: z.coerce
     .number()
     .min(0)
     .max(7 * 24 * 60)
-    .optional(),
-  STREAMING_CLIENT_URL: z.url({ protocol: /^https?$/ }).optional(),
-  SETUP_VIDEO_URL: z.url({ protocol: /^https?$/ }).optional(),
-  RDP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
-  DCV_WEB_URL: z.string().trim().min(1).max(500).optional(),
-  /**
-   * The worker's public egress addresses (its NAT gateway's), IPv4 CIDRs, comma-separated: the
-   * only sources the security group lets reach Sunshine's API (TCP 47990) on the machines.
-   */
+    .optional()
+    .describe(
+      'An instance tagged as ours that no machine owns is reported, then terminated after this. Default: `60`.',
+    ),
+  STREAMING_CLIENT_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe(
+      "The dashboard's remote streaming client (Moonlight, which Sunshine on every machine answers). Default: `https://moonlight-stream.org/`.",
+    ),
+  SETUP_VIDEO_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe(
+      "The dashboard's setup video. Default: none (the row points to the dashboard's step-by-step guides). Production: optional.",
+    ),
+  RDP_PORT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(65535)
+    .optional()
+    .describe('The port the RDP file names. Default: `3389`.'),
+  DCV_WEB_URL: z
+    .string()
+    .trim()
+    .min(1)
+    .max(500)
+    .optional()
+    .describe(
+      'Where Amazon DCV\'s web client is on a machine, `{ip}` its address; "Open in browser" appends `?authToken=…#console`. HTTPS only in production; only the sandbox (or a proxy in front of the machines) changes it. Default: `https://{ip}:8443/` (`npm start`\'s sandbox: `http://{ip}:8443/`).',
+    ),
   WORKER_EGRESS_CIDRS: list
     .refine((values) => values.length > 0 && values.every((v) => parseCidr4(v) !== null), {
       message: 'IPv4 addresses or CIDRs, comma-separated (e.g. 203.0.113.10/32)',
     })
-    .optional(),
+    .optional()
+    .describe(
+      "The worker's public egress addresses (its NAT gateway's; IPv4 CIDRs, comma-separated): the only sources the machines' security group lets reach Sunshine's API (TCP 47990), which pairing calls; `npm run aws:check` checks it (docs/streaming.md). Default: `127.0.0.0/8` in the sandbox. Production: **required**.",
+    ),
 };
 
 type VmEnv = z.infer<z.ZodObject<typeof VM_ENV>>;
