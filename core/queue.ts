@@ -509,20 +509,6 @@ export function mailQueueFor(name: QueueName, payload: unknown): QueueName {
   return typeof kind === 'string' && CODE_MAIL_KINDS.has(kind) ? 'email-code' : name;
 }
 
-/**
- * The shortest time a queue's retries span, from the first failure to the last try: pg-boss waits
- * `retryDelay × 2^n` (capped at `retryDelayMax`) before retry n, plus up to as much again at random.
- */
-export function shortestRetrySpanSeconds(name: QueueName): number {
-  const { retryLimit, retryDelay, retryBackoff, retryDelayMax } = QUEUES[name].options;
-  let total = 0;
-  for (let n = 0; n < retryLimit; n++) {
-    const delay = retryBackoff ? Math.max(retryDelay, 1) * 2 ** Math.min(16, n) : retryDelay;
-    total += Math.min(retryDelayMax ?? Infinity, delay);
-  }
-  return total;
-}
-
 /** Lets pg-boss run its SQL on a slonik connection (and so inside a slonik transaction). */
 function slonikAdapter(db: Db) {
   return {

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
-import { COMPRESSIBLE, precompressFile } from '../scripts/lib/precompress.ts';
+import { precompressFile } from '../scripts/lib/precompress.ts';
 
 /**
  * Writes .br and .gz beside every text asset at build time (scripts/lib/precompress.ts). Not for
@@ -21,9 +21,7 @@ function precompress(): Plugin {
     async closeBundle() {
       if (ssr) return;
       const files = (await readdir(outDir, { recursive: true })) as string[];
-      await Promise.all(
-        files.filter((f) => COMPRESSIBLE.test(f)).map((file) => precompressFile(path.join(outDir, file))),
-      );
+      await Promise.all(files.map((file) => precompressFile(path.join(outDir, file))));
     },
   };
 }

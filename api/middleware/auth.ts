@@ -5,7 +5,7 @@ import { revocationsAcknowledged } from '../../core/db/sessionRevocations.ts';
 import type { Db } from '../../core/db/pool.ts';
 import { clearCookie, readCookie, SESSION_COOKIE } from '../auth/cookies.ts';
 import { forbidden, unauthorized } from '../errors.ts';
-import type { AppContext, AppState, AuthUser } from '../context.ts';
+import type { AppState, AuthUser } from '../context.ts';
 
 /**
  * Who is asking, for every /api route. Identity comes from the session cookie only; an email
@@ -92,5 +92,3 @@ export function assertSameUser(ctx: { state: AppState }, email: unknown): AuthUs
 }
 
 export const OTHER_USER_MESSAGE = 'You can only see and change your own account.';
-
-export type { AppContext };

@@ -88,15 +88,3 @@ export async function unsubscribeSubscriber(db: Db, id: string): Promise<BlogSub
     WHERE id = ${id}
     RETURNING ${COLUMNS}`);
 }
-
-export async function findSubscriberByEmail(db: Db, email: string): Promise<BlogSubscriber | null> {
-  return db.maybeOne(
-    sql.type(BlogSubscriber)`SELECT ${COLUMNS} FROM blog_subscribers WHERE email = ${email}`,
-  );
-}
-
-export async function countSubscribers(db: Db): Promise<number> {
-  return db.oneFirst(
-    sql.type(z.object({ count: z.number() }))`SELECT count(*)::int AS count FROM blog_subscribers`,
-  );
-}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DCV_OUTCOMES, DESKTOP_TOKEN_TTL_SECONDS, type DcvOutcome } from '../domain/desktop.ts';
+import { DESKTOP_TOKEN_TTL_SECONDS, type DcvOutcome } from '../domain/desktop.ts';
 import { sql, type Db } from './pool.ts';
 
 /**
@@ -104,27 +104,4 @@ export async function recordDesktopTokenUse(db: Db, use: DesktopTokenUse): Promi
       (token_id, vm_id, accepted, outcome, session_id, client_address, verifier_address, at)
     VALUES (${use.tokenId}, ${use.vmId}, ${use.outcome === 'accepted'}, ${use.outcome},
             ${use.sessionId}, ${use.clientAddress}, ${use.verifierAddress}, ${use.at.toISOString()})`);
-}
-
-const UseRow = z.object({
-  token_id: z.uuid().nullable(),
-  vm_id: z.uuid().nullable(),
-  accepted: z.boolean(),
-  outcome: z.enum(DCV_OUTCOMES),
-  session_id: z.string(),
-  client_address: z.string(),
-  verifier_address: z.string(),
-  at: z.date(),
-});
-
-/** The verifications recorded for a machine (by its token or its address), newest first. */
-export async function listDesktopTokenUses(db: Db, vmId: string): Promise<Array<z.infer<typeof UseRow>>> {
-  return [
-    ...(await db.any(sql.type(UseRow)`
-      SELECT u.token_id, u.vm_id, u.accepted, u.outcome, u.session_id, u.client_address,
-             u.verifier_address, u.at
-      FROM desktop_token_uses u LEFT JOIN desktop_tokens t ON t.id = u.token_id
-      WHERE u.vm_id = ${vmId} OR t.vm_id = ${vmId}
-      ORDER BY u.at DESC, u.id`)),
-  ];
 }

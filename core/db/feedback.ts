@@ -33,13 +33,3 @@ export async function insertFeedbackMessage(db: Db, message: NewFeedbackMessage)
             ${message.email}, ${message.message}, ${message.ip})
     RETURNING ${COLUMNS}`);
 }
-
-export async function findFeedbackMessage(db: Db, id: string): Promise<FeedbackMessage | null> {
-  return db.maybeOne(sql.type(FeedbackMessage)`SELECT ${COLUMNS} FROM feedback_messages WHERE id = ${id}`);
-}
-
-export async function countFeedbackMessages(db: Db): Promise<number> {
-  return db.oneFirst(
-    sql.type(z.object({ count: z.number() }))`SELECT count(*)::int AS count FROM feedback_messages`,
-  );
-}

@@ -191,16 +191,3 @@ export async function purgeHealthRefusals(db: Db, before: Date): Promise<number>
          gone AS (DELETE FROM machine_health_refusals WHERE id IN (SELECT id FROM doomed) RETURNING 1)
     SELECT count(*)::int AS count FROM gone`);
 }
-
-/** Refused reports in the last hour by outcome, for /metrics. */
-export async function countRecentRefusals(
-  db: Db,
-  now: Date,
-): Promise<Array<{ outcome: string; count: number }>> {
-  return [
-    ...(await db.any(sql.type(z.object({ outcome: z.string(), count: z.number() }))`
-      SELECT outcome, count(*)::int AS count FROM machine_health_refusals
-      WHERE at >= ${ts(new Date(now.getTime() - 3_600_000))}
-      GROUP BY outcome`)),
-  ];
-}

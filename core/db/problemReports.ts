@@ -32,15 +32,3 @@ export async function insertProblemReport(db: Db, report: NewProblemReport): Pro
             ${report.phoneNumber}, ${report.pageUrl}, ${report.ip})
     RETURNING id, user_id, title, description, severity, phone_number, page_url, created_at, notified_at`);
 }
-
-export async function findProblemReport(db: Db, id: string): Promise<ProblemReport | null> {
-  return db.maybeOne(sql.type(ProblemReport)`
-    SELECT id, user_id, title, description, severity, phone_number, page_url, created_at, notified_at
-    FROM problem_reports WHERE id = ${id}`);
-}
-
-export async function countProblemReports(db: Db): Promise<number> {
-  return db.oneFirst(
-    sql.type(z.object({ count: z.number() }))`SELECT count(*)::int AS count FROM problem_reports`,
-  );
-}

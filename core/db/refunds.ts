@@ -43,22 +43,6 @@ export function refundToken(refundId: string): string {
 }
 
 /**
- * Records a refund about to be requested, its token derived from its id. Throws a unique
- * violation when the payment already has a refund requested or accepted.
- */
-export async function insertRefund(
-  db: Db,
-  r: { paymentId: string; amountPaise: number; quote: Record<string, number>; source?: RefundSource },
-): Promise<Refund> {
-  const id = randomUUID();
-  return db.one(sql.type(Refund)`
-    INSERT INTO refunds (id, payment_id, token, amount_paise, quote, source)
-    VALUES (${id}, ${r.paymentId}, ${refundToken(id)}, ${r.amountPaise}, ${sql.jsonb(r.quote)},
-            ${r.source ?? 'operator'})
-    RETURNING ${COLUMNS}`);
-}
-
-/**
  * Records a refund unless the payment already has one in flight or done: the row of the
  * refund that stands, and whether this call created it. One refund per payment whoever asks.
  */

@@ -143,9 +143,3 @@ export async function findLiveSessionCached(
   cacheSession(tokenHash, session, readAt);
   return session;
 }
-
-export async function countLiveSessions(db: Db, userId: string): Promise<number> {
-  return db.oneFirst(sql.type(z.object({ count: z.number() }))`
-    SELECT count(*)::int AS count FROM sessions
-    WHERE user_id = ${userId} AND revoked_at IS NULL AND expires_at > now()`);
-}

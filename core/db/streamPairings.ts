@@ -178,11 +178,3 @@ export async function finishRemoval(
         WHERE id = ${id} AND state = 'removing'
         RETURNING ${COLUMNS}`);
 }
-
-/** The devices of a machine as the dashboard lists them, and pairings that finished not long ago. */
-export async function listPairings(db: Db, vmId: string): Promise<StreamPairing[]> {
-  return [
-    ...(await db.any(sql.type(StreamPairing)`
-      SELECT ${COLUMNS} FROM stream_pairings WHERE vm_id = ${vmId} ORDER BY created_at DESC LIMIT 50`)),
-  ];
-}

@@ -9,7 +9,6 @@ import { PLAN_IDS, type PlanId } from '../domain/plans.ts';
  */
 
 export const SUBSCRIPTION_STATUSES = ['pending_payment', 'active', 'expired', 'cancelled'] as const;
-export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 export const Subscription = z.object({
   id: z.uuid(),

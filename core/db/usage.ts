@@ -104,9 +104,3 @@ export async function deleteSamplesBefore(db: Db, before: Date, limit: number): 
       SELECT ctid FROM vm_metric_samples WHERE at < ${ts(before)}::timestamptz LIMIT ${limit})`);
   return result.rowCount;
 }
-
-/** How many samples a machine has (tests and operators). */
-export async function countSamples(db: Db, vmId: string): Promise<number> {
-  return db.oneFirst(sql.type(z.object({ count: z.number() }))`
-    SELECT count(*)::int AS count FROM vm_metric_samples WHERE vm_id = ${vmId}`);
-}

@@ -57,15 +57,6 @@ export async function findNoticeKeys(db: Db, keys: string[]): Promise<Set<string
   return new Set(rows.map((r) => r.key));
 }
 
-export const Notice = z.object({ key: z.string(), kind: z.string(), sent_at: z.date() });
-
-export async function listNoticesOfUser(db: Db, userId: string): Promise<Array<z.infer<typeof Notice>>> {
-  return [
-    ...(await db.any(sql.type(Notice)`
-      SELECT key, kind, sent_at FROM vm_notices WHERE user_id = ${userId} ORDER BY sent_at, key`)),
-  ];
-}
-
 /**
  * Active plans (not trials) expiring within `withinDays` whose last reminder (1 day) has not
  * gone out yet: the expiry sweep's bounded batch.

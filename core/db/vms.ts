@@ -640,22 +640,6 @@ export async function findVmsByIds(db: Db, ids: string[]): Promise<Vm[]> {
   ];
 }
 
-export const RunSegment = z.object({
-  vm_id: z.uuid(),
-  subscription_id: z.uuid(),
-  started_at: z.date(),
-  ended_at: z.date().nullable(),
-});
-export type RunSegment = z.infer<typeof RunSegment>;
-
-export async function listRunSegments(db: Db, vmId: string): Promise<RunSegment[]> {
-  return [
-    ...(await db.any(sql.type(RunSegment)`
-      SELECT vm_id, subscription_id, started_at, ended_at FROM vm_run_segments
-      WHERE vm_id = ${vmId} ORDER BY started_at`)),
-  ];
-}
-
 /** Marks a row as looked at (the reaper's re-enqueue), so the next reaper run waits again. */
 export async function touchVm(db: Db, vmId: string): Promise<void> {
   await db.query(sql.unsafe`UPDATE vms SET updated_at = now() WHERE id = ${vmId}`);

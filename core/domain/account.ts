@@ -3,7 +3,7 @@
  * §8): the rules and words both the server and the SPA use.
  */
 
-import { EMAIL_MESSAGES, isDeliverableEmail } from './email.ts';
+import { EMAIL_MESSAGES } from './email.ts';
 
 export { EMAIL_MAX_LENGTH, normaliseEmail } from './email.ts';
 
@@ -13,14 +13,9 @@ export const OTP_PATTERN = /^\d{6}$/;
 /**
  * The loose shape of an address we already hold (something@something.tld, no spaces): what the
  * mail queue checks, so a mail to an account made under older, looser rules still goes. What a
- * form or the API accepts from now on is `isValidEmail` (core/domain/email.ts).
+ * form or the API accepts from now on is `isDeliverableEmail` (core/domain/email.ts).
  */
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-/** A deliverable address (core/domain/email.ts): ASCII before the @, a real (or punycode) domain. */
-export function isValidEmail(value: string): boolean {
-  return isDeliverableEmail(value);
-}
 
 /** The spec's strings (§8) and ours for the same screens, kept in one place. */
 export const ACCOUNT_MESSAGES = {

@@ -2,7 +2,7 @@
  * Limits on emailed codes and second factors follow the asker (a browser, an address), never
  * the target alone: what strangers do to an email address must not refuse its owner.
  *
- * An inbox gets at most INBOX_MAILS_PER_HOUR code mails in any hour (sign-up codes, login codes
+ * An inbox gets at most 15 code mails in any hour (sign-up codes, login codes
  * and reset links together): a burst of INBOX_BURST, then one each INBOX_INTERVAL_SECONDS. A
  * browser that has signed in to the account before (a known browser) is never refused by that
  * budget; any other browser waits at most INBOX_INTERVAL_SECONDS for the next mail, however many
@@ -12,8 +12,6 @@
 
 export const INBOX_BURST = 3;
 export const INBOX_INTERVAL_SECONDS = 300;
-/** The most code mails an inbox receives in an hour: the burst, then one per interval. */
-export const INBOX_MAILS_PER_HOUR = INBOX_BURST + 3600 / INBOX_INTERVAL_SECONDS;
 /** How long an account counts as under attack after strangers met its inbox budget. */
 export const UNDER_ATTACK_SECONDS = 3600;
 

@@ -63,10 +63,6 @@ export function emailProblem(value: string): string | null {
   return check.ok ? null : check.message;
 }
 
-export function isDeliverableEmail(value: string): boolean {
-  return checkEmail(value).ok;
-}
-
 function localProblem(local: string): string | null {
   if (local.length > LOCAL_MAX_LENGTH) return EMAIL_MESSAGES.tooLong;
   const atoms = local.split('.');

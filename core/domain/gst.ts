@@ -187,21 +187,6 @@ export function formatInvoiceNumber(
   return `${prefix}/${financialYearLabel}/${String(sequence).padStart(INVOICE_SEQUENCE_DIGITS, '0')}`;
 }
 
-/** Reads an invoice number back, or null when it is not one of ours. */
-export function parseInvoiceNumber(
-  text: string,
-  prefix = INVOICE_PREFIX,
-): { financialYear: string; sequence: number } | null {
-  const parts = text.trim().split('/');
-  if (parts.length !== 3 || parts[0] !== prefix) return null;
-  const [, year, sequence] = parts;
-  if (!year || !sequence || !/^\d{4}-\d{2}$/.test(year) || !/^\d{6,}$/.test(sequence)) return null;
-  const start = Number(year.slice(0, 4));
-  if ((start + 1) % 100 !== Number(year.slice(5))) return null;
-  const number = Number(sequence);
-  return number >= 1 && Number.isSafeInteger(number) ? { financialYear: year, sequence: number } : null;
-}
-
 export const CREDIT_NOTE_PREFIX = 'CN';
 
 /**

@@ -48,15 +48,3 @@ export function machineUserData(settings: MachineSettings): string {
     '',
   ].join('\n');
 }
-
-/** Reads the settings line back (what the setup script does on the machine, for tests and tools). */
-export function machineSettingsOf(userData: string): MachineSettings | null {
-  const line = userData.split('\n').find((l) => l.startsWith(MACHINE_CONFIG_MARKER));
-  if (!line) return null;
-  try {
-    const value = JSON.parse(line.slice(MACHINE_CONFIG_MARKER.length)) as MachineSettings;
-    return value.v === 1 ? value : null;
-  } catch {
-    return null;
-  }
-}

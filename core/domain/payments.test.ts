@@ -4,7 +4,6 @@ import {
   nextCheckAt,
   plainFailureReason,
   RECONCILE_CHECK_MINUTES,
-  RECONCILE_HORIZON_MS,
   RECONCILE_LAST_LOOK_RETRY_MS,
   reconcileCutoff,
   reconcileScheduleOver,
@@ -22,7 +21,8 @@ describe('the reconciliation schedule', () => {
     const offsets = RECONCILE_CHECK_MINUTES.map((_, i) => minutesAfter(nextCheckAt(created, i, now)));
     expect(offsets.slice(0, 4)).toEqual([2, 5, 15, 60]);
     for (let i = 1; i < offsets.length; i++) expect(offsets[i]!).toBeGreaterThan(offsets[i - 1]!);
-    expect(offsets.at(-1)! * 60_000).toBe(RECONCILE_HORIZON_MS);
+    // The last check is at 72 hours: without a final answer by then an attempt is abandoned.
+    expect(offsets.at(-1)! * 60_000).toBe(72 * 3_600_000);
     // Over: the last check's answer abandons it; until one arrives it is asked again hourly.
     expect(reconcileScheduleOver(RECONCILE_CHECK_MINUTES.length - 1)).toBe(false);
     expect(reconcileScheduleOver(RECONCILE_CHECK_MINUTES.length)).toBe(true);

@@ -25,9 +25,6 @@ export function isOpenPayment(status: PaymentState): boolean {
  */
 export const RECONCILE_CHECK_MINUTES: readonly number[] = [2, 5, 15, 60, 120, 240, 480, 960, 1920, 72 * 60];
 
-/** After this long without a final answer from PayU an attempt is `abandoned`. */
-export const RECONCILE_HORIZON_MS = 72 * 60 * MINUTE_MS;
-
 /**
  * The sweep runs each minute (pg-boss fires a cron up to about 37 s after its minute) and also
  * takes what falls due within this much of its run, so a first check lands between about 80 s

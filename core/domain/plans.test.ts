@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { formatAmountForPayU } from './money.ts';
 import {
   CARD_PLANS,
   DURATIONS,
@@ -6,7 +7,6 @@ import {
   PLAN_IDS,
   addOneMonth,
   findPlan,
-  formatAmountForPayU,
   formatRupees,
   getPlan,
   isDuration,

@@ -5,7 +5,7 @@
 import { daysInMonth, dayNumber, DAY_MS, indiaDate, toEpochMs, type Instant } from './time.ts';
 
 // Kept importable from here: callers that show prices should not need to know money.ts exists.
-export { formatAmountForPayU, formatRupees } from './money.ts';
+export { formatRupees } from './money.ts';
 
 /** The hour bundles a plan is sold in (spec §9). */
 export const DURATIONS = [30, 45, 65, 90] as const;

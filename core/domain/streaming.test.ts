@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { machineSettingsOf, machineUserData, MACHINE_CONFIG_MARKER } from './machineSetup.ts';
+import { machineUserData, MACHINE_CONFIG_MARKER } from './machineSetup.ts';
+import { machineSettingsOf } from '../../tests/support/machineSettings.ts';
 import {
   dcvFile,
   deviceNameProblem,

@@ -76,8 +76,6 @@ export const STREAMING_MESSAGES = {
   dcvNotRunning: 'Your PC must be running to download its DCV file. Start it first.',
 } as const;
 
-export const PIN_INVALID = STREAMING_MESSAGES.pinFormat;
-
 /** Reads a device name as typed: trimmed, inner spaces collapsed. Null when nothing is left. */
 export function normaliseDeviceName(raw: string): string | null {
   const name = raw.trim().replace(/\s+/g, ' ');

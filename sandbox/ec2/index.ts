@@ -106,7 +106,7 @@ export type SandboxEc2 = {
   close(): Promise<void>;
 };
 
-export type { ControlInput, Fault } from './engine.ts';
+export type { ControlInput } from './engine.ts';
 
 const Range = z
   .tuple([z.number().int().min(0), z.number().int().min(0)])

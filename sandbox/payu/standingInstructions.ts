@@ -364,5 +364,3 @@ export function createStandingInstructions(options: { newMihpayid: () => string 
     },
   };
 }
-
-export type StandingInstructions = ReturnType<typeof createStandingInstructions>;

@@ -40,6 +40,14 @@ describe('docs/configuration.md', () => {
   });
 });
 
+describe('the README', () => {
+  it('stays an entry point: at most 300 lines and 15 KB', async () => {
+    const text = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    expect(text.split('\n').length).toBeLessThanOrEqual(300);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(15 * 1024);
+  });
+});
+
 describe('the queue and schedule tables of docs/operations.md', () => {
   it('agree with core/queue.ts and worker/schedules.ts', async () => {
     expect(await operationsTableDrift()).toEqual([]);

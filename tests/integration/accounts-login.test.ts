@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { sql } from '../../core/db/pool.ts';
-import { countLiveSessions } from '../../core/db/sessions.ts';
 import { findUserByEmail } from '../../core/db/users.ts';
 import { startTestStack, waitFor } from '../support/stack.ts';
 import {
@@ -14,6 +13,7 @@ import {
   uniqueEmail,
   waitForMail,
 } from '../support/accounts.ts';
+import { countLiveSessions } from '../support/rows.ts';
 
 const stack = await startTestStack({ worker: true });
 const db = stack.services.db;

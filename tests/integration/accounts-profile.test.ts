@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { sql } from '../../core/db/pool.ts';
-import { findProblemReport } from '../../core/db/problemReports.ts';
-import { countLiveSessions } from '../../core/db/sessions.ts';
 import { findUserByEmail, findUserById } from '../../core/db/users.ts';
 import {
   activateSubscription,
@@ -14,6 +12,7 @@ import { planExpiry } from '../../core/domain/plans.ts';
 import { paymentHelpers } from '../support/payments.ts';
 import { startTestStack, waitFor } from '../support/stack.ts';
 import { createUser, GOOD_PASSWORD, logIn, mailedCode, newClient } from '../support/accounts.ts';
+import { countLiveSessions, findProblemReport } from '../support/rows.ts';
 
 const stack = await startTestStack({ worker: true });
 const db = stack.services.db;

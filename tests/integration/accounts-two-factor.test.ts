@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sql } from '../../core/db/pool.ts';
 import { TWO_FACTOR_MESSAGES } from '../../core/domain/codeLimits.ts';
-import { countLiveSessions } from '../../core/db/sessions.ts';
 import { startTestStack } from '../support/stack.ts';
 import {
   createUser,
@@ -14,6 +13,7 @@ import {
   withTwoFactor,
   type Client,
 } from '../support/accounts.ts';
+import { countLiveSessions } from '../support/rows.ts';
 
 const stack = await startTestStack({ worker: true });
 const db = stack.services.db;

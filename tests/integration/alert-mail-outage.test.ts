@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { sql } from '../../core/db/pool.ts';
 import { raiseAlert } from '../../core/db/operatorAlerts.ts';
-import { sendJob, shortestRetrySpanSeconds } from '../../core/queue.ts';
+import { QUEUES, sendJob, type QueueName } from '../../core/queue.ts';
 import { findJob } from '../../scripts/lib/jobs.ts';
 import { startSmtpCatcher, type CaughtSmtpMail } from '../../sandbox/smtp.ts';
 import { startTestStack, waitFor } from '../support/stack.ts';
@@ -39,6 +39,20 @@ function alertMailJob(alertId: string) {
       greatest(0, extract(epoch FROM start_after - now()))::float8 AS waits
     FROM pgboss.job
     WHERE name IN ('email-send', 'email-code', 'email-alert') AND data->>'to' = ${OPS} AND data->>'text' LIKE ${`%${alertId}%`}`);
+}
+
+/**
+ * The shortest time a queue's retries span, from the first failure to the last try: pg-boss waits
+ * `retryDelay × 2^n` (capped at `retryDelayMax`) before retry n, plus up to as much again at random.
+ */
+function shortestRetrySpanSeconds(name: QueueName): number {
+  const { retryLimit, retryDelay, retryBackoff, retryDelayMax } = QUEUES[name].options;
+  let total = 0;
+  for (let n = 0; n < retryLimit; n++) {
+    const delay = retryBackoff ? Math.max(retryDelay, 1) * 2 ** Math.min(16, n) : retryDelay;
+    total += Math.min(retryDelayMax ?? Infinity, delay);
+  }
+  return total;
 }
 
 describe('an operator alert mailed through an SMTP outage', () => {

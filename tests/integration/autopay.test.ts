@@ -8,7 +8,6 @@ import { sendJob } from '../../core/queue.ts';
 import { sql } from '../../core/db/pool.ts';
 import { findActiveSubscription, findSubscription } from '../../core/db/subscriptions.ts';
 import { findLiveVmByUser, findVm } from '../../core/db/vms.ts';
-import { listNoticesOfUser } from '../../core/db/vmNotices.ts';
 import { AUTOPAY_MESSAGES, noticeDueAt, scheduledDebitAt } from '../../core/domain/autopay.ts';
 import { addOneMonth } from '../../core/domain/plans.ts';
 import { createPayUClient } from '../../core/providers/payu.ts';
@@ -18,6 +17,7 @@ import { reconcilePayments } from '../../worker/jobs/paymentReconcile.ts';
 import { newClient, waitForMail, type Client } from '../support/accounts.ts';
 import { paymentHelpers } from '../support/payments.ts';
 import { startTestStack, waitFor } from '../support/stack.ts';
+import { listNoticesOfUser } from '../support/rows.ts';
 
 /**
  * Plans that renew themselves, end to end: the real API and worker over a fresh database, the

@@ -4,9 +4,8 @@ import { z } from 'zod';
 import { checkCapacity } from '../../core/commands/capacity.ts';
 import { sql } from '../../core/db/pool.ts';
 import { listAlerts } from '../../core/db/operatorAlerts.ts';
-import { listRunSegments, findLiveVmByUser, findVmBySubscription } from '../../core/db/vms.ts';
+import { findLiveVmByUser, findVmBySubscription } from '../../core/db/vms.ts';
 import { findSubscription } from '../../core/db/subscriptions.ts';
-import { listNoticesOfUser } from '../../core/db/vmNotices.ts';
 import { decryptWindowsPassword } from '../../core/providers/windowsPassword.ts';
 import { openWindowsPassword } from '../../core/crypto/vmSecrets.ts';
 import { releaseUserResources } from '../../core/commands/accountDeletion.ts';
@@ -25,6 +24,7 @@ import { createUser } from '../support/accounts.ts';
 import { cloudPcHelpers } from '../support/cloudPc.ts';
 import { startTestStack } from '../support/stack.ts';
 import { dashboardBody } from '../../api/presenters/vm.ts';
+import { listNoticesOfUser, listRunSegments } from '../support/rows.ts';
 
 /**
  * The cloud-PC job handlers against a real Postgres and the sandbox EC2 through the real SDK,

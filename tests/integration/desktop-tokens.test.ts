@@ -2,11 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { sql } from '../../core/db/pool.ts';
-import {
-  consumeDesktopToken,
-  insertDesktopToken,
-  listDesktopTokenUses,
-} from '../../core/db/desktopTokens.ts';
+import { consumeDesktopToken, insertDesktopToken } from '../../core/db/desktopTokens.ts';
 import { insertVm, type VmState } from '../../core/db/vms.ts';
 import { purgeExpired } from '../../core/db/housekeeping.ts';
 import { hashToken } from '../../core/crypto/crypto.ts';
@@ -24,6 +20,7 @@ import {
 } from '../support/accounts.ts';
 import { cloudPcHelpers } from '../support/cloudPc.ts';
 import { startTestStack, waitFor } from '../support/stack.ts';
+import { listDesktopTokenUses } from '../support/rows.ts';
 
 /**
  * The browser desktop's one-time tokens: minted by the owner of a running machine, verified by

@@ -1,7 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from '../../core/db/pool.ts';
 import { findVmBySubscription } from '../../core/db/vms.ts';
-import { listNoticesOfUser } from '../../core/db/vmNotices.ts';
 import { provisionVm } from '../../worker/jobs/vmProvision.ts';
 import { syncVms } from '../../worker/jobs/vmSync.ts';
 import { startVm } from '../../worker/jobs/vmStart.ts';
@@ -10,6 +9,7 @@ import { runPlanExpiry } from '../../worker/jobs/planExpiry.ts';
 import { createUser } from '../support/accounts.ts';
 import { cloudPcHelpers } from '../support/cloudPc.ts';
 import { startTestStack } from '../support/stack.ts';
+import { listNoticesOfUser } from '../support/rows.ts';
 
 /**
  * The 80% and 100% hour mails go out once per plan period: a worker retry (the same job run

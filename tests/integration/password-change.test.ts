@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { countLiveSessions } from '../../core/db/sessions.ts';
 import { PASSWORD_CHANGE_MESSAGES as PC, PASSWORD_TOO_LONG_MESSAGE } from '../../core/domain/password.ts';
 import { startTestStack } from '../support/stack.ts';
 import {
@@ -12,6 +11,7 @@ import {
   waitForMail,
   withTwoFactor,
 } from '../support/accounts.ts';
+import { countLiveSessions } from '../support/rows.ts';
 
 /**
  * `POST /api/user/password` (the Security page): the sign-up's rules, the current password

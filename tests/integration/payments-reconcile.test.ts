@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { listAlerts, resolveAlert } from '../../core/db/operatorAlerts.ts';
 import { sql } from '../../core/db/pool.ts';
 import { claimDuePayments, countOpenPaymentsSince, findPaymentByTxnid } from '../../core/db/payments.ts';
-import { insertRefund } from '../../core/db/refunds.ts';
 import {
   isOpenPayment,
   nextCheckAt,
@@ -17,6 +16,7 @@ import { reconcilePayments } from '../../worker/jobs/paymentReconcile.ts';
 import { googleClient, uniqueEmail, type Client } from '../support/accounts.ts';
 import { paymentHelpers } from '../support/payments.ts';
 import { startTestStack, waitFor } from '../support/stack.ts';
+import { insertRefund } from '../support/rows.ts';
 
 /**
  * Money reconciles itself: the real worker and API over a fresh database, the sandbox playing

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { countProblemReports, findProblemReport } from '../../core/db/problemReports.ts';
 import { startTestStack, waitFor } from '../support/stack.ts';
+import { countProblemReports, findProblemReport } from '../support/rows.ts';
 
 const stack = await startTestStack({ worker: true });
 const good = {

@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { sql } from '../../core/db/pool.ts';
-import { countFeedbackMessages, findFeedbackMessage } from '../../core/db/feedback.ts';
-import { countSubscribers, findSubscriberByEmail } from '../../core/db/blogSubscribers.ts';
 import { hashConfirmToken } from '../../core/commands/newsletter.ts';
 import { startTestStack, waitFor } from '../support/stack.ts';
 import { UNMEASURED_STAT } from '../../core/domain/content/timeToDesktop.ts';
+import {
+  countFeedbackMessages,
+  countSubscribers,
+  findFeedbackMessage,
+  findSubscriberByEmail,
+} from '../support/rows.ts';
 
 const stack = await startTestStack({ worker: true });
 const db = stack.services.db;

@@ -4,13 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { sql } from '../../core/db/pool.ts';
 import { findPaymentByTxnid } from '../../core/db/payments.ts';
-import { insertRefund } from '../../core/db/refunds.ts';
 import { findSubscription } from '../../core/db/subscriptions.ts';
 import { createPayUClient } from '../../core/providers/payu.ts';
 import { executeRefund, quote, RefundError } from '../../scripts/lib/refunds.ts';
 import { paymentHelpers } from '../support/payments.ts';
 import { startTestStack, waitFor } from '../support/stack.ts';
 import { sendJob } from '../../core/queue.ts';
+import { insertRefund } from '../support/rows.ts';
 
 /**
  * `npm run refund`: quotes from the configured policy and queues a `payment-refund` job, which

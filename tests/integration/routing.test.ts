@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { apiRouters } from '../../api/app.ts';
 import { BAD_CHARACTERS_MESSAGE } from '../../api/middleware/input.ts';
 import { PAYU_CALLBACK_PREFIX } from '../../api/routes/payments.ts';
-import { countLiveSessions } from '../../core/db/sessions.ts';
 import { startTestStack } from '../support/stack.ts';
 import { createUser, logIn, loopbackAddress, newClient, requestFrom } from '../support/accounts.ts';
+import { countLiveSessions } from '../support/rows.ts';
 
 /**
  * One routing rule for the whole app: paths are case-sensitive, and `/api` in any case passes

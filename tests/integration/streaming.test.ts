@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { openHealthSecret, signHealthReport } from '../../core/crypto/machineSecrets.ts';
 import { sql } from '../../core/db/pool.ts';
 import { listAlerts } from '../../core/db/operatorAlerts.ts';
-import { machineSettingsOf } from '../../core/domain/machineSetup.ts';
+import { machineSettingsOf } from '../support/machineSettings.ts';
 import { STREAMING_MESSAGES } from '../../core/domain/streaming.ts';
 import { sendJob } from '../../core/queue.ts';
 import { sweepMachineHealth } from '../../worker/jobs/machineHealthSweep.ts';

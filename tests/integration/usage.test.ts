@@ -6,7 +6,7 @@ import {
   PutMetricDataCommand,
 } from '@aws-sdk/client-cloudwatch';
 import { afterAll, describe, expect, it } from 'vitest';
-import { countSamples, upsertMetricSamples } from '../../core/db/usage.ts';
+import { upsertMetricSamples } from '../../core/db/usage.ts';
 import {
   beginLaunch,
   findVmBySubscription,
@@ -28,6 +28,7 @@ import { syncVms } from '../../worker/jobs/vmSync.ts';
 import { createUser, logIn, newClient } from '../support/accounts.ts';
 import { cloudPcHelpers } from '../support/cloudPc.ts';
 import { startTestStack } from '../support/stack.ts';
+import { countSamples } from '../support/rows.ts';
 
 /**
  * The usage page's data: GET /api/vm/usage/{email} computed from recorded running time, the

@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from '../../core/db/pool.ts';
-import { listNoticesOfUser } from '../../core/db/vmNotices.ts';
 import { syncVms } from '../../worker/jobs/vmSync.ts';
 import { sweepFleet } from '../../worker/lifecycle/sweep.ts';
 import { stopVm } from '../../worker/jobs/vmStop.ts';
@@ -8,6 +7,7 @@ import { requestStop } from '../../core/commands/vmActions.ts';
 import { cloudPcHelpers } from '../support/cloudPc.ts';
 import { machineHelpers } from '../support/machines.ts';
 import { startTestStack } from '../support/stack.ts';
+import { listNoticesOfUser } from '../support/rows.ts';
 
 /**
  * The minute sweep at fleet size works from one paged listing of the deployment's instances and
