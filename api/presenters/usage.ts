@@ -26,7 +26,6 @@ export function usageBody(input: {
     vmUsageSeconds: d.vmUsageSeconds,
     vmLastState: d.vmLastState,
     vmLastStateChange: d.vmLastStateChange,
-    displayState: d.displayState,
     isRunning: d.isRunning,
     planActive: d.planActive,
     now: now.toISOString(),

@@ -15,6 +15,7 @@ import {
   keptUntil as keptUntilOf,
   planInForce,
 } from '../../core/domain/lifecycle.ts';
+import { isGone } from '../../core/domain/machineGone.ts';
 import { handoverNotice, pendingHandover } from '../../core/domain/planHandover.ts';
 import { remainingSeconds } from '../../core/domain/usage.ts';
 import {
@@ -59,7 +60,6 @@ export function dashboardBody(input: {
     vm && { subscriptionId: vm.subscription_id, state: vm.state },
     input.earlierPlanWasTrial ?? false,
   );
-  const running = vm?.state === 'running' && handover === null;
   const usageSeconds = vm && servesPlan ? usageAtStateChange(vm) : 0;
   const accruedNow = vm && servesPlan ? vm.usage_seconds : 0;
   const outOfHours = plan !== null && hoursExhausted(plan, accruedNow);
@@ -70,6 +70,8 @@ export function dashboardBody(input: {
     planActive,
     handingOver: handover !== null,
   });
+  // Running as shown: a machine being handed over to a new plan shows as starting.
+  const running = state === 'running';
 
   // Session-identified addresses: no email in links, history or logs (the spec's /:email forms
   // still answer). `v` changes on every start, so a browser never reuses an old address's file.
@@ -92,7 +94,7 @@ export function dashboardBody(input: {
   // The copy of a deleted machine's disk, while no machine is being made from it. (The poll's
   // statement reads the kept disk only when one of these two uses can show it: KEPT_DISK_SHOWN.)
   const disk = input.keptDisk;
-  const machineGone = !vm || vm.state === 'terminating' || vm.state === 'terminated' || vm.state === 'error';
+  const machineGone = !vm || isGone(vm.state);
   const keptDisk =
     disk && machineGone && !planActive
       ? {
@@ -118,7 +120,6 @@ export function dashboardBody(input: {
     vmUsageSeconds: Math.floor(usageSeconds),
     vmLastState: state,
     vmLastStateChange: vm?.state_changed_at.toISOString() ?? null,
-    displayState: state,
     rdpUrl,
     pwdUrl,
     isRunning: running,
@@ -160,14 +161,7 @@ function streamingFields(
   input: { reportsHealth?: boolean; health?: DashboardHealth | null; pairings?: DashboardPairing[] },
   now: Date,
 ): Pick<DashboardBody, 'machineHealth' | 'streaming'> {
-  if (
-    !vm ||
-    !input.reportsHealth ||
-    vm.state === 'terminated' ||
-    vm.state === 'terminating' ||
-    vm.state === 'error'
-  )
-    return { machineHealth: null, streaming: null };
+  if (!vm || !input.reportsHealth || isGone(vm.state)) return { machineHealth: null, streaming: null };
   const health = input.health ?? null;
   const report = health?.report ?? null;
   return {

@@ -6,6 +6,7 @@ import { findDashboardState } from '../../core/db/dashboard.ts';
 import { findSubscription } from '../../core/db/subscriptions.ts';
 import { findDashboardVm, findLiveVmByUser } from '../../core/db/vms.ts';
 import { isLive } from '../../core/domain/lifecycle.ts';
+import { isGone } from '../../core/domain/machineGone.ts';
 import { startRefusal, VM_MESSAGES } from '../../core/domain/vm.ts';
 import { PASSWORD_FILE_NAME, RDP_FILE_NAME, rdpFile } from '../../core/domain/rdp.ts';
 import { requestStart, requestStop } from '../../core/commands/vmActions.ts';
@@ -123,12 +124,7 @@ export function vmRoutes(services: Services): Router<AppState> {
 
   async function sendPassword(ctx: AppContext, user: AuthUser) {
     const vm = await findDashboardVm(db, user.id);
-    if (
-      !vm?.password_encrypted ||
-      vm.state === 'terminated' ||
-      vm.state === 'terminating' ||
-      vm.state === 'error'
-    ) {
+    if (!vm?.password_encrypted || isGone(vm.state)) {
       throw new HttpError(409, VM_MESSAGES.passwordNotReady);
     }
     let password: string;

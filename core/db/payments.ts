@@ -9,9 +9,6 @@ import { firstCheckAt, PAYMENT_STATES, RECONCILE_CHECK_MINUTES } from '../domain
  * callbacks, the sweep and racing jobs change a row once.
  */
 
-export const PAYMENT_STATUSES = PAYMENT_STATES;
-export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
-
 export const Payment = z.object({
   id: z.uuid(),
   txnid: z.string(),
@@ -20,7 +17,7 @@ export const Payment = z.object({
   amount_paise: z.number().int(),
   amount: z.string(),
   productinfo: z.string(),
-  status: z.enum(PAYMENT_STATUSES),
+  status: z.enum(PAYMENT_STATES),
   mihpayid: z.string().nullable(),
   verified_at: z.date().nullable(),
   callback_count: z.number().int(),

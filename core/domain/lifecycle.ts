@@ -12,6 +12,7 @@
 import { DAY_MS, formatLongDate, toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
 import { hourAlertsReached, planSeconds, remainingSeconds, type HourAlertPercent } from './usage.ts';
 import { mayClaimSpare } from './pool.ts';
+import { isGone } from './machineGone.ts';
 
 export const MACHINE_STATES = [
   'requested',
@@ -125,7 +126,7 @@ export function downloadsReady(machine: {
   rdp: boolean;
   password: boolean;
 } {
-  const kept = machine.state !== 'error' && machine.state !== 'terminating' && machine.state !== 'terminated';
+  const kept = !isGone(machine.state);
   return {
     rdp: desktopReachable(machine),
     password: kept && machine.passwordStored,

@@ -9,9 +9,6 @@ import type { AutoRenewOffer } from './autopay.ts';
 /** The lifecycle of a plan choice; the same list as core/db/subscriptions.ts's SUBSCRIPTION_STATUSES. */
 export type SubscriptionStatus = 'pending_payment' | 'active' | 'expired' | 'cancelled';
 
-/** The same list as core/db/payments.ts's PAYMENT_STATUSES (core/domain/payments.ts). */
-export type PaymentStatusName = PaymentState;
-
 /** A plan choice (pending) or a bought plan, in the spec's selected* words (§3). */
 export type SubscriptionRecord = {
   subscriptionId: string;
@@ -39,7 +36,7 @@ export type CheckoutRecord = SubscriptionRecord & {
 
 export type PaymentStatusRecord = {
   txnid: string;
-  status: PaymentStatusName;
+  status: PaymentState;
   /** Paid but not activated: support will refund. */
   needsAttention: boolean;
   subscription: SubscriptionRecord | null;
@@ -63,7 +60,7 @@ export type RefundRecord = {
 /** One PayU payment attempt in the customer's history, whatever its outcome. */
 export type PaymentAttemptRecord = {
   txnid: string;
-  status: PaymentStatusName;
+  status: PaymentState;
   statusLabel: string;
   /**
    * Under the label: for a checkout PayU has not answered, when we ask again; past the configured

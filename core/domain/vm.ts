@@ -101,8 +101,8 @@ export function displayStateOf(state: string | null | undefined): VmDisplayState
 }
 
 /**
- * The one display state of a customer's machine: computed once, on the server, and sent as the
- * dashboard record's `displayState` (the spec's `vmLastState` carries the same value). A
+ * The one display state of a customer's machine: computed once, on the server, and sent once, as
+ * the dashboard record's `vmLastState` (the spec's field), which the SPA renders as is. A
  * requested machine is already being set up; a terminating one is stopping; a claimed warm-pool
  * machine only needs a start (about a minute), not a first boot; a paid plan whose machine the
  * provisioning job has not created yet is being set up; a machine being handed over from a
@@ -173,11 +173,12 @@ export type DashboardRecord = {
   selectedPrice: number | null;
   /** Usage counted up to `vmLastStateChange`; while running the dashboard adds the time since. */
   vmUsageSeconds: number;
-  /** The spec's field, kept for compatibility: the same value as `displayState`. */
+  /**
+   * What the dashboard shows of the machine (`machineDisplayState`), under the spec's name: the
+   * spec's running or stopped, plus honest transitions. The SPA renders it as is.
+   */
   vmLastState: VmDisplayState;
   vmLastStateChange: string | null;
-  /** What the dashboard shows of the machine (`machineDisplayState`); the SPA renders it as is. */
-  displayState: VmDisplayState;
   /** Our authenticated downloads; null until there is something to download. */
   rdpUrl: string | null;
   pwdUrl: string | null;
@@ -238,7 +239,6 @@ export type UsageRecord = Pick<
   | 'vmUsageSeconds'
   | 'vmLastState'
   | 'vmLastStateChange'
-  | 'displayState'
   | 'isRunning'
   | 'planActive'
 > & {

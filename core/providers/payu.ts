@@ -315,13 +315,13 @@ export function verifyResponseHash(posted: PostedFields, salt: string): boolean 
 // ---------------------------------------------------------------------------------------
 // Server API (postservice.php)
 
-export type PaymentStatus = 'success' | 'failure' | 'pending' | 'not-found' | 'unknown';
+export type VerifyStatus = 'success' | 'failure' | 'pending' | 'not-found' | 'unknown';
 
 export type VerifyPaymentResult = {
   txnid: string;
   found: boolean;
   /** Only 'success' means paid; everything else means not (yet) paid. */
-  status: PaymentStatus;
+  status: VerifyStatus;
   mihpayid: string | null;
   /** From `amt` (or `transaction_amount`), null when PayU sent nothing readable. */
   amountPaise: number | null;
@@ -388,7 +388,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function mapStatus(status: string | null): PaymentStatus {
+function mapStatus(status: string | null): VerifyStatus {
   switch (status?.trim().toLowerCase()) {
     case 'success':
       return 'success';

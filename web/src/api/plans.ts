@@ -22,8 +22,6 @@ export type PlanChoice = SubscriptionRecord;
 /** Spec §3 "Payment-start response": the SPA posts all but `action` as a form to `action`. */
 export type PaymentStart = Record<string, string> & { action: string; txnid: string; amount: string };
 
-export type PaymentStatus = PaymentStatusRecord;
-
 /** What an invoice answers (declared once, in core/domain/planRecords.ts). */
 export type Invoice = InvoiceRecord;
 /** A GST credit note, listed beside its invoice. */
@@ -94,12 +92,12 @@ export function paymentCallback(order: {
   customer: { email: string };
   notes: Record<string, string>;
 }) {
-  return api<PaymentStatus>('/vm/payment-callback', { body: { order: { status: 'PAID', ...order } } });
+  return api<PaymentStatusRecord>('/vm/payment-callback', { body: { order: { status: 'PAID', ...order } } });
 }
 
 /** Polled every 3 s while the payment is being verified. */
 export function usePaymentStatus(txnid: string | null) {
-  return useSWR<PaymentStatus>(
+  return useSWR<PaymentStatusRecord>(
     txnid ? `/vm/payment-status?txnid=${encodeURIComponent(txnid)}` : null,
     swrFetcher,
     {

@@ -107,7 +107,7 @@ function DashboardView({ user }: { user: SessionUser }) {
 }
 
 function DashboardBody({ record }: { record: DashboardRecord }) {
-  const state = record.displayState;
+  const state = record.vmLastState;
   return (
     <>
       {record.notice && (

@@ -13,7 +13,7 @@ import { TIMERS_MS } from '../../../core/domain/constants.ts';
 import { PROGRESS_MESSAGES, progressCards, type ProgressCard } from '../../../core/domain/progress.ts';
 import { formatHms, liveUsageSeconds } from '../../../core/domain/usage.ts';
 import { indiaHour } from '../../../core/domain/usageBuckets.ts';
-import { isVmDisplayState, VM_STATUS_LABELS } from '../../../core/domain/vm.ts';
+import { VM_STATUS_LABELS, type VmDisplayState } from '../../../core/domain/vm.ts';
 
 /**
  * Spec §2 Progress page: "Loading your usage…" until the data arrives; a stopped machine
@@ -48,7 +48,7 @@ function ProgressView({ email }: { email: string }) {
     );
   }
 
-  const state = data.displayState;
+  const state = data.vmLastState;
   let body;
   if (!data.selectedPlan) {
     body = (
@@ -118,7 +118,15 @@ function useLiveSamples(data: Usage | undefined, running: boolean): LiveSample[]
   return samples;
 }
 
-function UsageView({ usage, state, samples }: { usage: Usage; state: string; samples: LiveSample[] }) {
+function UsageView({
+  usage,
+  state,
+  samples,
+}: {
+  usage: Usage;
+  state: VmDisplayState;
+  samples: LiveSample[];
+}) {
   // Re-rendered every second by the live samples while running, so the clocks tick.
   const now = Date.now();
   const used = liveUsageSeconds(
@@ -138,7 +146,7 @@ function UsageView({ usage, state, samples }: { usage: Usage; state: string; sam
     hourly: usage.hourly,
     now,
   });
-  const label = isVmDisplayState(state) ? VM_STATUS_LABELS[state] : state;
+  const label = VM_STATUS_LABELS[state];
 
   return (
     <>
