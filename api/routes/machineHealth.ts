@@ -18,6 +18,7 @@ import {
   type MachineHealthReport,
 } from '../../core/domain/machineHealth.ts';
 import { HttpError } from '../errors.ts';
+import { routeMatcher } from '../routePath.ts';
 import type { AppContext, AppState } from '../context.ts';
 import type { Services } from '../services.ts';
 import { plainAddress } from './desktop.ts';
@@ -72,8 +73,9 @@ export const HealthReportBody = z.object({
 
 /** Refuses an oversized report before its body is read. */
 export function refuseLargeHealthReports(): Middleware<AppState> {
+  const isHealthReport = routeMatcher(MACHINE_HEALTH_PATH);
   return async (ctx, next) => {
-    if (ctx.method === 'POST' && ctx.path === MACHINE_HEALTH_PATH) {
+    if (ctx.method === 'POST' && isHealthReport(ctx.path)) {
       if (Number(ctx.get('content-length') || '0') > HEALTH_REPORT_MAX_BYTES)
         throw new HttpError(413, 'The report is too large.');
     }

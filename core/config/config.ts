@@ -39,6 +39,14 @@ const EnvSchema = z.object({
    * wrote); addresses further left are the client's own claims.
    */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  REQUEST_TIMEOUT_SECONDS: z.coerce
+    .number()
+    .min(0.1)
+    .max(300)
+    .default(30)
+    .describe(
+      'Seconds a client has to send a whole request, headers and body; a body that never arrives is cut with a 408 and the connection closed. Default 30; in production keep it at 30 or below (bodies are at most 64 kB).',
+    ),
   /** Serve the SPA's source maps (they reveal the whole client source); off unless asked. */
   SERVE_SOURCE_MAPS: z.enum(['true', 'false']).default('false'),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
@@ -147,6 +155,8 @@ export type Config = {
   logLevel: Env['LOG_LEVEL'];
   /** Proxies of ours in front of the web process (0: the socket address is the client). */
   trustProxyHops: number;
+  /** How long a client has to send a whole request (headers and body) before it is cut. */
+  requestTimeoutMs: number;
   serveSourceMaps: boolean;
   mail: { smtpUrl: string | undefined; from: string };
   /** Metrics and alert notification (operations). */
@@ -408,6 +418,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     publicUrl,
     logLevel: env.LOG_LEVEL,
     trustProxyHops: env.TRUST_PROXY_HOPS,
+    requestTimeoutMs: Math.round(env.REQUEST_TIMEOUT_SECONDS * 1000),
     serveSourceMaps: env.SERVE_SOURCE_MAPS === 'true',
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
     ops: {

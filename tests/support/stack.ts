@@ -1,8 +1,9 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { afterAll } from 'vitest';
 import { loadConfig, type Config } from '../../core/config/config.ts';
 import { createLogger } from '../../core/observability/log.ts';
 import { createApp } from '../../api/app.ts';
+import { createWebServer } from '../../api/server.ts';
 import { openServices, type Services } from '../../api/services.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { createSandboxEc2, type SandboxEc2, type SandboxEc2Options } from '../../sandbox/ec2/index.ts';
@@ -42,7 +43,8 @@ export async function startTestStack(
   options: { worker?: boolean; env?: Record<string, string>; sandboxEc2?: SandboxEc2Options } = {},
 ): Promise<TestStack> {
   const databaseUrl = await freshDatabase();
-  const server: Server = createServer();
+  // Made before the configuration (it names the port), with the request timeout it will have.
+  const server: Server = createWebServer(loadConfig({ NODE_ENV: 'test', ...options.env }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = address && typeof address === 'object' ? address.port : 0;
