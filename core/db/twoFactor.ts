@@ -80,22 +80,6 @@ export async function recordWrongSecondStep(
     FROM marked`);
 }
 
-/**
- * Claims the right to warn a user that someone has their password: at most once per
- * `windowSeconds`, however many requests race (one statement).
- */
-export async function claimPasswordLeakWarning(
-  db: Db,
-  userId: string,
-  windowSeconds: number,
-): Promise<boolean> {
-  const result = await db.query(sql.unsafe`
-    INSERT INTO password_leak_warnings (user_id, warned_at) VALUES (${userId}, now())
-    ON CONFLICT (user_id) DO UPDATE SET warned_at = now()
-    WHERE password_leak_warnings.warned_at < now() - make_interval(secs => ${windowSeconds})`);
-  return result.rowCount === 1;
-}
-
 /** Finishes a challenge; false when another request finished it first. */
 export async function consumeChallenge(db: Db, id: string): Promise<boolean> {
   const result = await db.query(sql.unsafe`
