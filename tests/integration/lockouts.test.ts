@@ -160,6 +160,27 @@ describe('emailed codes cannot be aimed at an owner', () => {
     expect(done.body.email).toBe(email);
   });
 
+  it("sign-ups of an existing account's email spend none of its inbox: the owner's new browser gets its code at once", async () => {
+    const user = await createUser(stack);
+    const form = { name: 'Asha Rao', email: user.email, phone: '9876543210', password: GOOD_PASSWORD };
+    // More than the inbox's burst, from addresses of their own: each is told the account exists,
+    // and no mail goes, so none counts against the inbox.
+    const replies = await tenStrangers('/api/auth/register', form);
+    expect(replies.map((r) => r.status)).toEqual(Array(10).fill(409));
+    expect(await stack.mailTo(user.email)).toEqual([]);
+
+    const owner = newClient(stack);
+    const asked = await owner.call('/api/auth/forgot-password', {
+      body: { email: user.email, method: 'otp' },
+    });
+    expect(asked.status).toBe(200);
+    const code = await mailedCode(stack, user.email, 'login code');
+    const signedIn = await owner.call('/api/auth/forgot-password/verify-otp', {
+      body: { email: user.email, otp: code },
+    });
+    expect(signedIn.status).toBe(200);
+  });
+
   it('protects the inbox: a burst of requests mails a few codes, and a repeat re-sends the live code', async () => {
     const user = await createUser(stack);
     const replies = await tenStrangers('/api/auth/forgot-password', { email: user.email, method: 'otp' });
