@@ -21,3 +21,15 @@ export const WRONG_CURRENT_PASSWORDS_BEFORE_WARNING = 5;
 export function shouldWarnOfPasswordGuesses(wrongInWindow: number): boolean {
   return wrongInWindow >= WRONG_CURRENT_PASSWORDS_BEFORE_WARNING;
 }
+
+/**
+ * Sign-ins with the right password that did not finish the second step (no code given, or only
+ * wrong ones), started within the window from addresses the owner has never had a session at,
+ * before the owner is told someone has their password. The sign-in that makes the count is one
+ * of them as it starts: waiting for it to expire would only give the password's holder more tries.
+ */
+export const UNFINISHED_SIGN_INS_BEFORE_WARNING = 3;
+
+export function shouldWarnOfUnfinishedSignIns(unfinishedInWindow: number): boolean {
+  return unfinishedInWindow >= UNFINISHED_SIGN_INS_BEFORE_WARNING;
+}

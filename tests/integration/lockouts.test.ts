@@ -286,4 +286,46 @@ describe('two-factor cannot be aimed at an owner', () => {
     );
     expect(warnings).toBe(1);
   });
+
+  it('mails the owner once after three sign-ins with the right password that never give a code, from addresses the owner has not used', async () => {
+    const { user } = await withTwoFactor(stack);
+    const strangers: Client[] = [];
+    for (let i = 0; i < 6; i++) {
+      const stranger = newClient(stack);
+      const reply = await stranger.call('/api/auth/login', {
+        body: { email: user.email, password: GOOD_PASSWORD },
+      });
+      expect(reply.body.twoFactorRequired).toBe(true);
+      strangers.push(stranger);
+    }
+    // Six such sign-ins, one warning: logged once, claimed once, one mail naming the third address.
+    const warned = stack.logs.filter((l) => String(l.msg).endsWith('owner warned') && l.userId === user.id);
+    expect(warned).toHaveLength(1);
+    const mail = await waitForMail(stack, user.email, 'Someone has your Legend Cloud password');
+    expect(mail.text).toContain(strangers[2]!.ip);
+    expect(mail.text).toContain(`${stack.config.publicUrl}/forgot-password`);
+    const warnings = await db.oneFirst(
+      sql.unsafe`SELECT count(*)::int FROM owner_warnings WHERE user_id = ${user.id} AND kind = 'password-known'`,
+    );
+    expect(warnings).toBe(1);
+  });
+
+  it("sign-ins left at the second step from the owner's own address are no warning", async () => {
+    const { user, client } = await withTwoFactor(stack);
+    for (let i = 0; i < 3; i++) {
+      // The owner's phone and laptop behind their home address, each stopping at the code.
+      const browser = newClient(stack, client.ip);
+      const reply = await browser.call('/api/auth/login', {
+        body: { email: user.email, password: GOOD_PASSWORD },
+      });
+      expect(reply.body.twoFactorRequired).toBe(true);
+    }
+    expect(stack.logs.filter((l) => String(l.msg).endsWith('owner warned') && l.userId === user.id)).toEqual(
+      [],
+    );
+    const warnings = await db.oneFirst(
+      sql.unsafe`SELECT count(*)::int FROM owner_warnings WHERE user_id = ${user.id}`,
+    );
+    expect(warnings).toBe(0);
+  });
 });
