@@ -25,6 +25,7 @@ import { machineHealthRoutes, refuseLargeHealthReports } from './routes/machineH
 import { streamingRoutes } from './routes/streaming.ts';
 import { autopayRoutes } from './routes/autopay.ts';
 import { notFound } from './errors.ts';
+import { ROUTE_MATCHING } from './routePath.ts';
 import { spa } from './static.ts';
 import { siteFileRoutes } from './routes/siteFiles.ts';
 
@@ -104,8 +105,7 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
   ]);
   // One router holding every /api route (the route groups' routers are copied into it), run
   // inside the /api mount after the guards: no API route is reachable any other way.
-  const api = new Router<AppState>({ prefix: '/api' });
-  for (const routes of apiRouters(services)) api.use(exactCase(routes).routes());
+  const api = apiRouter(apiRouters(services));
   app.use(
     mountAt(
       '/api',
@@ -159,8 +159,11 @@ function origins(urls: string[]): string[] {
  */
 function mountAt(prefix: string, middleware: Middleware): Middleware<AppState> {
   return async (ctx, next) => {
-    const head = ctx.path.slice(0, prefix.length).toLowerCase();
-    if (head === prefix && (ctx.path.length === prefix.length || ctx.path[prefix.length] === '/')) {
+    // `//api/...` is the API's too (answered by its JSON 404): a doubled slash is an empty path
+    // segment, and the SPA's file server would refuse it as a "malicious path" 400.
+    const path = ctx.path.replace(/^\/{2,}/, '/');
+    const head = path.slice(0, prefix.length).toLowerCase();
+    if (head === prefix && (path.length === prefix.length || path[prefix.length] === '/')) {
       await middleware(ctx as never, next);
       return;
     }
@@ -169,10 +172,15 @@ function mountAt(prefix: string, middleware: Middleware): Middleware<AppState> {
 }
 
 /**
- * Makes every route of a group match its path case-sensitively. Mounting the group under the
- * /api prefix compiles its paths again, with this option.
+ * The one router holding every /api route group, each route matching its path by the app's one
+ * rule (ROUTE_MATCHING: case-sensitive). Mounting a group under the /api prefix compiles its
+ * paths again, with these options.
  */
-function exactCase(router: Router<AppState>): Router<AppState> {
-  for (const layer of router.stack) layer.opts.sensitive = true;
-  return router;
+export function apiRouter(groups: Router<AppState>[]): Router<AppState> {
+  const api = new Router<AppState>({ prefix: '/api' });
+  for (const group of groups) {
+    for (const layer of group.stack) Object.assign(layer.opts, ROUTE_MATCHING);
+    api.use(group.routes());
+  }
+  return api;
 }

@@ -1,7 +1,8 @@
-import { createServer, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { loadConfig, requireDatabaseUrl } from '../core/config/config.ts';
 import { createLogger, onStopSignals } from '../core/observability/log.ts';
 import { createApp } from './app.ts';
+import { createWebServer } from './server.ts';
 import { openServices } from './services.ts';
 
 /**
@@ -17,11 +18,7 @@ if (config.sandbox.enabled) {
   );
 }
 const services = await openServices(config, requireDatabaseUrl(config), log);
-const server = createServer(createApp(services).callback());
-// Keep idle connections open longer than a load balancer does (AWS ALB: 60 s). With Node's
-// default of 5 s the balancer reuses a connection just as we close it, and answers 502.
-server.keepAliveTimeout = 65_000;
-server.headersTimeout = 66_000;
+const server = createWebServer(config, createApp(services).callback());
 
 /** How long SIGTERM waits for requests in flight before cutting connections (platforms allow ~30 s). */
 const DRAIN_MS = 25_000;

@@ -3,6 +3,7 @@ import type { Config } from '../core/config/config.ts';
 import type { DatabasePool } from '../core/db/pool.ts';
 import type { Logger } from '../core/observability/log.ts';
 import type { Boss } from '../core/queue.ts';
+import { OWNER_WARNING_WINDOW_SECONDS } from '../core/domain/ownerWarnings.ts';
 import { createGoogleVerifier, type GoogleVerifier } from '../core/providers/googleSignIn.ts';
 import { createCounter, createLimiter, type Counter, type Limiter } from './middleware/rateLimit.ts';
 
@@ -48,7 +49,9 @@ type AccountLimiters = {
   codeCheckIp: Limiter;
   twoFactorPair: Limiter;
   twoFactorUser: Limiter;
-  passwordChangeUser: Limiter;
+  passwordChangeSession: Limiter;
+  passwordChangePair: Limiter;
+  passwordChangeFailures: Counter;
 };
 
 function createLimiters(pgPool: pg.Pool): Services['limiters'] {
@@ -175,13 +178,26 @@ function createAccountLimiters(pgPool: pg.Pool): AccountLimiters {
       durationSeconds: 900,
       message: tooMany,
     }),
-    // Changing the password checks the current one: guesses from a stolen session are capped
-    // per account (only the session's holder can spend it), like a login's per-pair budget.
-    passwordChangeUser: createLimiter(pgPool, {
-      name: 'password-change-user',
+    // Changing the password checks the current one. Guesses (from a stolen session, say) are
+    // capped per session and per (account, address) pair, like a login's: a guesser locks only
+    // their own session and address, never the owner's other sessions.
+    passwordChangeSession: createLimiter(pgPool, {
+      name: 'password-change-session',
       points: 10,
       durationSeconds: 900,
       message: tooMany,
+    }),
+    passwordChangePair: createLimiter(pgPool, {
+      name: 'password-change-pair',
+      points: 10,
+      durationSeconds: 900,
+      message: tooMany,
+    }),
+    // Per account, wrong current passwords only count: enough of them mail the owner
+    // (core/domain/ownerWarnings.ts).
+    passwordChangeFailures: createCounter(pgPool, {
+      name: 'password-change-failures',
+      durationSeconds: OWNER_WARNING_WINDOW_SECONDS,
     }),
   };
 }

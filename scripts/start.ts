@@ -9,7 +9,7 @@ import { migrate } from '../core/db/migrate.ts';
 import { createLogger, onStopSignals } from '../core/observability/log.ts';
 import { SPA_DIR } from '../api/static.ts';
 import { PostgresStartError, startEmbeddedPostgres, type RunningPostgres } from './lib/postgres.ts';
-import { nodeProcess, supervise, type Supervised } from './lib/supervise.ts';
+import { nodeProcess, stopInOrder, supervise, type Supervised } from './lib/supervise.ts';
 
 /**
  * `npm start`: the whole product on one machine. An embedded Postgres under DATA_DIR (unless
@@ -99,8 +99,7 @@ async function shutdown(reason: string, code = 0) {
   if (stopping) return;
   stopping = true;
   log.info({ reason }, 'stopping');
-  await worker?.stop();
-  await web.stop();
+  await stopInOrder([worker, web]);
   await postgres?.stop();
   process.exit(code);
 }

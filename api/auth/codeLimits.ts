@@ -6,6 +6,7 @@ import { isKnownDevice } from '../../core/db/knownDevices.ts';
 import { useProof } from '../../core/db/usedProofs.ts';
 import {
   codeSendStep,
+  type CodeSendStep,
   inboxBusyMessage,
   inboxRetryAfterSeconds,
   PROVE_WORK_MESSAGE,
@@ -16,6 +17,19 @@ import { accountPair } from './throttle.ts';
 import type { AppContext } from '../context.ts';
 import type { Services } from '../services.ts';
 
+/** What a request for an emailed code asks: which mail, for whom, from which browser. */
+type CodeMailRequest = {
+  /** Which mail: sign-up code, login code or reset link (each has its own per-asker budgets). */
+  purpose: 'register' | 'login' | 'link';
+  email: string;
+  /** The asking browser's requester hash (api/auth/throttle.ts). */
+  requesterHash: string;
+  /** A resend: one a minute per browser and address. */
+  minute: boolean;
+  /** The proof of work the SPA sent, if any. */
+  proof: string | undefined;
+};
+
 /**
  * The budgets a request for an emailed code spends, all following the asker (the rules are
  * core/domain/codeLimits.ts): per address, per browser and address, per email and address, and
@@ -25,18 +39,22 @@ import type { Services } from '../services.ts';
 export async function spendCodeMail(
   ctx: AppContext,
   services: Services,
-  request: {
-    /** Which mail: sign-up code, login code or reset link (each has its own per-asker budgets). */
-    purpose: 'register' | 'login' | 'link';
-    email: string;
-    /** The asking browser's requester hash (api/auth/throttle.ts). */
-    requesterHash: string;
-    /** A resend: one a minute per browser and address. */
-    minute: boolean;
-    /** The proof of work the SPA sent, if any. */
-    proof: string | undefined;
-  },
+  request: CodeMailRequest,
 ): Promise<void> {
+  const step = await spendAskerBudgets(ctx, services, request);
+  await spendInboxBudget(services, request.email, step);
+}
+
+/**
+ * The asker's side of `spendCodeMail`: the proof of work while the inbox is under attack, then
+ * the per-address, per-browser and per-(email, address) budgets. Answers what the inbox's budget
+ * must then do, for `spendInboxBudget` once it is sure a mail goes.
+ */
+export async function spendAskerBudgets(
+  ctx: AppContext,
+  services: Services,
+  request: CodeMailRequest,
+): Promise<Exclude<CodeSendStep, 'prove-work'>> {
   const { limiters, db } = services;
   const { purpose, email } = request;
   const device = readCookie(ctx, DEVICE_COOKIE, { production: services.config.production });
@@ -53,9 +71,22 @@ export async function spendCodeMail(
     await limiters.codeSendPairMinute.consume(`${purpose}:${email}|${request.requesterHash}|${ctx.ip}`);
   }
   await limiters.codeSendPairHour.consume(accountPair(ctx, `${purpose}:${email}`));
-  const spent = await spendInboxMail(db, email);
+  return step;
+}
+
+/**
+ * The inbox's side of `spendCodeMail`, spent only for a mail that goes: a request refused for
+ * another reason (a sign-up of an email that has an account) must not use up the owner's
+ * inbox, or mark it under attack.
+ */
+export async function spendInboxBudget(
+  services: Services,
+  email: string,
+  step: Exclude<CodeSendStep, 'prove-work'>,
+): Promise<void> {
+  const spent = await spendInboxMail(services.db, email);
   if (step === 'send-known' || spent.allowed) return;
-  await markUnderAttack(db, email);
+  await markUnderAttack(services.db, email);
   const wait = inboxRetryAfterSeconds(spent.tat.getTime(), Date.now());
   throw tooManyRequests(wait, inboxBusyMessage(wait));
 }

@@ -4,6 +4,7 @@ import { insertSession, revokeSessionByTokenHash } from '../../core/db/sessions.
 import { insertChallenge, type ChallengeMethod } from '../../core/db/twoFactor.ts';
 import type { User } from '../../core/db/users.ts';
 import { recordKnownDevice } from '../../core/db/knownDevices.ts';
+import { warnIfPasswordKnown } from './twoFactor.ts';
 import {
   clearCookie,
   DEVICE_COOKIE,
@@ -74,8 +75,9 @@ export async function completeLogin(
 ): Promise<LoginOutcome> {
   if (user.totp_enabled_at) {
     const token = randomToken();
-    await insertChallenge(db, user.id, hashToken(token), method);
+    await insertChallenge(db, user.id, hashToken(token), method, ctx.ip || null);
     writeCookie(ctx, TWO_FACTOR_COOKIE, { production: services.config.production }, token);
+    if (method === 'password') await warnIfPasswordKnown(ctx, services, user);
     return { kind: 'two-factor' };
   }
   return { kind: 'session', user: await startSession(ctx, services, user, db) };

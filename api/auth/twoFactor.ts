@@ -2,16 +2,20 @@ import { randomInt } from 'node:crypto';
 import { decrypt, hashCode } from '../../core/crypto/crypto.ts';
 import type { Db } from '../../core/db/pool.ts';
 import {
-  claimPasswordLeakWarning,
+  countUnfinishedPasswordSignIns,
   recordWrongSecondStep,
   useRecoveryCode,
   type Challenge,
 } from '../../core/db/twoFactor.ts';
+import {
+  OWNER_WARNING_WINDOW_SECONDS,
+  shouldWarnOfUnfinishedSignIns,
+} from '../../core/domain/ownerWarnings.ts';
 import { FAILED_SECOND_STEPS_WINDOW_SECONDS, shouldWarnOwner } from '../../core/domain/codeLimits.ts';
 import { passwordKnownMail } from '../../core/emails/accounts.ts';
-import { sendJob } from '../../core/queue.ts';
 import type { AppContext } from '../context.ts';
 import type { Services } from '../services.ts';
+import { warnOwner } from './ownerWarnings.ts';
 import { claimTotpStep, type User } from '../../core/db/users.ts';
 import { checkTotp } from '../../core/crypto/totp.ts';
 import { RECOVERY_CODE_COUNT } from '../../core/db/twoFactor.ts';
@@ -76,25 +80,41 @@ export async function recordFailedSecondStep(
   user: User,
   challenge: Challenge,
 ): Promise<void> {
-  const { db, boss, config } = services;
+  const { db, config } = services;
   const failed = await recordWrongSecondStep(db, challenge.id, ctx.ip, FAILED_SECOND_STEPS_WINDOW_SECONDS);
   if (failed.method !== 'password' || !shouldWarnOwner(failed.failedPasswordSignIns)) return;
-  await db.transaction(async (trx) => {
-    if (!(await claimPasswordLeakWarning(trx, user.id, FAILED_SECOND_STEPS_WINDOW_SECONDS))) return;
-    await sendJob(
-      boss,
-      'email-send',
-      passwordKnownMail(user.email, {
-        at: new Date(),
-        address: ctx.ip,
-        changeUrl: `${config.publicUrl}/forgot-password`,
-        supportEmail: config.supportEmail,
-      }),
-      { db: trx },
-    );
+  await warnOwner(ctx, services, {
+    userId: user.id,
+    kind: 'password-known',
+    mail: passwordKnownMail(user.email, {
+      at: new Date(),
+      address: ctx.ip,
+      changeUrl: `${config.publicUrl}/forgot-password`,
+      supportEmail: config.supportEmail,
+    }),
+    why: 'second step failed repeatedly after the right password',
   });
-  ctx.state.log.warn(
-    { userId: user.id },
-    'second step failed repeatedly after the right password; owner warned',
-  );
+}
+
+/**
+ * A sign-in with the right password now waits for its second step. After
+ * UNFINISHED_SIGN_INS_BEFORE_WARNING such sign-ins within the hour that did not finish it, from
+ * addresses the owner has never had a session at, the owner is told someone has their password
+ * (the same mail, and the same once an hour, as for wrong codes).
+ */
+export async function warnIfPasswordKnown(ctx: AppContext, services: Services, user: User): Promise<void> {
+  const { db, config } = services;
+  const unfinished = await countUnfinishedPasswordSignIns(db, user.id, OWNER_WARNING_WINDOW_SECONDS);
+  if (!shouldWarnOfUnfinishedSignIns(unfinished)) return;
+  await warnOwner(ctx, services, {
+    userId: user.id,
+    kind: 'password-known',
+    mail: passwordKnownMail(user.email, {
+      at: new Date(),
+      address: ctx.ip,
+      changeUrl: `${config.publicUrl}/forgot-password`,
+      supportEmail: config.supportEmail,
+    }),
+    why: 'sign-ins with the right password left at the second step from addresses the owner has not used',
+  });
 }

@@ -71,6 +71,8 @@ export function bodyParser(): Middleware<AppState> {
     },
   }) as unknown as Middleware<AppState>;
   return async (ctx, next) => {
+    const coding = ctx.req.headers['content-encoding'];
+    if (coding !== undefined) ctx.req.headers['content-encoding'] = contentCoding(coding);
     let read = false;
     try {
       await parse(ctx, async () => {
@@ -82,6 +84,15 @@ export function bodyParser(): Middleware<AppState> {
       throw bodyReadError(error);
     }
   };
+}
+
+/**
+ * A Content-Encoding as the body reader names its codings: they are case-insensitive
+ * (RFC 9110 §8.4.1), so `GZIP` is gzip, and `x-gzip` is gzip too (§8.4.1.3).
+ */
+export function contentCoding(value: string): string {
+  const coding = value.trim().toLowerCase();
+  return coding === 'x-gzip' ? 'gzip' : coding;
 }
 
 function bodyReadError(error: unknown): unknown {

@@ -3,6 +3,7 @@ import type {
   DashboardHealth,
   DashboardKeptDisk,
   DashboardPairing,
+  DashboardState,
   DashboardSubscription,
   DashboardVm,
 } from '../../core/db/dashboard.ts';
@@ -37,6 +38,7 @@ export function dashboardBody(input: {
   /** The machine's own health report and Moonlight pairings (game streaming). */
   reportsHealth?: boolean;
   health?: DashboardHealth | null;
+  clockAhead?: DashboardState['clockAhead'];
   pairings?: DashboardPairing[];
   /** Whether the subscription the machine still serves was a trial (asked only during a handover). */
   earlierPlanWasTrial?: boolean;
@@ -158,7 +160,12 @@ export function dashboardBody(input: {
 // The poll's statement reads the health report and pairings only when this shows them (STREAMING_SHOWN).
 function streamingFields(
   vm: DashboardVm | null,
-  input: { reportsHealth?: boolean; health?: DashboardHealth | null; pairings?: DashboardPairing[] },
+  input: {
+    reportsHealth?: boolean;
+    health?: DashboardHealth | null;
+    clockAhead?: DashboardState['clockAhead'];
+    pairings?: DashboardPairing[];
+  },
   now: Date,
 ): Pick<DashboardBody, 'machineHealth' | 'streaming'> {
   if (!vm || !input.reportsHealth || isGone(vm.state)) return { machineHealth: null, streaming: null };
@@ -168,6 +175,7 @@ function streamingFields(
     machineHealth: assessHealth({
       machine: { state: vm.state, runningSince: vm.state === 'running' ? vm.started_at : null },
       health,
+      clockAhead: input.clockAhead ?? null,
       now,
     }),
     streaming: streamingView({

@@ -60,7 +60,12 @@ import { checkSecondFactor, recordFailedSecondStep } from '../auth/twoFactor.ts'
 import { accountPair, existingRequester, requesterFor, slowDownForAccount } from '../auth/throttle.ts';
 import { badRequest, conflict, HttpError, tooManyRequests, unauthorized } from '../errors.ts';
 import { emailField, newPasswordField, phoneField } from '../fields.ts';
-import { proofOfWorkChallenge, spendCodeMail } from '../auth/codeLimits.ts';
+import {
+  proofOfWorkChallenge,
+  spendAskerBudgets,
+  spendCodeMail,
+  spendInboxBudget,
+} from '../auth/codeLimits.ts';
 import type { Db } from '../../core/db/pool.ts';
 import { input, validate } from '../middleware/validate.ts';
 import { sessionBody } from '../presenters/user.ts';
@@ -217,7 +222,7 @@ export function authRoutes(services: Services): Router<AppState> {
     const body = input<RegisterBody>(ctx);
     const requester = requesterFor(ctx, config.production);
     // The first code of a sign-up; a resend within the minute is what the minute limit stops.
-    await spendCodeMail(ctx, services, {
+    const step = await spendAskerBudgets(ctx, services, {
       purpose: 'register',
       email: body.email,
       requesterHash: requester,
@@ -228,6 +233,9 @@ export function authRoutes(services: Services): Router<AppState> {
     // answer takes as long either way. Before the transaction, too: slonik may retry it.
     const passwordHash = await hashPassword(body.password);
     if (await findUserByEmail(db, body.email)) throw conflict(M.userExists);
+    // Only now that a code mail goes: a sign-up of a taken email mails nobody, so it must not
+    // use up the owner's inbox (and have their own new browser solve a puzzle and wait).
+    await spendInboxBudget(services, body.email, step);
     await db.transaction(async (trx) => {
       await deleteStalePendingRegistrations(trx);
       await upsertPendingRegistration(trx, {

@@ -23,6 +23,7 @@ import { desktopReachable } from '../../core/domain/lifecycle.ts';
 import { VM_MESSAGES } from '../../core/domain/vm.ts';
 import { HttpError } from '../errors.ts';
 import { errorAnswer } from '../middleware/errors.ts';
+import { routeMatcher } from '../routePath.ts';
 import { currentUser, requireUser } from '../middleware/auth.ts';
 import type { AppContext, AppState } from '../context.ts';
 import type { Services } from '../services.ts';
@@ -68,8 +69,9 @@ type DcvAuthBody = z.infer<typeof DcvAuthBody>;
  * `result="no"` with the same status, never our JSON (which DCV cannot read).
  */
 export function refuseLargeDcvAuth(): Middleware<AppState> {
+  const isDcvAuth = routeMatcher(DCV_AUTH_PATH);
   return async (ctx, next) => {
-    if (ctx.method !== 'POST' || ctx.path !== DCV_AUTH_PATH) {
+    if (ctx.method !== 'POST' || !isDcvAuth(ctx.path)) {
       await next();
       return;
     }

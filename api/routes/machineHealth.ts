@@ -4,12 +4,12 @@ import { z } from 'zod';
 import { applyHealthReport } from '../../core/commands/machineHealth.ts';
 import { DecryptError } from '../../core/crypto/crypto.ts';
 import { healthSignatureValid, openHealthSecret } from '../../core/crypto/machineSecrets.ts';
-import { findReportingMachine, recordHealthRefusal } from '../../core/db/machineHealth.ts';
+import { findReportingMachine, recordClockAhead, recordHealthRefusal } from '../../core/db/machineHealth.ts';
+import { CLOCK_MESSAGES, reportClock } from '../../core/domain/reportClock.ts';
 import {
   HEALTH_REFUSAL_MESSAGES,
   HEALTH_REPORT_INTERVAL_SECONDS,
   HEALTH_REPORT_MAX_BYTES,
-  HEALTH_REPORT_WINDOW_SECONDS,
   HEALTH_SIGNATURE_HEADER,
   HEALTH_TIMESTAMP_HEADER,
   MACHINE_HEALTH_PATH,
@@ -18,6 +18,7 @@ import {
   type MachineHealthReport,
 } from '../../core/domain/machineHealth.ts';
 import { HttpError } from '../errors.ts';
+import { routeMatcher } from '../routePath.ts';
 import type { AppContext, AppState } from '../context.ts';
 import type { Services } from '../services.ts';
 import { plainAddress } from './desktop.ts';
@@ -29,8 +30,9 @@ import { plainAddress } from './desktop.ts';
  *
  * Machines are customers' computers, so a report is believed only when it proves itself twice:
  * signed with the secret generated for that machine at launch (HMAC-SHA256 over
- * `<timestamp>.<body>`, the timestamp within 5 minutes of ours and newer than the last one
- * accepted, so a replay changes nothing), and sent from that machine's current public address
+ * `<timestamp>.<body>`, the timestamp at most 5 minutes behind ours and 30 s ahead, and newer
+ * than the last one accepted, so a replay changes nothing: core/domain/reportClock.ts), and sent
+ * from that machine's current public address
  * (the client address as TRUST_PROXY_HOPS reads it, never a header a client writes). Anything
  * else is answered 401/403, logged and recorded (machine_health_refusals: /metrics and the
  * forged-reports alert read it) and changes nothing. Bodies that are not a report at all (400)
@@ -72,8 +74,9 @@ export const HealthReportBody = z.object({
 
 /** Refuses an oversized report before its body is read. */
 export function refuseLargeHealthReports(): Middleware<AppState> {
+  const isHealthReport = routeMatcher(MACHINE_HEALTH_PATH);
   return async (ctx, next) => {
-    if (ctx.method === 'POST' && ctx.path === MACHINE_HEALTH_PATH) {
+    if (ctx.method === 'POST' && isHealthReport(ctx.path)) {
       if (Number(ctx.get('content-length') || '0') > HEALTH_REPORT_MAX_BYTES)
         throw new HttpError(413, 'The report is too large.');
     }
@@ -108,7 +111,12 @@ export function machineHealthRoutes(services: Services): Router<AppState> {
 
       const refuse = async (
         outcome: Exclude<HealthOutcome, 'accepted'>,
-        facts: { vmId?: string | null; record?: boolean; quiet?: boolean } = {},
+        facts: {
+          vmId?: string | null;
+          record?: boolean;
+          quiet?: boolean;
+          answer?: { message: string } & Record<string, unknown>;
+        } = {},
       ) => {
         if (facts.record !== false) {
           await recordHealthRefusal(db, {
@@ -124,7 +132,7 @@ export function machineHealthRoutes(services: Services): Router<AppState> {
           { outcome, callerAddress, instanceId: report.instanceId, vmId: facts.vmId ?? null },
           'machine health report refused',
         );
-        reply(ctx, refusalStatus(outcome), { message: HEALTH_REFUSAL_MESSAGES[outcome] });
+        reply(ctx, refusalStatus(outcome), facts.answer ?? { message: HEALTH_REFUSAL_MESSAGES[outcome] });
       };
 
       const timestampText = ctx.get(HEALTH_TIMESTAMP_HEADER);
@@ -132,7 +140,8 @@ export function machineHealthRoutes(services: Services): Router<AppState> {
       if (!/^\d{1,12}$/.test(timestampText) || !/^v1=[0-9a-fA-F]{64}$/.test(signature))
         return refuse('unsigned', { record: false });
       const timestamp = Number(timestampText);
-      if (Math.abs(now.getTime() / 1000 - timestamp) > HEALTH_REPORT_WINDOW_SECONDS) return refuse('stale');
+      const clock = reportClock(timestamp, now);
+      if (clock.kind === 'stale') return refuse('stale');
 
       const machine = await findReportingMachine(db, report.instanceId);
       if (!machine) return refuse('unknown-machine');
@@ -155,6 +164,16 @@ export function machineHealthRoutes(services: Services): Router<AppState> {
       if (!machine.vm_id || machine.vm_state !== 'running' || !machine.public_ip)
         return refuse('not-in-service', { vmId: machine.vm_id, record: false, quiet: true });
       if (callerAddress !== machine.public_ip) return refuse('wrong-address', { vmId: machine.vm_id });
+      // Proven the machine's own, but dated ahead of our clock: stored, it would outrank every
+      // genuine report until our clock caught up with it. Refused, and the machine (and its card)
+      // told that its clock runs fast.
+      if (clock.kind === 'ahead') {
+        await recordClockAhead(db, { vmId: machine.vm_id, seconds: clock.seconds, at: now });
+        return refuse('clock-ahead', {
+          vmId: machine.vm_id,
+          answer: { message: CLOCK_MESSAGES.refused(clock.seconds), clockAheadSeconds: clock.seconds },
+        });
+      }
 
       const stored = await applyHealthReport(db, {
         vmId: machine.vm_id,

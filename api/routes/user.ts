@@ -34,17 +34,20 @@ import {
   PASSWORD_MAX_LENGTH,
   passwordChangeNeedsCurrent,
 } from '../../core/domain/password.ts';
+import { shouldWarnOfPasswordGuesses } from '../../core/domain/ownerWarnings.ts';
 import { formatHoursMinutes } from '../../core/domain/usageBuckets.ts';
 import {
   accountDeletedMail,
   passwordChangedWhileSignedInMail,
+  passwordGuessedMail,
   twoFactorChangedMail,
 } from '../../core/emails/accounts.ts';
 import { hashPassword, verifyPassword } from '../../core/crypto/passwords.ts';
 import { sendJob } from '../../core/queue.ts';
 import { checkTotp, newTotpSecret, totpQrCode, totpUri } from '../../core/crypto/totp.ts';
 import { clearCookie, SESSION_COOKIE } from '../auth/cookies.ts';
-import { slowDownForAccount } from '../auth/throttle.ts';
+import { warnOwner } from '../auth/ownerWarnings.ts';
+import { accountPair, slowDownForAccount } from '../auth/throttle.ts';
 import {
   checkSecondFactor,
   hashRecoveryCode,
@@ -115,6 +118,23 @@ export function userRoutes(services: Services): Router<AppState> {
     const user = await findUserById(db, currentUser(ctx).id);
     if (!user) throw unauthorized();
     return user;
+  }
+
+  /** A wrong current password: past a few on the account within the hour, the owner is mailed. */
+  async function countWrongCurrentPassword(ctx: AppContext, user: User): Promise<void> {
+    const wrong = await limiters.passwordChangeFailures.add(user.id);
+    if (!shouldWarnOfPasswordGuesses(wrong)) return;
+    await warnOwner(ctx, services, {
+      userId: user.id,
+      kind: 'password-guessed',
+      mail: passwordGuessedMail(user.email, {
+        at: new Date(),
+        address: ctx.ip,
+        resetUrl: `${config.publicUrl}/forgot-password`,
+        supportEmail: config.supportEmail,
+      }),
+      why: 'wrong current passwords typed repeatedly in a signed-in session',
+    });
   }
 
   router.get('/user/profile', requireUser(), validate(ProfileQuery, 'query'), async (ctx) => {
@@ -204,7 +224,8 @@ export function userRoutes(services: Services): Router<AppState> {
     const { currentPassword, newPassword } = input<PasswordBody>(ctx);
     const me = currentUser(ctx);
     await limiters.loginIp.consume(ctx.ip);
-    await limiters.passwordChangeUser.consume(me.id);
+    await limiters.passwordChangeSession.consume(me.sessionId);
+    await limiters.passwordChangePair.consume(accountPair(ctx, me.id));
     const user = await sessionUserRow(ctx);
     const first = !passwordChangeNeedsCurrent({ hasPassword: user.password_hash !== null });
     if (!first) {
@@ -212,6 +233,7 @@ export function userRoutes(services: Services): Router<AppState> {
       await slowDownForAccount(limiters.loginAccountFailures, user.email);
       if (!(await verifyPassword(user.password_hash, currentPassword))) {
         await limiters.loginAccountFailures.add(user.email);
+        await countWrongCurrentPassword(ctx, user);
         throw badRequest(PC.currentWrong);
       }
       if (currentPassword === newPassword) throw badRequest(PC.sameAsCurrent);

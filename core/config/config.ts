@@ -70,6 +70,14 @@ export const EnvSchema = z.object({
     .describe(
       "How many proxies of ours stand in front of the web process. `0`: the socket address is the client (rate limits, sessions). `N`: the Nth address from the right of `X-Forwarded-For` (the one our outermost proxy wrote), and `X-Forwarded-Proto` is believed; addresses further left are the client's own claims. The old `TRUST_PROXY` is refused with a message. Production: **set it behind a proxy** (usually `1`).",
     ),
+  REQUEST_TIMEOUT_SECONDS: z.coerce
+    .number()
+    .min(0.1)
+    .max(300)
+    .default(30)
+    .describe(
+      'Seconds a client has to send a whole request, headers and body; a body that never arrives is cut with a 408 and the connection closed. Default: `30`. Production: 30 or below (bodies are at most 64 kB).',
+    ),
   SERVE_SOURCE_MAPS: z
     .enum(['true', 'false'])
     .default('false')
@@ -344,6 +352,8 @@ export type Config = {
   logLevel: Env['LOG_LEVEL'];
   /** Proxies of ours in front of the web process (0: the socket address is the client). */
   trustProxyHops: number;
+  /** How long a client has to send a whole request (headers and body) before it is cut. */
+  requestTimeoutMs: number;
   serveSourceMaps: boolean;
   mail: { smtpUrl: string | undefined; from: string };
   /** Metrics and alert notification (operations). */
@@ -605,6 +615,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     publicUrl,
     logLevel: env.LOG_LEVEL,
     trustProxyHops: env.TRUST_PROXY_HOPS,
+    requestTimeoutMs: Math.round(env.REQUEST_TIMEOUT_SECONDS * 1000),
     serveSourceMaps: env.SERVE_SOURCE_MAPS === 'true',
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
     ops: {

@@ -110,6 +110,8 @@ export type DashboardState = {
   reportsHealth: boolean;
   /** Null and empty also while the record would not show them (no secrets, or the machine is being deleted). */
   health: DashboardHealth | null;
+  /** The machine's clock ran ahead of ours on its last refused report (null also while not shown). */
+  clockAhead: { seconds: number; observedAt: Date } | null;
   pairings: DashboardPairing[];
   autopay: DashboardAutopay | null;
 };
@@ -164,6 +166,8 @@ type DashboardRow = {
   h_received_at: Date | null;
   h_report: unknown;
   h_unreachable_at: Date | null;
+  ck_ahead_seconds: number | null;
+  ck_observed_at: Date | null;
   stream_pairings: unknown;
 };
 // Parts read only when the record can show them (api/presenters/vm.ts), so most polls (a
@@ -186,7 +190,8 @@ const STREAMING_SHOWN = sql.fragment`ms.launch_token IS NOT NULL
 const DASHBOARD_SELECT = sql.fragment`
     SELECT u.email, u.name, to_json(s) AS s, to_json(v) AS v, to_json(k) AS k, to_json(a) AS a,
       ms.launch_token IS NOT NULL AS reports_health, h.received_at AS h_received_at, h.report AS h_report,
-      h.stream_host_unreachable_at AS h_unreachable_at, sp.pairings AS stream_pairings
+      h.stream_host_unreachable_at AS h_unreachable_at, ck.ahead_seconds AS ck_ahead_seconds,
+      ck.observed_at AS ck_observed_at, sp.pairings AS stream_pairings
     FROM users u
     LEFT JOIN LATERAL (
       SELECT ${columnsOf(DashboardSubscription)} ${currentSubscriptionOf(sql.fragment`u.id`)}) s ON true
@@ -206,6 +211,10 @@ const DASHBOARD_SELECT = sql.fragment`
       SELECT received_at, report, stream_host_unreachable_at FROM machine_health
       WHERE vm_id = v.id AND ${STREAMING_SHOWN}
       LIMIT 1) h ON true
+    LEFT JOIN LATERAL (
+      SELECT ahead_seconds, observed_at FROM machine_clocks
+      WHERE vm_id = v.id AND ${STREAMING_SHOWN}
+      LIMIT 1) ck ON true
     LEFT JOIN LATERAL (
       SELECT json_agg(json_build_object('id', p.id, 'name', p.device_name, 'state', p.state,
                'outcome', p.outcome, 'message', p.message, 'createdAt', p.created_at, 'pairedAt', p.paired_at,
@@ -257,6 +266,10 @@ export async function findDashboardState(db: DashboardDb, userId: string): Promi
           streamHostUnreachableAt: row.h_unreachable_at ?? null,
         }
       : null,
+    clockAhead:
+      row.ck_ahead_seconds !== null && row.ck_observed_at !== null
+        ? { seconds: row.ck_ahead_seconds, observedAt: row.ck_observed_at }
+        : null,
     pairings: row.stream_pairings ? z.array(DashboardPairing).parse(row.stream_pairings) : [],
     autopay: autopayOf(row.a),
   };

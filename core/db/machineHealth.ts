@@ -65,6 +65,17 @@ export async function recordHealthReport(
   return row !== null;
 }
 
+/** A proven report of this machine was refused for its clock running `seconds` ahead of ours. */
+export async function recordClockAhead(
+  db: Db,
+  observation: { vmId: string; seconds: number; at: Date },
+): Promise<void> {
+  await db.query(sql.unsafe`
+    INSERT INTO machine_clocks (vm_id, ahead_seconds, observed_at)
+    VALUES (${observation.vmId}, ${observation.seconds}, ${ts(observation.at)})
+    ON CONFLICT (vm_id) DO UPDATE SET ahead_seconds = EXCLUDED.ahead_seconds, observed_at = EXCLUDED.observed_at`);
+}
+
 export async function recordHealthRefusal(
   db: Db,
   refusal: {

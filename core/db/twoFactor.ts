@@ -20,15 +20,36 @@ const Challenge = z.object({
 });
 export type Challenge = z.infer<typeof Challenge>;
 
+/** A pending second step, started from `ip` (kept: sign-ins left unfinished from strange addresses warn the owner). */
 export async function insertChallenge(
   db: Db,
   userId: string,
   tokenHash: string,
   method: ChallengeMethod,
+  ip: string | null,
 ): Promise<void> {
   await db.query(sql.unsafe`
-    INSERT INTO two_factor_challenges (user_id, token_hash, method, expires_at)
-    VALUES (${userId}, ${tokenHash}, ${method}, now() + make_interval(mins => ${CHALLENGE_TTL_MINUTES}))`);
+    INSERT INTO two_factor_challenges (user_id, token_hash, method, expires_at, ip)
+    VALUES (${userId}, ${tokenHash}, ${method}, now() + make_interval(mins => ${CHALLENGE_TTL_MINUTES}),
+            ${ip})`);
+}
+
+/**
+ * The user's sign-ins with the right password, started within the window, that have not
+ * finished their second step, from addresses none of the user's sessions (live or ended) ever
+ * came from.
+ */
+export async function countUnfinishedPasswordSignIns(
+  db: Db,
+  userId: string,
+  windowSeconds: number,
+): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ count: z.number() }))`
+    SELECT count(*)::int AS count FROM two_factor_challenges c
+    WHERE c.user_id = ${userId} AND c.method = 'password' AND c.consumed_at IS NULL
+      AND c.created_at > now() - make_interval(secs => ${windowSeconds})
+      AND c.ip IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.user_id = c.user_id AND s.ip = c.ip)`);
 }
 
 /**
@@ -78,22 +99,6 @@ export async function recordWrongSecondStep(
          AND (c.failed_at > now() - make_interval(secs => ${windowSeconds}) OR c.id = ${challengeId})
       ) AS "failedPasswordSignIns"
     FROM marked`);
-}
-
-/**
- * Claims the right to warn a user that someone has their password: at most once per
- * `windowSeconds`, however many requests race (one statement).
- */
-export async function claimPasswordLeakWarning(
-  db: Db,
-  userId: string,
-  windowSeconds: number,
-): Promise<boolean> {
-  const result = await db.query(sql.unsafe`
-    INSERT INTO password_leak_warnings (user_id, warned_at) VALUES (${userId}, now())
-    ON CONFLICT (user_id) DO UPDATE SET warned_at = now()
-    WHERE password_leak_warnings.warned_at < now() - make_interval(secs => ${windowSeconds})`);
-  return result.rowCount === 1;
 }
 
 /** Finishes a challenge; false when another request finished it first. */

@@ -222,6 +222,29 @@ describe('assessHealth', () => {
     );
   });
 
+  it('says the clock runs fast while proven reports are refused for it, until one is accepted again', () => {
+    const refused = { seconds: 280, observedAt: minutes(1) };
+    const view = assessHealth({ machine: running, health: fresh(HEALTHY), clockAhead: refused, now: NOW });
+    expect(view).toMatchObject({
+      status: 'attention',
+      headline: 'Your PC’s clock is 5 minutes fast, so it cannot report its health.',
+    });
+    expect(view.advice).toContain('Sync now');
+    // Rather than "silent" or "checking": the clock is why nothing arrives.
+    expect(assessHealth({ machine: running, health: null, clockAhead: refused, now: NOW }).status).toBe(
+      'attention',
+    );
+    // A report accepted after it, or a refusal from before this start, says nothing now.
+    const earlier = { seconds: 280, observedAt: minutes(3) };
+    expect(
+      assessHealth({ machine: running, health: fresh(HEALTHY), clockAhead: earlier, now: NOW }).status,
+    ).toBe('ready');
+    const lastRun = { seconds: 280, observedAt: minutes(45) };
+    expect(assessHealth({ machine: running, health: null, clockAhead: lastRun, now: NOW }).status).toBe(
+      'silent',
+    );
+  });
+
   it('is off while the machine is stopped', () => {
     expect(
       assessHealth({ machine: { state: 'stopped', runningSince: null }, health: fresh(HEALTHY), now: NOW })
@@ -239,6 +262,7 @@ describe('report refusals', () => {
       malformed: 400,
       unsigned: 401,
       stale: 401,
+      'clock-ahead': 401,
       'unknown-machine': 401,
       'bad-signature': 401,
       'not-in-service': 409,
@@ -247,6 +271,7 @@ describe('report refusals', () => {
     });
     expect(FORGERY_OUTCOMES).not.toContain('not-in-service');
     expect(FORGERY_OUTCOMES).not.toContain('stale');
+    expect(FORGERY_OUTCOMES).not.toContain('clock-ahead');
   });
 
   it('signs the timestamp and the exact body', () => {

@@ -8,14 +8,13 @@
  * at launch: HMAC-SHA256 over `<unix seconds>.<body>`, sent as `X-Legend-Signature: v1=<hex>`
  * with the seconds in `X-Legend-Timestamp`.
  */
+import { CLOCK_MESSAGES } from './reportClock.ts';
 import { toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
 
 export const MACHINE_HEALTH_PATH = '/api/machine/health';
 export const HEALTH_TIMESTAMP_HEADER = 'x-legend-timestamp';
 export const HEALTH_SIGNATURE_HEADER = 'x-legend-signature';
 export const HEALTH_SIGNATURE_VERSION = 'v1';
-/** A report signed further than this from our clock (either way) is refused: no replays of old ones. */
-export const HEALTH_REPORT_WINDOW_SECONDS = 300;
 /** How often a running machine reports. */
 export const HEALTH_REPORT_INTERVAL_SECONDS = 300;
 /** A running machine silent this long is a problem (its reporter, or the machine, is stuck). */
@@ -54,6 +53,7 @@ export const HEALTH_OUTCOMES = [
   'malformed',
   'unsigned',
   'stale',
+  'clock-ahead',
   'unknown-machine',
   'bad-signature',
   'not-in-service',
@@ -65,7 +65,7 @@ export type HealthOutcome = (typeof HEALTH_OUTCOMES)[number];
 /**
  * Refusals that look like someone other than the machine sending reports: counted towards the
  * forged-reports alert. A machine reporting before its address is known (`not-in-service`), a
- * clock adrift (`stale`) or a broken reporter (`malformed`) are not forgeries.
+ * clock adrift (`stale`, `clock-ahead`) or a broken reporter (`malformed`) are not forgeries.
  */
 export const FORGERY_OUTCOMES: readonly HealthOutcome[] = [
   'unsigned',
@@ -84,6 +84,7 @@ export function refusalStatus(outcome: Exclude<HealthOutcome, 'accepted'>): 400 
       return 400;
     case 'unsigned':
     case 'stale':
+    case 'clock-ahead':
     case 'unknown-machine':
     case 'bad-signature':
     case 'replayed':
@@ -99,6 +100,7 @@ export const HEALTH_REFUSAL_MESSAGES: Record<Exclude<HealthOutcome, 'accepted'>,
   malformed: 'The report is not valid.',
   unsigned: 'The report is not signed.',
   stale: 'The report is signed too far from now: check the machine clock.',
+  'clock-ahead': 'The report is dated ahead of our clock: the machine’s clock runs fast.',
   'unknown-machine': 'The report is not from a machine we know.',
   'bad-signature': 'The report signature does not match.',
   'not-in-service': 'This machine is not in service at this address yet: report again shortly.',
@@ -259,6 +261,8 @@ export type HealthInput = {
     report: MachineHealthReport;
     streamHostUnreachableAt: Instant | null;
   } | null;
+  /** The last genuine report refused because the machine's clock ran ahead of ours, if any. */
+  clockAhead?: { seconds: number; observedAt: Instant } | null;
   now: Instant;
 };
 
@@ -311,6 +315,21 @@ export function assessHealth(input: HealthInput): MachineHealthView {
 
   const since = toEpochMsOrNull(machine.runningSince);
   const received = health ? toEpochMs(health.receivedAt) : null;
+  // Its genuine reports are refused for its clock (since it started, and none accepted since):
+  // that, not silence or an old report, is what the card says.
+  const clockAt = input.clockAhead ? toEpochMs(input.clockAhead.observedAt) : null;
+  if (
+    input.clockAhead &&
+    clockAt !== null &&
+    (since === null || clockAt >= since) &&
+    (received === null || clockAt > received)
+  )
+    return {
+      ...base,
+      status: 'attention',
+      headline: CLOCK_MESSAGES.headline(input.clockAhead.seconds),
+      advice: CLOCK_MESSAGES.advice,
+    };
   // A report from before this start says nothing about the machine as it runs now.
   const current =
     health && received !== null && (since === null || received >= since - 60_000) ? health : null;

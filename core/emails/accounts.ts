@@ -120,8 +120,9 @@ export function passwordChangedWhileSignedInMail(to: string, first: boolean, sup
 }
 
 /**
- * Sign-ins with the right password kept failing at the second step: someone has the password.
- * Says when, from which address (roughly where), and where to change it.
+ * Sign-ins with the right password kept failing at the second step, or never finished it from
+ * addresses the owner has not used: someone has the password. Says when, from which address
+ * (roughly where), and where to change it.
  */
 export function passwordKnownMail(
   to: string,
@@ -131,9 +132,30 @@ export function passwordKnownMail(
   return mail('password-known', to, 'Someone has your Legend Cloud password', [
     'Hello,',
     '',
-    `At ${when}, someone signed in to your Legend Cloud account with your password from the internet address ${what.address.replace(/^::ffff:/, '')}, but could not give your two-factor code, several times.`,
+    `At ${when}, someone signed in to your Legend Cloud account with your password from the internet address ${what.address.replace(/^::ffff:/, '')}, but did not give your two-factor code, several times.`,
     'Your two-factor sign-in stopped them, but they know your password.',
     `Change your password now: ${what.changeUrl}`,
+    `If it was you, you can ignore this mail. Questions: ${what.supportEmail}.`,
+    '',
+    '— Legend Cloud',
+  ]);
+}
+
+/**
+ * Someone signed in as the owner kept typing a wrong current password into "change password":
+ * a session is in hands that do not know the password. Says when, from which address, and how
+ * to sign every device out (a reset does).
+ */
+export function passwordGuessedMail(
+  to: string,
+  what: { at: Date; address: string; resetUrl: string; supportEmail: string },
+): Mail {
+  const when = `${what.at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return mail('password-guessed', to, 'Someone tried to change your Legend Cloud password', [
+    'Hello,',
+    '',
+    `At ${when}, someone signed in to your Legend Cloud account tried to change its password and typed the current password wrong several times, from the internet address ${what.address.replace(/^::ffff:/, '')}. They were stopped; your password is unchanged.`,
+    `If it was not you, a device signed in as you is in someone else's hands: reset your password now, which signs out every device: ${what.resetUrl}`,
     `If it was you, you can ignore this mail. Questions: ${what.supportEmail}.`,
     '',
     '— Legend Cloud',

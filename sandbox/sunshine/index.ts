@@ -23,7 +23,7 @@ import { listenAt, serialQueue } from '../machineServers.ts';
  *
  * Tests and the demo steer it per machine (by address or instance id) through `POST /_control`:
  * who is waiting in Moonlight, Sunshine refusing, timing out or down, an impostor's certificate,
- * faults in the report (unlicensed driver, no display…), reporting off. `GET /_state` lists, per
+ * faults in the report (unlicensed driver, no display…), reporting off, a clock running fast. `GET /_state` lists, per
  * machine address, the PINs and device names received, the paired clients and the reports sent.
  */
 
@@ -68,6 +68,8 @@ const MachineControl = z.strictObject({
   reporting: z.enum(['on', 'off']).optional(),
   /** Post a report now (then on the usual interval). */
   reportNow: z.boolean().optional(),
+  /** How far the machine's clock runs ahead (negative: behind); its reports are dated by it. */
+  clockAheadSeconds: z.number().int().min(-86_400).max(86_400).optional(),
 });
 type MachineControl = z.infer<typeof MachineControl>;
 
@@ -95,7 +97,9 @@ type Disk = {
   clients: Array<{ uuid: string; name: string }>;
   unpaired: string[];
   reports: Report[];
-  control: Required<Pick<MachineControl, 'moonlight' | 'api' | 'certificate' | 'reporting'>> & {
+  control: Required<
+    Pick<MachineControl, 'moonlight' | 'api' | 'certificate' | 'reporting' | 'clockAheadSeconds'>
+  > & {
     health: NonNullable<MachineControl['health']>;
   };
 };
@@ -156,7 +160,14 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
         clients: [],
         unpaired: [],
         reports: [],
-        control: { moonlight: 'any', api: 'ok', certificate: 'own', reporting: 'on', health: {} },
+        control: {
+          moonlight: 'any',
+          api: 'ok',
+          certificate: 'own',
+          reporting: 'on',
+          clockAheadSeconds: 0,
+          health: {},
+        },
       };
       disks.set(instanceId, found);
     }
@@ -266,7 +277,7 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
     }
     let status = 0;
     try {
-      status = await post(machine, healthReport(machine, state));
+      status = await post(machine, healthReport(machine, state), state.control.clockAheadSeconds);
     } catch (error) {
       options.warn(
         `sandbox Sunshine: health report from ${machine.address} failed: ${(error as Error).message}`,
@@ -308,9 +319,9 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
   }
 
   /** Signed as the image's reporter signs: HMAC-SHA256 of `<unix seconds>.<body>`, from the machine's address. */
-  function post(machine: Machine, body: unknown): Promise<number> {
+  function post(machine: Machine, body: unknown, clockAheadSeconds: number): Promise<number> {
     const text = JSON.stringify(body);
-    const timestamp = Math.floor(Date.now() / 1000);
+    const timestamp = Math.floor(Date.now() / 1000) + clockAheadSeconds;
     const mac = createHmac('sha256', machine.settings.healthSecret)
       .update(`${timestamp}.${text}`)
       .digest('hex');
@@ -445,10 +456,15 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
       if (change.api !== undefined) state.control.api = change.api;
       if (change.certificate !== undefined) state.control.certificate = change.certificate;
       if (change.reporting !== undefined) state.control.reporting = change.reporting;
+      if (change.clockAheadSeconds !== undefined) state.control.clockAheadSeconds = change.clockAheadSeconds;
       if (change.health !== undefined) state.control.health = { ...state.control.health, ...change.health };
       if (machine && restartNeeded) await restart(instanceId);
       const current = machines.get(instanceId);
-      if (current && (change.reportNow || change.health !== undefined)) schedule(current, 0, 'now');
+      if (
+        current &&
+        (change.reportNow || change.health !== undefined || change.clockAheadSeconds !== undefined)
+      )
+        schedule(current, 0, 'now');
     }
     if (unknown.length > 0) {
       ctx.status = 404;

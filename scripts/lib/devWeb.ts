@@ -1,8 +1,8 @@
-import { createServer } from 'node:http';
 import path from 'node:path';
 import { loadConfig, requireDatabaseUrl } from '../../core/config/config.ts';
 import { createLogger, onStopSignals } from '../../core/observability/log.ts';
 import { createApp } from '../../api/app.ts';
+import { createWebServer } from '../../api/server.ts';
 import { openServices } from '../../api/services.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { createSandboxEc2, type SandboxEc2 } from '../../sandbox/ec2/index.ts';
@@ -63,7 +63,7 @@ const mounts = config.sandbox.enabled
       },
     ]
   : [];
-const server = createServer(createApp(services, { mounts }).callback());
+const server = createWebServer(config, createApp(services, { mounts }).callback());
 server.once('error', (error) => {
   log.fatal({ err: error }, 'web could not listen');
   process.exit(1);

@@ -23,6 +23,8 @@ export type Supervised = {
   name: string;
   /** The running child, if any. */
   child(): ChildProcess | undefined;
+  /** Restarts it no more: it is about to be stopped, so its exit is no crash. */
+  hold(): void;
   /** Stops it for good (SIGTERM, SIGKILL after `graceMs`) and restarts it no more. */
   stop(graceMs?: number): Promise<void>;
 };
@@ -53,7 +55,10 @@ export function supervise(options: {
     options.onStart?.(child, restarts);
     child.once('exit', (code, signal) => {
       if (current === child) current = undefined;
-      if (stopped) return;
+      if (stopped) {
+        options.log.info({ process: options.name, exitCode: code, signal }, `${options.name} stopped`);
+        return;
+      }
       const now = clock();
       crashes.push(now);
       const next = afterCrash(crashes, now);
@@ -74,12 +79,16 @@ export function supervise(options: {
   };
   run();
 
+  const hold = () => {
+    stopped = true;
+    clearTimeout(pause);
+  };
   return {
     name: options.name,
     child: () => current,
+    hold,
     async stop(graceMs = 25_000) {
-      stopped = true;
-      clearTimeout(pause);
+      hold();
       const child = current;
       if (!child || child.exitCode !== null || child.signalCode !== null) return;
       await new Promise<void>((resolve) => {
@@ -97,4 +106,14 @@ export function supervise(options: {
 /** Starts `node <script>` with `env`, its output on ours and a channel for messages. */
 export function nodeProcess(script: string, env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(process.execPath, [script], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env });
+}
+
+/**
+ * Stops each process in turn, the next once the one before has ended, restarting none of them
+ * meanwhile: on Ctrl-C the terminal signals the children too, and one that ends of it while an
+ * earlier one is still stopping is stopping as asked, not crashing.
+ */
+export async function stopInOrder(processes: Array<Supervised | undefined>): Promise<void> {
+  for (const process of processes) process?.hold();
+  for (const process of processes) await process?.stop();
 }

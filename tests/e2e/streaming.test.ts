@@ -10,6 +10,7 @@ import {
   type Page,
 } from '../support/browser.ts';
 import { requestFrom } from '../support/accounts.ts';
+import { waitFor } from '../support/waitFor.ts';
 import { registeredUser, runningLegendMachine } from '../support/e2eUsers.ts';
 
 /**
@@ -35,7 +36,10 @@ async function sunshine(machines: Record<string, unknown>): Promise<void> {
 async function sunshineHost(ip: string) {
   const reply = await fetch(`${baseUrl()}/sandbox/sunshine/_state`);
   const body = (await reply.json()) as {
-    hosts: Record<string, { pins: Array<{ pin: string; name: string }>; clients: unknown[] }>;
+    hosts: Record<
+      string,
+      { pins: Array<{ pin: string; name: string }>; clients: unknown[]; reports: Array<{ status: number }> }
+    >;
   };
   return body.hosts[ip];
 }
@@ -96,6 +100,25 @@ describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
     await expect(health.getByText('NVIDIA T4').isVisible()).resolves.toBe(true);
     await guidePicture(page, page.locator('.vm-card'), 'browser-1', ip);
     await screenshotsAtBothWidths(page, 'dashboard-health');
+
+    // The machine's clock runs five minutes fast: its reports are refused, and its card says why
+    // (at the next poll; the page is reloaded rather than waiting the minute a running PC's takes).
+    const sent = (await sunshineHost(ip))?.reports.length ?? 0;
+    await sunshine({ [ip]: { clockAheadSeconds: 300 } });
+    await waitFor('a report refused for its clock', async () =>
+      (await sunshineHost(ip))?.reports.slice(sent).some((r) => r.status === 401),
+    );
+    await page.reload();
+    await health.getByText('Your PC’s clock is 5 minutes fast, so it cannot report its health.').waitFor();
+    await expect(health.getByText(/Sync now/).isVisible()).resolves.toBe(true);
+    await screenshotsAtBothWidths(page, 'dashboard-health-clock-fast');
+    const whileFast = (await sunshineHost(ip))?.reports.length ?? 0;
+    await sunshine({ [ip]: { clockAheadSeconds: 0 } });
+    await waitFor('a report accepted again', async () =>
+      (await sunshineHost(ip))?.reports.slice(whileFast).some((r) => r.status === 200),
+    );
+    await page.reload();
+    await health.getByText('Ready for 1440p 120 fps streaming').waitFor();
 
     // Moonlight: the address to add, the PIN it shows, the device paired.
     const connect = page.getByRole('region', { name: 'How to connect' });

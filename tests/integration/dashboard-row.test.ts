@@ -114,6 +114,7 @@ describe('the dashboard row', () => {
       keptDisk: null,
       reportsHealth: false,
       health: null,
+      clockAhead: null,
       pairings: [],
       autopay: null,
     });

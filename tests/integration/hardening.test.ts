@@ -3,6 +3,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
+import { deflateSync, gzipSync } from 'node:zlib';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
@@ -311,6 +312,91 @@ describe('malformed input', () => {
     expect((await client.call('/api/vm/dashboard/a%00b')).status).toBe(400);
     expect((await client.call('/api/vm/check-capacity?plan=%00')).status).toBe(400);
     expect((await client.call('/api/vm/dashboard/%E0%A4%A')).status).toBe(400);
+  });
+});
+
+describe('paths and codings read as HTTP says', () => {
+  it.each([
+    ['/api/machine/health', 'application/json'],
+    ['/api/machine/health/', 'application/json'],
+    ['/api/dcv/auth', 'application/x-www-form-urlencoded'],
+    ['/api/dcv/auth/', 'application/x-www-form-urlencoded'],
+  ])(
+    'refuses a 30 kB body at %s with 413 before reading it, as the router matches the path',
+    async (route, type) => {
+      const reply = await post(stack.url, loopbackAddress(), route, 'x'.repeat(30_000), {
+        'content-type': type,
+      });
+      expect(reply.status).toBe(413);
+      if (route.startsWith('/api/dcv/auth')) expect(reply.text).toContain('<auth result="no">');
+    },
+  );
+
+  it('reads Content-Encoding without regard to case: GZIP is gzip (RFC 9110 §8.4.1)', async () => {
+    for (const encoding of ['GZIP', 'Gzip', ' gzip ', 'x-gzip']) {
+      const reply = await requestFrom(loopbackAddress(), `${stack.url}/api/report-problem`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding, origin: stack.url },
+        body: gzipSync(
+          JSON.stringify({
+            title: `coded ${encoding}`,
+            description: 'gzip in capitals',
+            phoneNumber: '9876543210',
+          }),
+        ),
+      });
+      expect(reply.status, encoding).toBe(201);
+    }
+    const deflate = await requestFrom(loopbackAddress(), `${stack.url}/api/report-problem`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'DEFLATE', origin: stack.url },
+      body: deflateSync(
+        JSON.stringify({ title: 'deflated', description: 'in capitals', phoneNumber: '9876543210' }),
+      ),
+    });
+    expect(deflate.status).toBe(201);
+  });
+
+  it("answers GET //api/vm/dashboard with the API's 404, not a body error", async () => {
+    const user = await createUser(stack);
+    const client = newClient(stack);
+    await logIn(client, user.email);
+    for (const path of ['//api/vm/dashboard', '///api/vm/dashboard', '//API/vm/dashboard']) {
+      const reply = await client.call(path, { headers: { accept: 'application/json' } });
+      expect(reply.status, path).toBe(404);
+      expect(reply.body.message, path).toBe('No such API endpoint.');
+    }
+  });
+});
+
+describe('a request body that never arrives', async () => {
+  // A short bound, so the test waits a second rather than the production 30 s.
+  const slow = await startTestStack({ worker: false, env: { REQUEST_TIMEOUT_SECONDS: '1' } });
+
+  it('is cut after REQUEST_TIMEOUT_SECONDS with a 408 and the connection closed', async () => {
+    const { port } = new URL(slow.url);
+    const socket = net.connect({ host: '127.0.0.1', port: Number(port), localAddress: loopbackAddress() });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve);
+      socket.once('error', reject);
+    });
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    // Says 100 bytes are coming, sends 10, and then nothing.
+    socket.write(
+      [
+        'POST /api/report-problem HTTP/1.1',
+        `Host: 127.0.0.1:${port}`,
+        `Origin: ${slow.url}`,
+        'Content-Type: application/json',
+        'Content-Length: 100',
+        '',
+        '{"title":',
+      ].join('\r\n'),
+    );
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
   });
 });
 

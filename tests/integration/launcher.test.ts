@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../core/observability/log.ts';
 import { alive, freePort } from '../../scripts/lib/postgres.ts';
+import { stopInOrder, supervise } from '../../scripts/lib/supervise.ts';
 import { scratchDir } from '../../scripts/lib/scratch.ts';
 import { waitFor } from '../support/stack.ts';
 
@@ -153,4 +155,70 @@ describe('npm start supervises its processes', () => {
     expect(await run.exited).toBe(0);
     await waitFor('every process to end', async () => pids.every((pid) => !alive(pid)));
   }, 180_000);
+});
+
+describe('Ctrl-C reaches the children too', () => {
+  /** A child that says when its signal handlers are in place; how it stops is `onSignals`. */
+  function child(onSignals: string): { start: () => ChildProcess; ready: Promise<void> } {
+    let ready!: () => void;
+    const isReady = new Promise<void>((resolve) => (ready = resolve));
+    return {
+      ready: isReady,
+      start: () => {
+        const process_ = spawn(
+          process.execPath,
+          ['-e', `${onSignals}; setInterval(() => {}, 1000); process.send('ready');`],
+          { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+        );
+        running.add(process_);
+        process_.once('message', () => ready());
+        process_.once('exit', () => running.delete(process_));
+        return process_;
+      },
+    };
+  }
+
+  it('a child that ends on the same Ctrl-C before its turn to stop is no crash, and is not restarted', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const log = createLogger({
+      level: 'info',
+      name: 'start',
+      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+    });
+    // The worker finishes its jobs when told to stop; the web process ends at once on Ctrl-C.
+    const worker = child(
+      "process.on('SIGINT', () => {}); process.on('SIGTERM', () => setTimeout(() => process.exit(0), 500))",
+    );
+    const web = child(
+      "process.on('SIGINT', () => process.exit(0)); process.on('SIGTERM', () => process.exit(0))",
+    );
+    const starts = { worker: 0, web: 0 };
+    const supervised = [
+      supervise({
+        name: 'worker',
+        log,
+        start: worker.start,
+        onStart: () => starts.worker++,
+        onGiveUp: () => {},
+      }),
+      supervise({
+        name: 'web process',
+        log,
+        start: web.start,
+        onStart: () => starts.web++,
+        onGiveUp: () => {},
+      }),
+    ];
+    await Promise.all([worker.ready, web.ready]);
+    const pids = supervised.map((s) => s.child()!.pid!);
+
+    // Ctrl-C: the terminal signals every process of the group, npm start's own included.
+    for (const pid of pids) process.kill(pid, 'SIGINT');
+    await stopInOrder(supervised);
+
+    expect(pids.every((pid) => !alive(pid))).toBe(true);
+    expect(lines.filter((l) => String(l.msg).includes('exited unexpectedly'))).toEqual([]);
+    expect(lines.filter((l) => Number(l.level) >= 50)).toEqual([]);
+    expect(starts).toEqual({ worker: 1, web: 1 });
+  });
 });

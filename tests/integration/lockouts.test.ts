@@ -25,7 +25,7 @@ import {
  * someone else's requests must never refuse the owner a code or a second factor.
  */
 
-const stack = await startTestStack({ worker: true });
+const stack = await startTestStack({ worker: true, captureLogs: true });
 const db = stack.services.db;
 
 /** Tried (answered 2xx) and refused (4xx) counts of a batch of replies. */
@@ -160,6 +160,27 @@ describe('emailed codes cannot be aimed at an owner', () => {
     expect(done.body.email).toBe(email);
   });
 
+  it("sign-ups of an existing account's email spend none of its inbox: the owner's new browser gets its code at once", async () => {
+    const user = await createUser(stack);
+    const form = { name: 'Asha Rao', email: user.email, phone: '9876543210', password: GOOD_PASSWORD };
+    // More than the inbox's burst, from addresses of their own: each is told the account exists,
+    // and no mail goes, so none counts against the inbox.
+    const replies = await tenStrangers('/api/auth/register', form);
+    expect(replies.map((r) => r.status)).toEqual(Array(10).fill(409));
+    expect(await stack.mailTo(user.email)).toEqual([]);
+
+    const owner = newClient(stack);
+    const asked = await owner.call('/api/auth/forgot-password', {
+      body: { email: user.email, method: 'otp' },
+    });
+    expect(asked.status).toBe(200);
+    const code = await mailedCode(stack, user.email, 'login code');
+    const signedIn = await owner.call('/api/auth/forgot-password/verify-otp', {
+      body: { email: user.email, otp: code },
+    });
+    expect(signedIn.status).toBe(200);
+  });
+
   it('protects the inbox: a burst of requests mails a few codes, and a repeat re-sends the live code', async () => {
     const user = await createUser(stack);
     const replies = await tenStrangers('/api/auth/forgot-password', { email: user.email, method: 'otp' });
@@ -257,9 +278,54 @@ describe('two-factor cannot be aimed at an owner', () => {
     const attacker = newClient(stack);
     await attacker.call('/api/auth/login', { body: { email: user.email, password: GOOD_PASSWORD } });
     await attacker.call('/api/auth/two-factor', { body: { code: '000000' } });
+    // Logged once, for the one mail; not again for the attempt the hour's limit turned away.
+    const warned = stack.logs.filter((l) => String(l.msg).endsWith('owner warned') && l.userId === user.id);
+    expect(warned).toHaveLength(1);
     const warnings = await db.oneFirst(
-      sql.unsafe`SELECT count(*)::int FROM password_leak_warnings WHERE user_id = ${user.id}`,
+      sql.unsafe`SELECT count(*)::int FROM owner_warnings WHERE user_id = ${user.id} AND kind = 'password-known'`,
     );
     expect(warnings).toBe(1);
+  });
+
+  it('mails the owner once after three sign-ins with the right password that never give a code, from addresses the owner has not used', async () => {
+    const { user } = await withTwoFactor(stack);
+    const strangers: Client[] = [];
+    for (let i = 0; i < 6; i++) {
+      const stranger = newClient(stack);
+      const reply = await stranger.call('/api/auth/login', {
+        body: { email: user.email, password: GOOD_PASSWORD },
+      });
+      expect(reply.body.twoFactorRequired).toBe(true);
+      strangers.push(stranger);
+    }
+    // Six such sign-ins, one warning: logged once, claimed once, one mail naming the third address.
+    const warned = stack.logs.filter((l) => String(l.msg).endsWith('owner warned') && l.userId === user.id);
+    expect(warned).toHaveLength(1);
+    const mail = await waitForMail(stack, user.email, 'Someone has your Legend Cloud password');
+    expect(mail.text).toContain(strangers[2]!.ip);
+    expect(mail.text).toContain(`${stack.config.publicUrl}/forgot-password`);
+    const warnings = await db.oneFirst(
+      sql.unsafe`SELECT count(*)::int FROM owner_warnings WHERE user_id = ${user.id} AND kind = 'password-known'`,
+    );
+    expect(warnings).toBe(1);
+  });
+
+  it("sign-ins left at the second step from the owner's own address are no warning", async () => {
+    const { user, client } = await withTwoFactor(stack);
+    for (let i = 0; i < 3; i++) {
+      // The owner's phone and laptop behind their home address, each stopping at the code.
+      const browser = newClient(stack, client.ip);
+      const reply = await browser.call('/api/auth/login', {
+        body: { email: user.email, password: GOOD_PASSWORD },
+      });
+      expect(reply.body.twoFactorRequired).toBe(true);
+    }
+    expect(stack.logs.filter((l) => String(l.msg).endsWith('owner warned') && l.userId === user.id)).toEqual(
+      [],
+    );
+    const warnings = await db.oneFirst(
+      sql.unsafe`SELECT count(*)::int FROM owner_warnings WHERE user_id = ${user.id}`,
+    );
+    expect(warnings).toBe(0);
   });
 });

@@ -20,7 +20,7 @@ import { countLiveSessions } from '../support/rows.ts';
  * a first password; two-factor stays in force and is not asked again.
  */
 
-const stack = await startTestStack({ worker: true });
+const stack = await startTestStack({ worker: true, captureLogs: true });
 const db = stack.services.db;
 const NEW_PASSWORD = 'N3w!Passw0rd-2026';
 
@@ -94,28 +94,63 @@ describe('POST /api/user/password', () => {
     expect(reply.body).toEqual({ message });
   });
 
-  it('stops guessing the current password after ten tries in 15 minutes, for that account only', async () => {
+  it("stops a guesser of the current password after ten tries in their session and address only; the owner's session still changes it, and the owner is mailed once", async () => {
     const user = await createUser(stack);
-    const client = newClient(stack);
-    await logIn(client, user.email);
+    const owner = newClient(stack);
+    await logIn(owner, user.email);
+    // A session someone else holds (a borrowed laptop, a stolen cookie), at an address of its own.
+    const thief = newClient(stack);
+    await logIn(thief, user.email);
     for (let i = 0; i < 10; i += 1) {
-      const reply = await client.call('/api/user/password', {
+      const reply = await thief.call('/api/user/password', {
         body: { currentPassword: `Guess!${i}Password`, newPassword: NEW_PASSWORD },
       });
       expect(reply.status).toBe(400);
     }
-    const limited = await client.call('/api/user/password', {
+    const limited = await thief.call('/api/user/password', {
       body: { currentPassword: GOOD_PASSWORD, newPassword: NEW_PASSWORD },
     });
     expect(limited.status).toBe(429);
+    // Another session at the guesser's address is that guesser too.
+    const thiefAgain = newClient(stack, thief.ip);
+    await logIn(thiefAgain, user.email);
+    const sameAddress = await thiefAgain.call('/api/user/password', {
+      body: { currentPassword: GOOD_PASSWORD, newPassword: NEW_PASSWORD },
+    });
+    expect(sameAddress.status).toBe(429);
 
+    // Someone else's account from that address is not theirs to spend.
     const someoneElse = await createUser(stack);
-    const theirs = newClient(stack, client.ip);
+    const theirs = newClient(stack, thief.ip);
     await logIn(theirs, someoneElse.email);
     const fine = await theirs.call('/api/user/password', {
       body: { currentPassword: GOOD_PASSWORD, newPassword: NEW_PASSWORD },
     });
     expect(fine.status).toBe(200);
+
+    // The owner, in their own session elsewhere, is not locked out by the guesses.
+    const changed = await owner.call('/api/user/password', {
+      body: { currentPassword: GOOD_PASSWORD, newPassword: NEW_PASSWORD },
+    });
+    expect(changed.status).toBe(200);
+    const warning = await waitForMail(
+      stack,
+      user.email,
+      'Someone tried to change your Legend Cloud password',
+    );
+    expect(warning.text).toContain(thief.ip);
+    expect(warning.text).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+    expect(warning.text).toContain(`${stack.config.publicUrl}/forgot-password`);
+
+    await waitForMail(stack, user.email, 'Your Legend Cloud password was changed');
+    const warnings = (await stack.mailTo(user.email)).filter((m) =>
+      m.subject.includes('Someone tried to change your Legend Cloud password'),
+    );
+    expect(warnings).toHaveLength(1);
+    // Six wrong guesses past the threshold, one mail, one "owner warned" in the log.
+    expect(
+      stack.logs.filter((l) => String(l.msg).endsWith('owner warned') && l.userId === user.id),
+    ).toHaveLength(1);
   });
 
   it('lets an account made with Google set a first password, then log in with it', async () => {

@@ -315,6 +315,38 @@ describe('POST /api/machine/health', () => {
     expect(await openAlerts('machine-unhealthy', c.vmId)).toEqual([]);
   }, 120_000);
 
+  it('a report dated ahead of our clock beyond 30 s is refused and silences nothing; the card says the clock runs fast', async () => {
+    const c = await customerWithMachine();
+    await sunshine.control({ [c.ip]: { reporting: 'off' } });
+    const now = Math.floor(Date.now() / 1000);
+    const faulty = { gpu: { name: 'NVIDIA T4', driverVersion: '1', licensed: false } };
+    // Signed with the machine's secret, from its address, dated 280 s ahead (a clock running fast,
+    // or someone on the machine trying to shut out its genuine reports).
+    const ahead = await postReport(c, { report: faulty, timestamp: now + 280 });
+    expect(ahead.status).toBe(401);
+    expect(JSON.parse(ahead.text)).toMatchObject({
+      message: expect.stringContaining('clock runs fast'),
+      clockAheadSeconds: expect.any(Number),
+    });
+    const told = (await dashboard(c.client)).machineHealth;
+    expect(told).toMatchObject({
+      status: 'attention',
+      headline: 'Your PC’s clock is 5 minutes fast, so it cannot report its health.',
+    });
+    expect(told?.advice).toContain('Sync now');
+
+    // The genuine report, dated now, is still newer than the last accepted one: accepted.
+    expect((await postReport(c, { timestamp: now + 1 })).status).toBe(200);
+    expect((await dashboard(c.client)).machineHealth?.status).toBe('ready');
+    // A clock a few seconds fast is within the skew allowed.
+    expect((await postReport(c, { timestamp: Math.floor(Date.now() / 1000) + 20 })).status).toBe(200);
+
+    // Recorded as a clock problem, not a forgery; the fault it carried never took hold.
+    expect(await refusals(c.vmId)).toEqual(['clock-ahead']);
+    expect(await openAlerts('machine-unhealthy', c.vmId)).toEqual([]);
+    expect(await openAlerts('health-forged', c.vmId)).toEqual([]);
+  }, 120_000);
+
   it('a machine not in service (stopped, or a spare) is told to report later, and that is no forgery', async () => {
     const c = await customerWithMachine();
     await sunshine.control({ [c.ip]: { reporting: 'off' } });

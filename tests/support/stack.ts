@@ -1,8 +1,9 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { afterAll } from 'vitest';
 import { loadConfig, type Config } from '../../core/config/config.ts';
 import { createLogger } from '../../core/observability/log.ts';
 import { createApp } from '../../api/app.ts';
+import { createWebServer } from '../../api/server.ts';
 import { openServices, type Services } from '../../api/services.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { createSandboxEc2, type SandboxEc2, type SandboxEc2Options } from '../../sandbox/ec2/index.ts';
@@ -29,6 +30,8 @@ export type TestStack = {
     body: any;
     headers: Headers;
   }>;
+  /** What the web process logged, one object per line, when started with `{ captureLogs: true }`. */
+  logs: Array<Record<string, unknown>>;
   mailTo: (
     to: string,
   ) => Promise<Array<{ to: string; subject: string; text: string; html: string; sentAt: string }>>;
@@ -39,10 +42,17 @@ export type TestStack = {
  * this file's own, and optionally the real worker. Closed after the file's tests.
  */
 export async function startTestStack(
-  options: { worker?: boolean; env?: Record<string, string>; sandboxEc2?: SandboxEc2Options } = {},
+  options: {
+    worker?: boolean;
+    env?: Record<string, string>;
+    sandboxEc2?: SandboxEc2Options;
+    /** Keep the web process's log lines (from `info` up) in `logs`, for tests about what is logged. */
+    captureLogs?: boolean;
+  } = {},
 ): Promise<TestStack> {
   const databaseUrl = await freshDatabase();
-  const server: Server = createServer();
+  // Made before the configuration (it names the port), with the request timeout it will have.
+  const server: Server = createWebServer(loadConfig({ NODE_ENV: 'test', ...options.env }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = address && typeof address === 'object' ? address.port : 0;
@@ -70,7 +80,14 @@ export async function startTestStack(
     DCV_WEB_URL: `http://{ip}:${DCV_PORT}/`,
     ...options.env,
   });
-  const log = createLogger({ level: config.logLevel, name: 'test' });
+  const logs: Array<Record<string, unknown>> = [];
+  const log = options.captureLogs
+    ? createLogger({
+        level: 'info',
+        name: 'test',
+        destination: { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) },
+      })
+    : createLogger({ level: config.logLevel, name: 'test' });
   const services = await openServices(config, databaseUrl, log);
   const app = createApp(services, {
     mounts: [
@@ -108,6 +125,7 @@ export async function startTestStack(
     services,
     worker,
     sandboxEc2,
+    logs,
     async api(path, init = {}) {
       const response = await fetch(`${url}${path}`, {
         method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
