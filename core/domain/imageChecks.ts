@@ -5,7 +5,6 @@
  * verification (infra/image/scripts/90-verify-image.ps1) checks the same things on the build
  * instance; api/routes/machineHealth.image.test.ts holds the recipe to these constants.
  */
-import type { MachineHealthReport } from './machineHealth.ts';
 
 /** The sizes the virtual display offers a Moonlight client (16:9, and 16:10 for laptops and handhelds). */
 export const STREAM_RESOLUTIONS = [
