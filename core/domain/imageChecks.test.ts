@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  enableFastLaunchCommand,
   expectedGpuModel,
+  fastLaunchVerdict,
   gpuMatchesInstanceType,
   modeKey,
   REQUIRED_DISPLAY_MODES,
@@ -41,5 +43,41 @@ describe('the display modes the image must offer', () => {
 
   it('are named as the reporter names them, a fractional rate rounded', () => {
     expect(modeKey(1920, 1080, 119.88)).toBe('1920x1080@120');
+  });
+});
+
+describe('fastLaunchVerdict', () => {
+  const image = 'ami-0123456789abcdef0';
+  it('is OK only when EC2 says enabled, and gives the command otherwise', () => {
+    expect(
+      fastLaunchVerdict(image, ['legend'], {
+        state: 'enabled',
+        reason: null,
+        snapshots: 5,
+        maxParallelLaunches: 6,
+      }),
+    ).toEqual({
+      ok: true,
+      detail: `on for ${image} (legend): 5 pre-provisioned snapshots, up to 6 launches at once`,
+    });
+    const off = fastLaunchVerdict(image, ['legend', 'pro-legend'], null);
+    expect(off.ok).toBe(false);
+    expect(off.fix).toContain(enableFastLaunchCommand(image));
+    expect(
+      fastLaunchVerdict(image, ['legend'], {
+        state: 'enabling',
+        reason: null,
+        snapshots: 5,
+        maxParallelLaunches: 6,
+      }),
+    ).toMatchObject({ ok: false, fix: 'run npm run aws:check again in a few minutes' });
+    expect(
+      fastLaunchVerdict(image, ['legend'], {
+        state: 'enabling-failed',
+        reason: 'Client.LaunchTemplateNotFound',
+        snapshots: null,
+        maxParallelLaunches: null,
+      }).detail,
+    ).toBe(`enabling-failed for ${image} (legend): Client.LaunchTemplateNotFound`);
   });
 });

@@ -59,3 +59,47 @@ export function gpuMatchesInstanceType(reportedName: string | null, instanceType
   const words = reportedName.toUpperCase().split(/[^A-Z0-9]+/);
   return words.includes(model.toUpperCase());
 }
+
+/** An image's EC2 Fast Launch as DescribeFastLaunchImages says it (null: not set up for it). */
+export type FastLaunchState = {
+  state: string;
+  reason: string | null;
+  snapshots: number | null;
+  maxParallelLaunches: number | null;
+};
+
+/** The command infra/README.md gives for an image built without it. */
+export function enableFastLaunchCommand(imageId: string): string {
+  return `aws ec2 enable-fast-launch --image-id ${imageId} --resource-type snapshot --snapshot-configuration TargetResourceCount=5 --max-parallel-launches 6`;
+}
+
+/** `npm run aws:check`'s line on whether an image launches from pre-provisioned snapshots. */
+export function fastLaunchVerdict(
+  imageId: string,
+  planIds: string[],
+  fastLaunch: FastLaunchState | null,
+): { ok: boolean; detail: string; fix?: string } {
+  const which = `${imageId} (${planIds.join(', ')})`;
+  if (!fastLaunch)
+    return {
+      ok: false,
+      detail: `off for ${which}: every launch runs Windows' first boot in full`,
+      fix: `build it with fast_launch on (infra/image) or run ${enableFastLaunchCommand(imageId)}`,
+    };
+  if (fastLaunch.state === 'enabled')
+    return {
+      ok: true,
+      detail: `on for ${which}: ${fastLaunch.snapshots ?? '?'} pre-provisioned snapshots, up to ${fastLaunch.maxParallelLaunches ?? '?'} launches at once`,
+    };
+  if (fastLaunch.state === 'enabling')
+    return {
+      ok: false,
+      detail: `not on yet for ${which}: EC2 is pre-provisioning its snapshots`,
+      fix: 'run npm run aws:check again in a few minutes',
+    };
+  return {
+    ok: false,
+    detail: `${fastLaunch.state} for ${which}${fastLaunch.reason ? `: ${fastLaunch.reason}` : ''}`,
+    fix: `run ${enableFastLaunchCommand(imageId)} again, or see the EC2 console's Fast Launch status for the image`,
+  };
+}
