@@ -9,6 +9,12 @@ import type { MachineHealthReport } from './machineHealth.ts';
 export const SMOKE_OUTCOMES = ['passed', 'failed', 'interrupted', 'no-report', 'launch-failed'] as const;
 export type SmokeOutcome = (typeof SMOKE_OUTCOMES)[number];
 
+/**
+ * The longest a run may hold its machine. The orphan sweep leaves an instance to its open run
+ * until then (a run killed outright cannot terminate it), and then treats it as any unowned one.
+ */
+export const SMOKE_RUN_MAX_MINUTES = 180;
+
 /** One line each, in this order. */
 export const SMOKE_CHECKS = [
   'password',
