@@ -379,8 +379,8 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
       rdp: { listening: h.rdpListening ?? true, consoleHandoff: h.consoleHandoff ?? true },
       disk: {
         freeBytes: Math.round((h.freeDiskGb ?? 80) * 1024 ** 3),
-        totalBytes: h.partitionExtended === false ? 59.4 * 1024 ** 3 : totalBytes,
-        unallocatedBytes: h.partitionExtended === false ? 55.6 * 1024 ** 3 : 0,
+        totalBytes: h.partitionExtended === false ? Math.round(59.4 * 1024 ** 3) : totalBytes,
+        unallocatedBytes: h.partitionExtended === false ? Math.round(55.6 * 1024 ** 3) : 0,
       },
       audio:
         h.audio === false
