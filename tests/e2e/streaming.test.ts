@@ -9,6 +9,7 @@ import {
   useBrowser,
   type Page,
 } from '../support/browser.ts';
+import { troubleshootingHref } from '../../core/domain/machineHealth.ts';
 import { requestFrom } from '../support/accounts.ts';
 import { registeredUser, runningLegendMachine } from '../support/e2eUsers.ts';
 
@@ -94,8 +95,33 @@ describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
     await health.getByText('Ready for 1440p 120 fps streaming').waitFor({ timeout: 45_000 });
     await health.getByText(/What your PC reported/).click();
     await expect(health.getByText('NVIDIA T4').isVisible()).resolves.toBe(true);
+    // What the image proves about itself: the display streamed, sound, controllers.
+    await expect(health.getByText('Virtual display').isVisible()).resolves.toBe(true);
+    await expect(health.getByText('Steam Streaming Speakers').isVisible()).resolves.toBe(true);
+    await expect(health.getByText('Ready (as Xbox controllers)').isVisible()).resolves.toBe(true);
     await guidePicture(page, page.locator('.vm-card'), 'browser-1', ip);
     await screenshotsAtBothWidths(page, 'dashboard-health');
+
+    // A running machine's card is polled once a minute: load it again to see the next report.
+    const headlineAfterReload = async () => {
+      await page.reload();
+      const headline = health.locator('.health-headline');
+      await headline.waitFor();
+      return headline.innerText();
+    };
+    // The PC reports no sound: the line says so, what to do, and opens the guide's section.
+    await sunshine({ [ip]: { health: { audio: false } } });
+    const silent = 'Games will be silent in Moonlight: your PC has no sound device.';
+    await expect.poll(headlineAfterReload, { timeout: 45_000, interval: 1_000 }).toBe(silent);
+    const guide = health.getByRole('link', { name: 'What to do, step by step' });
+    await expect(guide.getAttribute('href')).resolves.toBe(troubleshootingHref('no-audio'));
+    await health.getByText(/What your PC reported/).click();
+    await expect(health.getByText('No sound device', { exact: true }).isVisible()).resolves.toBe(true);
+    await screenshotsAtBothWidths(page, 'dashboard-health-no-sound');
+    await sunshine({ [ip]: { health: { audio: true } } });
+    await expect
+      .poll(headlineAfterReload, { timeout: 45_000, interval: 1_000 })
+      .toBe('Ready for 1440p 120 fps streaming');
 
     // Moonlight: the address to add, the PIN it shows, the device paired.
     const connect = page.getByRole('region', { name: 'How to connect' });
