@@ -1,6 +1,8 @@
 import { loadConfig } from '../core/config/config.ts';
+import { fastLaunchVerdict } from '../core/domain/imageChecks.ts';
 import { CARD_PLANS } from '../core/domain/plans.ts';
 import { formatPreflight, runPreflight } from '../core/providers/awsPreflight.ts';
+import { describeFastLaunch } from '../core/providers/fastLaunch.ts';
 
 /**
  * `npm run aws:check`: with the worker's environment, asks the AWS account everything a first
@@ -44,6 +46,47 @@ const results = await runPreflight({
   deploymentTag: ec2.deploymentTag,
 });
 console.log(formatPreflight(results));
-const failures = results.filter((r) => !r.ok).length;
+const failures = results.filter((r) => !r.ok).length + (await checkFastLaunch());
 console.log(failures === 0 ? 'all checks passed' : `${failures} check(s) failed`);
 process.exitCode = failures === 0 ? 0 : 1;
+
+/**
+ * EC2 Fast Launch (infra/README.md, "The image"): one line per image the card plans launch, on
+ * when EC2 keeps pre-provisioned snapshots of it. Answers how many lines failed.
+ */
+async function checkFastLaunch(): Promise<number> {
+  const plansOf = new Map<string, string[]>();
+  for (const plan of CARD_PLANS) {
+    const imageId = ec2.amiByPlan[plan.id];
+    plansOf.set(imageId, [...(plansOf.get(imageId) ?? []), plan.id]);
+  }
+  const check = 'EC2 Fast Launch';
+  try {
+    const states = await describeFastLaunch(
+      { region: ec2.region, endpoint: ec2.endpoint, credentials: ec2.credentials, requestTimeoutMs: 10_000 },
+      [...plansOf.keys()],
+    );
+    const lines = [...plansOf].map(([imageId, planIds]) => ({
+      check,
+      ...fastLaunchVerdict(imageId, planIds, states.get(imageId) ?? null),
+    }));
+    console.log(formatPreflight(lines));
+    return lines.filter((line) => !line.ok).length;
+  } catch (error) {
+    const name = (error as { name?: string }).name ?? 'Error';
+    const denied = name === 'UnauthorizedOperation' || name === 'AccessDenied';
+    console.log(
+      formatPreflight([
+        {
+          check,
+          ok: false,
+          detail: `${denied ? 'denied' : name}: ${(error as Error).message}`,
+          fix: denied
+            ? 'attach infra/iam/worker-policy.json to the worker role (it grants ec2:DescribeFastLaunchImages)'
+            : 'run npm run aws:check again; if it persists, check the EC2 endpoint',
+        },
+      ]),
+    );
+    return 1;
+  }
+}

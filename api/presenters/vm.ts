@@ -173,7 +173,11 @@ function streamingFields(
   const report = health?.report ?? null;
   return {
     machineHealth: assessHealth({
-      machine: { state: vm.state, runningSince: vm.state === 'running' ? vm.started_at : null },
+      machine: {
+        state: vm.state,
+        runningSince: vm.state === 'running' ? vm.started_at : null,
+        instanceType: vm.instance_type,
+      },
       health,
       clockAhead: input.clockAhead ?? null,
       now,

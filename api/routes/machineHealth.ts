@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { applyHealthReport } from '../../core/commands/machineHealth.ts';
 import { DecryptError } from '../../core/crypto/crypto.ts';
 import { healthSignatureValid, openHealthSecret } from '../../core/crypto/machineSecrets.ts';
+import { recordSmokeReport } from '../../core/db/imageSmokeRuns.ts';
 import { findReportingMachine, recordClockAhead, recordHealthRefusal } from '../../core/db/machineHealth.ts';
 import { CLOCK_MESSAGES, reportClock } from '../../core/domain/reportClock.ts';
 import {
@@ -42,6 +43,13 @@ import { plainAddress } from './desktop.ts';
 
 const text = (max: number) => z.string().max(max);
 
+const bytes = z
+  .number()
+  .int()
+  .min(0)
+  .max(2 ** 53);
+
+// Fields images built before the image proved itself do not send: optional, and unknown when absent.
 export const HealthReportBody = z.object({
   instanceId: z.string().regex(/^i-[0-9a-f]{8,17}$/, 'instanceId is not an EC2 instance id.'),
   gpu: z.object({
@@ -54,22 +62,26 @@ export const HealthReportBody = z.object({
     width: z.number().int().min(1).max(16_384).nullable(),
     height: z.number().int().min(1).max(16_384).nullable(),
     refreshHz: z.number().min(1).max(1000).nullable(),
+    virtual: z.boolean().nullable().optional(),
+    modes: z
+      .array(z.string().regex(/^\d{3,5}x\d{3,5}@\d{2,4}$/, 'a mode is WIDTHxHEIGHT@HZ.'))
+      .max(400)
+      .nullable()
+      .optional(),
   }),
-  sunshine: z.object({ running: z.boolean(), certSha256: text(200).nullable() }),
+  sunshine: z.object({
+    running: z.boolean(),
+    certSha256: text(200).nullable(),
+    apiAnswers: z.boolean().nullable().optional(),
+  }),
   dcv: z.object({ running: z.boolean() }),
-  rdp: z.object({ listening: z.boolean() }),
-  disk: z.object({
-    freeBytes: z
-      .number()
-      .int()
-      .min(0)
-      .max(2 ** 53),
-    totalBytes: z
-      .number()
-      .int()
-      .min(0)
-      .max(2 ** 53),
-  }),
+  rdp: z.object({ listening: z.boolean(), consoleHandoff: z.boolean().nullable().optional() }),
+  disk: z.object({ freeBytes: bytes, totalBytes: bytes, unallocatedBytes: bytes.nullable().optional() }),
+  audio: z
+    .object({ serviceRunning: z.boolean(), endpoint: text(200).nullable() })
+    .nullable()
+    .optional(),
+  gamepad: z.object({ busPresent: z.boolean(), xinput: z.boolean().nullable() }).nullable().optional(),
 });
 
 /** Refuses an oversized report before its body is read. */
@@ -159,6 +171,24 @@ export function machineHealthRoutes(services: Services): Router<AppState> {
       }
       if (!healthSignatureValid(secret, timestamp, raw, signature))
         return refuse('bad-signature', { vmId: machine.vm_id });
+      // The machine of an operator's image smoke run (npm run aws:smoke) proves itself the same way,
+      // from the address the run recorded; its report is the run's verdict, no customer's.
+      if (machine.smoke_run_id) {
+        if (!machine.smoke_ip) return refuse('not-in-service', { record: false, quiet: true });
+        if (callerAddress !== machine.smoke_ip) return refuse('wrong-address');
+        const stored = await recordSmokeReport(db, {
+          runId: machine.smoke_run_id,
+          report,
+          reportedAt: new Date(timestamp * 1000),
+          receivedAt: now,
+        });
+        if (!stored) return refuse('replayed');
+        ctx.state.log.info(
+          { smokeRunId: machine.smoke_run_id, instanceId: report.instanceId },
+          'image smoke report',
+        );
+        return reply(ctx, 200, { accepted: true, nextReportSeconds: HEALTH_REPORT_INTERVAL_SECONDS });
+      }
       // A spare in the warm pool, or a machine whose address we do not know yet (it is starting):
       // it proved who it is, but there is no address to check it against. It reports again.
       if (!machine.vm_id || machine.vm_state !== 'running' || !machine.public_ip)
@@ -178,6 +208,7 @@ export function machineHealthRoutes(services: Services): Router<AppState> {
       const stored = await applyHealthReport(db, {
         vmId: machine.vm_id,
         instanceId: report.instanceId,
+        instanceType: machine.instance_type,
         report,
         reportedAt: new Date(timestamp * 1000),
         receivedAt: now,

@@ -4,6 +4,7 @@ import type { Db } from '../db/pool.ts';
 import {
   alertingProblems,
   HEALTH_PROBLEM_WORDS,
+  operatorProblemMessage,
   HEALTH_PROBLEMS,
   HEALTH_SILENCE_MINUTES,
   normaliseFingerprint,
@@ -27,27 +28,33 @@ export async function applyHealthReport(
   input: {
     vmId: string;
     instanceId: string;
+    /** The machine's instance type: the GPU it should report. Null when unknown. */
+    instanceType: string | null;
     report: MachineHealthReport;
     reportedAt: Date;
     receivedAt: Date;
   },
 ): Promise<boolean> {
+  const { instanceType, ...row } = input;
   const stored = await recordHealthReport(db, {
-    ...input,
+    ...row,
     certSha256: input.report.sunshine.certSha256
       ? normaliseFingerprint(input.report.sunshine.certSha256)
       : null,
   });
   if (!stored) return false;
-  const faults = alertingProblems(input.report);
+  const faults = alertingProblems(input.report, instanceType);
   for (const problem of faults) {
     await raiseAlert(db, {
       kind: 'machine-unhealthy',
       dedupeKey: unhealthyAlertKey(problem, input.vmId),
-      message: `Machine ${input.instanceId}: ${HEALTH_PROBLEM_WORDS[problem].operator}`,
+      message: `Machine ${input.instanceId}: ${operatorProblemMessage(problem, input.report, instanceType)}`,
       vmId: input.vmId,
       instanceId: input.instanceId,
-      details: { problem },
+      details:
+        problem === 'gpu-mismatch'
+          ? { problem, reportedGpu: input.report.gpu.name, instanceType }
+          : { problem },
     });
   }
   // Faults this report no longer shows are over; so is any silence. The worker's own finding

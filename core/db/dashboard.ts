@@ -38,6 +38,7 @@ export const DashboardVm = Vm.pick({
   state_changed_at: true,
   source: true,
   instance_id: true,
+  instance_type: true,
   public_ip: true,
   password_encrypted: true,
   usage_seconds: true,

@@ -19,21 +19,29 @@ const ReportingMachine = z.object({
   vm_id: z.uuid().nullable(),
   vm_state: z.string().nullable(),
   public_ip: z.string().nullable(),
+  /** The machine's instance type: the GPU its reports should show. */
+  instance_type: z.string().nullable(),
+  /** An open `npm run aws:smoke` run holding the instance, and the address it reports from. */
+  smoke_run_id: z.uuid().nullable(),
+  smoke_ip: z.string().nullable(),
   health_secret_sealed: z.string(),
 });
 export type ReportingMachine = z.infer<typeof ReportingMachine>;
 
 /**
  * The machine a report says it comes from, with the key its signature must be made with: a
- * customer's machine holding that instance, or a warm-pool spare (no customer, no address yet).
- * Null when no secrets were ever made for the instance.
+ * customer's machine holding that instance, a warm-pool spare (no customer, no address yet), or
+ * the machine of an open image smoke run. Null when no secrets were ever made for the instance.
  */
 export async function findReportingMachine(db: Db, instanceId: string): Promise<ReportingMachine | null> {
   return db.maybeOne(sql.type(ReportingMachine)`
-    SELECT v.id AS vm_id, v.state AS vm_state, v.public_ip, ms.health_secret_sealed
+    SELECT v.id AS vm_id, v.state AS vm_state, v.public_ip, v.instance_type,
+      s.id AS smoke_run_id, s.public_ip AS smoke_ip, ms.health_secret_sealed
     FROM (SELECT ${instanceId}::text AS instance_id) q
     LEFT JOIN vms v ON v.instance_id = q.instance_id
-    JOIN machine_secrets ms ON ms.launch_token = ${launchTokenOf(sql.fragment`q.instance_id`, sql.fragment`v.id`)}
+    LEFT JOIN image_smoke_runs s ON s.instance_id = q.instance_id AND s.ended_at IS NULL
+    JOIN machine_secrets ms
+      ON ms.launch_token = COALESCE(${launchTokenOf(sql.fragment`q.instance_id`, sql.fragment`v.id`)}, s.id)
     LIMIT 1`);
 }
 

@@ -10,8 +10,11 @@ import {
   normaliseFingerprint,
   problemsOf,
   refusalStatus,
+  operatorProblemMessage,
   signedHealthPayload,
+  STREAMING_TROUBLESHOOTING_URL,
   streamingMode,
+  troubleshootingHref,
   type MachineHealthReport,
 } from './machineHealth.ts';
 
@@ -21,12 +24,27 @@ const minutes = (n: number) => NOW - n * 60_000;
 const HEALTHY: MachineHealthReport = {
   instanceId: 'i-0abc',
   gpu: { name: 'NVIDIA T4', driverVersion: '553.24', licensed: true },
+  display: { present: true, width: 2560, height: 1440, refreshHz: 120, virtual: true, modes: [] },
+  sunshine: { running: true, certSha256: 'ab'.repeat(32), apiAnswers: true },
+  dcv: { running: true },
+  rdp: { listening: true, consoleHandoff: true },
+  disk: { freeBytes: 80 * 1024 ** 3, totalBytes: 115 * 1024 ** 3, unallocatedBytes: 0 },
+  audio: { serviceRunning: true, endpoint: 'Steam Streaming Speakers' },
+  gamepad: { busPresent: true, xinput: true },
+};
+
+/** A report as an image from before sound, gamepads and the virtual display's checks sends it. */
+const OLDER_IMAGE: MachineHealthReport = {
+  instanceId: 'i-0abc',
+  gpu: { name: 'NVIDIA T4', driverVersion: '553.24', licensed: true },
   display: { present: true, width: 2560, height: 1440, refreshHz: 120 },
   sunshine: { running: true, certSha256: 'ab'.repeat(32) },
   dcv: { running: true },
   rdp: { listening: true },
   disk: { freeBytes: 80 * 1024 ** 3, totalBytes: 115 * 1024 ** 3 },
 };
+
+const LEGEND = { streamHostUnreachable: false, instanceType: 'g4dn.xlarge' };
 
 function report(change: (r: MachineHealthReport) => void): MachineHealthReport {
   const copy = structuredClone(HEALTHY);
@@ -59,14 +77,36 @@ describe('problemsOf', () => {
       false,
       ['no-display'],
     ],
+    [
+      'a display that is not the virtual one',
+      (r) => (r.display.virtual = false),
+      false,
+      ['display-not-capturable'],
+    ],
     ['Sunshine down', (r) => (r.sunshine.running = false), false, ['stream-host-down']],
+    [
+      'Sunshine refusing its own credentials',
+      (r) => (r.sunshine.apiAnswers = false),
+      false,
+      ['stream-host-down'],
+    ],
     ['Sunshine unreachable from the worker', () => {}, true, ['stream-host-unreachable']],
     ['down wins over unreachable', (r) => (r.sunshine.running = false), true, ['stream-host-down']],
+    [
+      'Windows Audio stopped',
+      (r) => (r.audio = { serviceRunning: false, endpoint: 'Steam Streaming Speakers' }),
+      false,
+      ['no-audio'],
+    ],
+    ['no audio endpoint', (r) => (r.audio = { serviceRunning: true, endpoint: null }), false, ['no-audio']],
+    ['no gamepad bus', (r) => (r.gamepad = { busPresent: false, xinput: true }), false, ['no-gamepad']],
+    ['no XInput driver', (r) => (r.gamepad = { busPresent: true, xinput: false }), false, ['no-gamepad']],
+    ['an A10G on a g4dn', (r) => (r.gpu.name = 'NVIDIA A10G'), false, ['gpu-mismatch']],
     ['DCV down', (r) => (r.dcv.running = false), false, ['dcv-down']],
     ['Remote Desktop down', (r) => (r.rdp.listening = false), false, ['rdp-down']],
     [
       'a low resolution',
-      (r) => (r.display = { present: true, width: 1366, height: 768, refreshHz: 60 }),
+      (r) => (r.display = { present: true, width: 1366, height: 768, refreshHz: 60, virtual: true }),
       false,
       ['low-resolution'],
     ],
@@ -77,12 +117,25 @@ describe('problemsOf', () => {
         r.disk.freeBytes = 0;
         r.sunshine.running = false;
         r.gpu.licensed = false;
+        r.audio = null;
+        r.gamepad = { busPresent: false, xinput: null };
       },
       false,
-      ['driver-unlicensed', 'stream-host-down', 'disk-low'],
+      ['driver-unlicensed', 'stream-host-down', 'no-gamepad', 'disk-low'],
     ],
   ])('%s', (_name, change, unreachable, expected) => {
-    expect(problemsOf(report(change), unreachable)).toEqual(expected);
+    expect(problemsOf(report(change), { ...LEGEND, streamHostUnreachable: unreachable })).toEqual(expected);
+  });
+
+  it('finds nothing wrong in what an older image does not report', () => {
+    expect(problemsOf(OLDER_IMAGE, LEGEND)).toEqual([]);
+  });
+
+  it('compares the GPU only when the instance type is known', () => {
+    const a10g = report((r) => (r.gpu.name = 'NVIDIA A10G'));
+    expect(problemsOf(a10g, { ...LEGEND, instanceType: 'g5.xlarge' })).toEqual([]);
+    expect(problemsOf(a10g, { ...LEGEND, instanceType: null })).toEqual([]);
+    expect(problemsOf(a10g, { ...LEGEND, instanceType: 'x9.unknown' })).toEqual([]);
   });
 
   it('alerts an operator for machine faults, not for what the customer controls', () => {
@@ -90,17 +143,44 @@ describe('problemsOf', () => {
       'no-gpu',
       'driver-unlicensed',
       'no-display',
+      'display-not-capturable',
       'stream-host-down',
       'stream-host-unreachable',
+      'no-audio',
+      'no-gamepad',
       'dcv-down',
       'rdp-down',
+      'gpu-mismatch',
     ]);
     const bad = report((r) => {
       r.gpu.licensed = false;
       r.disk.freeBytes = 0;
       r.display = { present: false, width: null, height: null, refreshHz: null };
     });
-    expect(alertingProblems(bad)).toEqual(['driver-unlicensed', 'no-display']);
+    expect(alertingProblems(bad, 'g4dn.xlarge')).toEqual(['driver-unlicensed', 'no-display']);
+  });
+
+  it('tells the operator what was seen', () => {
+    const a10g = report((r) => (r.gpu.name = 'NVIDIA A10G'));
+    expect(operatorProblemMessage('gpu-mismatch', a10g, 'g4dn.xlarge')).toMatch(
+      /reports “NVIDIA A10G”; g4dn\.xlarge carries an NVIDIA T4\.$/,
+    );
+    const silent = report((r) => (r.audio = { serviceRunning: false, endpoint: null }));
+    expect(operatorProblemMessage('no-audio', silent, null)).toMatch(
+      /Windows Audio not running, endpoint none\.$/,
+    );
+  });
+});
+
+describe('troubleshooting links', () => {
+  it('send sound, controller and black-screen problems to their section, and nothing else', () => {
+    expect(troubleshootingHref('no-audio')).not.toBeNull();
+    expect(troubleshootingHref('no-gamepad')).not.toBeNull();
+    expect(troubleshootingHref('display-not-capturable')).not.toBeNull();
+    expect(troubleshootingHref('gpu-mismatch')).toBeNull();
+    expect(troubleshootingHref('disk-low')).toBeNull();
+    for (const problem of ['no-audio', 'no-gamepad'] as const)
+      expect(troubleshootingHref(problem)?.startsWith(STREAMING_TROUBLESHOOTING_URL)).toBe(true);
   });
 });
 
@@ -165,10 +245,14 @@ describe('assessHealth', () => {
       status: 'ready',
       headline: 'Ready for 1440p 120 fps streaming',
       advice: null,
+      helpUrl: null,
       problems: [],
       gpu: 'NVIDIA T4',
       driverLicensed: true,
       display: { width: 2560, height: 1440, refreshHz: 120 },
+      streamingDisplay: true,
+      sound: 'Steam Streaming Speakers',
+      controllers: true,
       freeDiskGb: 80,
     });
     expect(view.checkedAt).toBe(new Date(minutes(2)).toISOString());
@@ -184,6 +268,28 @@ describe('assessHealth', () => {
     expect(view.headline).toBe(HEALTH_PROBLEM_WORDS['driver-unlicensed'].headline);
     expect(view.advice).toContain('STOP and START');
     expect(view.problems).toEqual(['driver-unlicensed', 'disk-low']);
+  });
+
+  it('names what an older image does not report as unknown', () => {
+    const view = assessHealth({ machine: running, health: fresh(OLDER_IMAGE), now: NOW });
+    expect(view).toMatchObject({ status: 'ready', streamingDisplay: null, sound: null, controllers: null });
+  });
+
+  it('says there is no sound, with the way to the guide, and that the GPU is not the plan’s', () => {
+    const silent = assessHealth({
+      machine: { ...running, instanceType: 'g4dn.xlarge' },
+      health: fresh(report((r) => (r.audio = { serviceRunning: true, endpoint: null }))),
+      now: NOW,
+    });
+    expect(silent).toMatchObject({ status: 'attention', problems: ['no-audio'], sound: false });
+    expect(silent.headline).toBe(HEALTH_PROBLEM_WORDS['no-audio'].headline);
+    expect(silent.helpUrl).toBe(troubleshootingHref('no-audio'));
+    const wrongGpu = assessHealth({
+      machine: { ...running, instanceType: 'g5.xlarge' },
+      health: fresh(HEALTHY),
+      now: NOW,
+    });
+    expect(wrongGpu).toMatchObject({ status: 'attention', problems: ['gpu-mismatch'], helpUrl: null });
   });
 
   it('is checking while a machine starts or has not reported since it started', () => {

@@ -8,6 +8,7 @@
  * at launch: HMAC-SHA256 over `<unix seconds>.<body>`, sent as `X-Legend-Signature: v1=<hex>`
  * with the seconds in `X-Legend-Timestamp`.
  */
+import { expectedGpuModel, gpuMatchesInstanceType } from './imageChecks.ts';
 import { CLOCK_MESSAGES } from './reportClock.ts';
 import { toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
 
@@ -29,16 +30,48 @@ export function signedHealthPayload(timestampSeconds: number, body: string): str
   return `${timestampSeconds}.${body}`;
 }
 
-/** A report, as the API validated it. */
+/**
+ * A report, as the API validated it. The fields marked optional came with the image that proves
+ * itself (sound, gamepads, the virtual display's modes, …): a machine from an older image does not
+ * send them, and what it does not say is unknown, never a fault on the card (aws:smoke, which
+ * judges an image, counts it as a failure).
+ */
 export type MachineHealthReport = {
   instanceId: string;
   gpu: { name: string | null; driverVersion: string | null; licensed: boolean | null };
-  display: { present: boolean; width: number | null; height: number | null; refreshHz: number | null };
+  display: {
+    present: boolean;
+    width: number | null;
+    height: number | null;
+    refreshHz: number | null;
+    /** Whether the active display is the virtual display (what Sunshine is set to capture), healthy and on the desktop. */
+    virtual?: boolean | null;
+    /** The modes the virtual display offers, as `1920x1080@120` (imageChecks.ts `modeKey`). */
+    modes?: string[] | null;
+  };
   /** Sunshine (Moonlight's host): running, and the SHA-256 of the certificate it serves (pinned by pairing). */
-  sunshine: { running: boolean; certSha256: string | null };
+  sunshine: {
+    running: boolean;
+    certSha256: string | null;
+    /** Whether its API answered the machine's own credentials on the machine itself. */
+    apiAnswers?: boolean | null;
+  };
   dcv: { running: boolean };
-  rdp: { listening: boolean };
-  disk: { freeBytes: number; totalBytes: number };
+  rdp: {
+    listening: boolean;
+    /** Whether the task that hands the session back to the console after Remote Desktop is in place. */
+    consoleHandoff?: boolean | null;
+  };
+  disk: {
+    freeBytes: number;
+    totalBytes: number;
+    /** Space on the system disk that C: does not use: the partition was not extended to a bigger volume. */
+    unallocatedBytes?: number | null;
+  };
+  /** The Windows Audio service and the audio endpoint Sunshine captures (its name), or null when none. */
+  audio?: { serviceRunning: boolean; endpoint: string | null } | null;
+  /** The virtual gamepad bus (ViGEmBus) and Windows' Xbox 360 (XInput) driver it needs on Server. */
+  gamepad?: { busPresent: boolean; xinput: boolean | null } | null;
 };
 
 /** A certificate fingerprint as we store and compare it: lowercase hex, no separators. */
@@ -113,14 +146,44 @@ export const HEALTH_PROBLEMS = [
   'no-gpu',
   'driver-unlicensed',
   'no-display',
+  'display-not-capturable',
   'stream-host-down',
   'stream-host-unreachable',
+  'no-audio',
+  'no-gamepad',
   'dcv-down',
   'rdp-down',
+  'gpu-mismatch',
   'low-resolution',
   'disk-low',
 ] as const;
 export type HealthProblem = (typeof HEALTH_PROBLEMS)[number];
+
+/**
+ * Where the card's "What to do" link goes: the streaming troubleshooting guide. Until the public
+ * guides page exists it is the dashboard's How to connect card; point it at the guides page (a
+ * path without `#`) and each problem's link opens its own section (TROUBLESHOOTING_SECTION).
+ */
+export const STREAMING_TROUBLESHOOTING_URL: string = '/dashboard#connect';
+
+/** The troubleshooting guide's section for each problem a gamer can do something about. */
+export const TROUBLESHOOTING_SECTION: Partial<Record<HealthProblem, string>> = {
+  'no-display': 'black-screen',
+  'display-not-capturable': 'black-screen',
+  'stream-host-down': 'pc-not-found',
+  'stream-host-unreachable': 'pairing-refused',
+  'no-audio': 'no-sound',
+  'no-gamepad': 'controller-not-detected',
+};
+
+/** The link for a problem's "What to do", or null when the guide has nothing for it. */
+export function troubleshootingHref(problem: HealthProblem): string | null {
+  const section = TROUBLESHOOTING_SECTION[problem];
+  if (!section) return null;
+  return STREAMING_TROUBLESHOOTING_URL.includes('#')
+    ? STREAMING_TROUBLESHOOTING_URL
+    : `${STREAMING_TROUBLESHOOTING_URL}#${section}`;
+}
 
 type ProblemWords = {
   headline: string;
@@ -156,11 +219,19 @@ export const HEALTH_PROBLEM_WORDS: Record<HealthProblem, ProblemWords> = {
     operator:
       'no display attached (the virtual display driver is missing or disabled): Sunshine captures nothing; check infra/image/scripts/08-virtual-display.ps1 and Device Manager.',
   },
+  'display-not-capturable': {
+    headline: 'Moonlight may show a black screen: your PC is not showing its streaming display.',
+    advice: `${RESTART} Remote Desktop and the browser desktop still work. Our team has been alerted.`,
+    alert: true,
+    operator:
+      'the active display is not the virtual display (Root\\MttVDD): Sunshine would capture EC2’s basic display adapter or nothing; check the device in Device Manager and output_name in machine-setup.log (infra/image/machine-setup.ps1).',
+  },
   'stream-host-down': {
-    headline: 'Moonlight cannot connect: the streaming host on your PC is not running.',
+    headline: 'Moonlight cannot connect: the streaming host on your PC is not working.',
     advice: `${RESTART} Meanwhile the browser desktop and Remote Desktop work. Our team has been alerted.`,
     alert: true,
-    operator: 'the SunshineService service is not running on the machine.',
+    operator:
+      'the SunshineService service is not running, or its API does not answer the machine’s own credentials (machine-setup.ps1 sets them at every boot: see machine-setup.log).',
   },
   'stream-host-unreachable': {
     headline: 'We could not reach the streaming host on your PC, so pairing may fail.',
@@ -168,6 +239,20 @@ export const HEALTH_PROBLEM_WORDS: Record<HealthProblem, ProblemWords> = {
     alert: true,
     operator:
       'the worker could not reach Sunshine’s API (TCP 47990) on the machine: check the security group allows WORKER_EGRESS_CIDRS and Windows Firewall on the image.',
+  },
+  'no-audio': {
+    headline: 'Games will be silent in Moonlight: your PC has no sound device.',
+    advice: `${RESTART} Our team has been alerted.`,
+    alert: true,
+    operator:
+      'the Windows Audio service is not running or there is no audio endpoint (Steam Streaming Speakers) for Sunshine to capture: check Audiosrv and infra/image/scripts/10-audio.ps1.',
+  },
+  'no-gamepad': {
+    headline: 'Controllers will not work through Moonlight: your PC’s virtual gamepad driver is missing.',
+    advice: `Keyboard and mouse still work. ${RESTART} Our team has been alerted.`,
+    alert: true,
+    operator:
+      'the ViGEmBus device or Windows’ Xbox 360 (XUSB) driver is missing, so Moonlight’s controllers cannot appear as XInput pads: check infra/image/scripts/11-gamepad.ps1.',
   },
   'dcv-down': {
     headline: 'The browser desktop and the DCV app cannot connect right now.',
@@ -180,6 +265,13 @@ export const HEALTH_PROBLEM_WORDS: Record<HealthProblem, ProblemWords> = {
     advice: `Use Moonlight or the browser desktop meanwhile, or ${RESTART.charAt(0).toLowerCase()}${RESTART.slice(1)} Our team has been alerted.`,
     alert: true,
     operator: 'TermService is not listening on 3389 on the machine.',
+  },
+  'gpu-mismatch': {
+    headline: 'Your PC’s graphics card is not the one your plan includes.',
+    advice: 'Our team has been alerted. Your PC works meanwhile.',
+    alert: true,
+    operator:
+      'the GPU the machine reports is not the one its instance type carries (core/domain/imageChecks.ts): the instance type or the image is wrong.',
   },
   'low-resolution': {
     headline: 'Your PC’s display is set below 1080p.',
@@ -214,14 +306,28 @@ export function streamingMode(display: MachineHealthReport['display']): string |
   return display.refreshHz ? `${label} ${Math.round(display.refreshHz)} fps` : label;
 }
 
+/** What a report is judged against besides itself. */
+export type ProblemContext = {
+  /** The worker failed to reach the machine's Sunshine during this run. */
+  streamHostUnreachable: boolean;
+  /** The machine's instance type (its plan's), whose GPU the report's is compared with; null when unknown. */
+  instanceType: string | null;
+};
+
 /** Every problem a fresh report shows, most serious first. */
-export function problemsOf(report: MachineHealthReport, streamHostUnreachable: boolean): HealthProblem[] {
+export function problemsOf(report: MachineHealthReport, context: ProblemContext): HealthProblem[] {
   const found = new Set<HealthProblem>();
   if (report.gpu.name === null) found.add('no-gpu');
   if (report.gpu.licensed === false) found.add('driver-unlicensed');
+  if (context.instanceType && gpuMatchesInstanceType(report.gpu.name, context.instanceType) === false)
+    found.add('gpu-mismatch');
   if (!report.display.present) found.add('no-display');
-  if (!report.sunshine.running) found.add('stream-host-down');
-  else if (streamHostUnreachable) found.add('stream-host-unreachable');
+  else if (report.display.virtual === false) found.add('display-not-capturable');
+  if (!report.sunshine.running || report.sunshine.apiAnswers === false) found.add('stream-host-down');
+  else if (context.streamHostUnreachable) found.add('stream-host-unreachable');
+  if (report.audio && (!report.audio.serviceRunning || report.audio.endpoint === null)) found.add('no-audio');
+  if (report.gamepad && (!report.gamepad.busPresent || report.gamepad.xinput === false))
+    found.add('no-gamepad');
   if (!report.dcv.running) found.add('dcv-down');
   if (!report.rdp.listening) found.add('rdp-down');
   if (report.display.present && report.display.height !== null && report.display.height < 1080)
@@ -231,8 +337,26 @@ export function problemsOf(report: MachineHealthReport, streamHostUnreachable: b
 }
 
 /** The problems of a report that need a person (each is an operator alert, one per machine and kind). */
-export function alertingProblems(report: MachineHealthReport): HealthProblem[] {
-  return problemsOf(report, false).filter((p) => HEALTH_PROBLEM_WORDS[p].alert);
+export function alertingProblems(report: MachineHealthReport, instanceType: string | null): HealthProblem[] {
+  return problemsOf(report, { streamHostUnreachable: false, instanceType }).filter(
+    (p) => HEALTH_PROBLEM_WORDS[p].alert,
+  );
+}
+
+/** The operator's sentence for a problem of this report: what it is, what was seen, where to look. */
+export function operatorProblemMessage(
+  problem: HealthProblem,
+  report: MachineHealthReport,
+  instanceType: string | null,
+): string {
+  const words = HEALTH_PROBLEM_WORDS[problem].operator;
+  if (problem === 'gpu-mismatch')
+    return `${words} It reports “${report.gpu.name ?? 'no GPU'}”; ${instanceType ?? 'its instance type'} carries an NVIDIA ${instanceType ? (expectedGpuModel(instanceType) ?? '?') : '?'}.`;
+  if (problem === 'no-audio' && report.audio)
+    return `${words} Seen: Windows Audio ${report.audio.serviceRunning ? 'running' : 'not running'}, endpoint ${report.audio.endpoint ?? 'none'}.`;
+  if (problem === 'no-gamepad' && report.gamepad)
+    return `${words} Seen: ViGEmBus ${report.gamepad.busPresent ? 'present' : 'missing'}, XInput driver ${report.gamepad.xinput === null ? 'unknown' : report.gamepad.xinput ? 'present' : 'missing'}.`;
+  return words;
 }
 
 export type HealthStatus = 'ready' | 'attention' | 'checking' | 'silent' | 'off';
@@ -244,17 +368,26 @@ export type MachineHealthView = {
   headline: string;
   /** What the customer can do, or null. */
   advice: string | null;
+  /** The troubleshooting guide's section for the problem in the headline, or null. */
+  helpUrl: string | null;
   problems: HealthProblem[];
   /** When the last report we accepted arrived (ISO), or null. */
   checkedAt: string | null;
   gpu: string | null;
   driverLicensed: boolean | null;
   display: { width: number; height: number; refreshHz: number | null } | null;
+  /** Whether the display Moonlight streams is the virtual one (null: the machine did not say). */
+  streamingDisplay: boolean | null;
+  /** The sound device Moonlight plays ("Steam Streaming Speakers"), false for none, null when not reported. */
+  sound: string | false | null;
+  /** Whether Moonlight's controllers can appear as Xbox controllers (null: not reported). */
+  controllers: boolean | null;
   freeDiskGb: number | null;
 };
 
 export type HealthInput = {
-  machine: { state: string; runningSince: Instant | null };
+  /** The machine's state, when it last started running, and its instance type (null when unknown). */
+  machine: { state: string; runningSince: Instant | null; instanceType?: string | null };
   /** The last report accepted for this machine, when it arrived, and our own failures to reach it. */
   health: {
     receivedAt: Instant;
@@ -301,7 +434,13 @@ export function assessHealth(input: HealthInput): MachineHealthView {
             refreshHz: health.report.display.refreshHz,
           }
         : null,
+    streamingDisplay: health?.report.display.virtual ?? null,
+    sound: soundOf(health?.report.audio),
+    controllers: health?.report.gamepad
+      ? health.report.gamepad.busPresent && health.report.gamepad.xinput !== false
+      : null,
     freeDiskGb: health ? Math.round((health.report.disk.freeBytes / 1024 ** 3) * 10) / 10 : null,
+    helpUrl: null,
   };
   if (machine.state === 'provisioning' || machine.state === 'starting' || machine.state === 'requested')
     return {
@@ -356,10 +495,10 @@ export function assessHealth(input: HealthInput): MachineHealthView {
 
   // The worker failed to reach Sunshine during this run (it clears the mark when a call succeeds).
   const unreachableAt = toEpochMsOrNull(current.streamHostUnreachableAt);
-  const problems = problemsOf(
-    current.report,
-    unreachableAt !== null && (since === null || unreachableAt >= since),
-  );
+  const problems = problemsOf(current.report, {
+    streamHostUnreachable: unreachableAt !== null && (since === null || unreachableAt >= since),
+    instanceType: machine.instanceType ?? null,
+  });
   const first = problems[0];
   if (first === undefined) {
     const mode = streamingMode(current.report.display);
@@ -371,5 +510,17 @@ export function assessHealth(input: HealthInput): MachineHealthView {
     };
   }
   const words = HEALTH_PROBLEM_WORDS[first];
-  return { ...base, problems, status: 'attention', headline: words.headline, advice: words.advice };
+  return {
+    ...base,
+    problems,
+    status: 'attention',
+    headline: words.headline,
+    advice: words.advice,
+    helpUrl: troubleshootingHref(first),
+  };
+}
+
+function soundOf(audio: MachineHealthReport['audio']): string | false | null {
+  if (!audio) return null;
+  return audio.serviceRunning && audio.endpoint ? audio.endpoint : false;
 }

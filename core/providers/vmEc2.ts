@@ -41,6 +41,8 @@ export const TAGS = {
   pool: 'legend:pool',
   plan: 'legend:plan',
   snapshot: 'legend:snapshot',
+  /** An image smoke run (`npm run aws:smoke`) the instance belongs to. */
+  smoke: 'legend:smoke',
 } as const;
 
 export const APP_TAG_VALUE = 'legend-cloud';
@@ -81,5 +83,16 @@ export function poolTags(config: Ec2Config, pool: { id: string; planId: string }
     [TAGS.deployment]: config.deploymentTag,
     [TAGS.pool]: pool.id,
     [TAGS.plan]: pool.planId,
+  };
+}
+
+/** An image smoke run's machine: ours (so the worker's role may launch and terminate it), and its run. */
+export function smokeTags(config: Ec2Config, run: { id: string; planId: string }): Record<string, string> {
+  return {
+    Name: `legend-smoke-${run.planId}-${run.id.slice(0, 8)}`,
+    [TAGS.app]: APP_TAG_VALUE,
+    [TAGS.deployment]: config.deploymentTag,
+    [TAGS.smoke]: run.id,
+    [TAGS.plan]: run.planId,
   };
 }

@@ -39,19 +39,25 @@ variable "public_url" {
 }
 
 variable "sunshine_msi_url" {
-  # Sunshine's Windows installer (LizardByte/Sunshine releases). Pin a release for repeatable images.
+  # Sunshine's Windows installer, pinned to a tagged release (LizardByte/Sunshine, v2026.914.233613).
   type    = string
-  default = "https://github.com/LizardByte/Sunshine/releases/latest/download/Sunshine-Windows-AMD64-installer.msi"
+  default = "https://github.com/LizardByte/Sunshine/releases/download/v2026.914.233613/Sunshine-Windows-AMD64-installer.msi"
 }
 
 variable "sunshine_msi_sha256" {
-  # The installer's SHA-256, checked when set (recommended with a pinned release URL).
+  # That release's SHA-256, as winget's manifest for it records (microsoft/winget-pkgs,
+  # manifests/l/LizardByte/Sunshine/2026.914.233613). Change both together when re-pinning.
   type    = string
-  default = ""
+  default = "1D7FED8BEECD5889DC7FF14CF9F42D6D38F37C3066C13C6C2A5F4E91847E0CCF"
+  validation {
+    condition     = can(regex("^[0-9A-Fa-f]{64}$", var.sunshine_msi_sha256))
+    error_message = "The sunshine_msi_sha256 variable must be the installer's SHA-256 (64 hex digits)."
+  }
 }
 
 variable "vdd_zip_url" {
-  # The IddCx virtual display driver (VirtualDrivers/Virtual-Display-Driver releases), driver-only archive.
+  # The IddCx virtual display driver (VirtualDrivers/Virtual-Display-Driver releases), driver-only
+  # archive: the one its own Community Scripts/silent-install.ps1 installs.
   type    = string
   default = "https://github.com/VirtualDrivers/Virtual-Display-Driver/releases/download/25.7.23/VirtualDisplayDriver-x86.Driver.Only.zip"
 }
@@ -60,6 +66,44 @@ variable "nefcon_zip_url" {
   # nefarius' NefCon, which installs the virtual display device.
   type    = string
   default = "https://github.com/nefarius/nefcon/releases/download/v1.14.0/nefcon_v1.14.0.zip"
+}
+
+variable "vc_redist_url" {
+  # The Microsoft Visual C++ 2015-2022 runtime (x64), which the virtual display driver needs (its README).
+  type    = string
+  default = "https://aka.ms/vs/17/release/vc_redist.x64.exe"
+}
+
+variable "steam_setup_url" {
+  # Valve's Steam installer: it carries the Steam Streaming Speakers driver, Sunshine's virtual audio sink.
+  type    = string
+  default = "https://cdn.cloudflare.steamstatic.com/client/installer/SteamSetup.exe"
+}
+
+variable "vigembus_msi_url" {
+  # ViGEmBus 1.17.333, the virtual gamepad bus: the last setup that installs on Windows Server
+  # (nefarius/ViGEmBus#153) and above Sunshine's minimum (1.17.0.0).
+  type    = string
+  default = "https://github.com/nefarius/ViGEmBus/releases/download/setup-v1.17.333/ViGEmBusSetup_x64.msi"
+}
+
+variable "xbox360_driver_cab_url" {
+  # Microsoft's "Xbox 360 Controller for Windows" driver package (Microsoft Update Catalog), which
+  # Windows Server lacks and ViGEmBus' Xbox 360 pads need to appear through XInput.
+  type    = string
+  default = "http://download.windowsupdate.com/msdownload/update/v3-19990518/cabpool/2060_8edb3031ef495d4e4247e51dcb11bef24d2c4da7.cab"
+}
+
+variable "fast_launch" {
+  # EC2 Fast Launch: EC2 keeps pre-provisioned snapshots of the AMI so launches skip most of
+  # Windows' first boot. It costs the snapshots and the instances that make them (infra/README.md).
+  type    = bool
+  default = true
+}
+
+variable "fast_launch_snapshots" {
+  type    = number
+  default = 5
 }
 
 variable "build_instance_profile" {
@@ -84,7 +128,7 @@ source "amazon-ebs" "windows2022" {
   subnet_id                   = var.subnet_id != "" ? var.subnet_id : null
   associate_public_ip_address = true
   ami_name                    = "legend-cloud-windows2022-${var.nvidia_driver}-${local.stamp}"
-  ami_description             = "Legend Cloud desktop: Windows Server 2022, NVIDIA ${var.nvidia_driver} driver, RDP (NLA), CloudWatch agent, GPU poller, Amazon DCV, Sunshine, virtual display, health reporter"
+  ami_description             = "Legend Cloud desktop: Windows Server 2022, NVIDIA ${var.nvidia_driver} driver, RDP (NLA), CloudWatch agent, GPU poller, Amazon DCV, Sunshine, sound, gamepads, virtual display, health reporter"
 
   source_ami_filter {
     filters = {
@@ -114,6 +158,15 @@ source "amazon-ebs" "windows2022" {
   # Sysprep shuts the machine down itself; Packer waits for "stopped", then snapshots.
   disable_stop_instance = true
 
+  # EC2 Fast Launch on the new AMI (the image is sysprepped, as Fast Launch requires). Packer's
+  # amazon plugin calls EnableFastLaunch and waits for "enabled"; the identity running Packer
+  # needs ec2:EnableFastLaunch, ec2:DescribeLaunchTemplates and ec2:DescribeFastLaunchImages.
+  fast_launch {
+    enable_fast_launch    = var.fast_launch
+    max_parallel_launches = 6
+    target_resource_count = var.fast_launch_snapshots
+  }
+
   run_tags = { "legend:app" = "legend-cloud-image-build" }
   tags = {
     "legend:app"    = "legend-cloud"
@@ -142,6 +195,10 @@ build {
     destination = "C:/ProgramData/LegendCloud/health-report.ps1"
   }
   provisioner "file" {
+    source      = "${path.root}/console-handback.ps1"
+    destination = "C:/ProgramData/LegendCloud/console-handback.ps1"
+  }
+  provisioner "file" {
     source      = "${path.root}/ec2launch-agent-config.yml"
     destination = "C:/ProgramData/LegendCloud/ec2launch-agent-config.yml"
   }
@@ -154,6 +211,11 @@ build {
   provisioner "windows-restart" {
     restart_timeout = "20m"
   }
+  # The licence needs the installed driver's version (AWS's table picks the certificate by it).
+  provisioner "powershell" {
+    environment_vars = ["NVIDIA_DRIVER=${var.nvidia_driver}"]
+    script           = "${path.root}/scripts/01-nvidia-licence.ps1"
+  }
   provisioner "powershell" {
     scripts = [
       "${path.root}/scripts/02-remote-desktop.ps1",
@@ -165,27 +227,50 @@ build {
     environment_vars = ["PUBLIC_URL=${var.public_url}"]
     script           = "${path.root}/scripts/05-amazon-dcv.ps1"
   }
-  # Game streaming: Sunshine (Moonlight's host), a virtual display at 1080p-4K up to 144 Hz, and
-  # the machine's own health report (at boot: the NVIDIA licence check, among the rest).
+  # Game streaming: sound (Windows Audio and Steam Streaming Speakers), Sunshine (Moonlight's host),
+  # gamepads (Windows' Xbox 360 driver and ViGEmBus), a virtual display with the client's modes
+  # (after the VC++ runtime it needs), the machine's own health report, and the task that hands the
+  # session back to the console after Remote Desktop.
   provisioner "powershell" {
     environment_vars = [
+      "STEAM_SETUP_URL=${var.steam_setup_url}",
       "SUNSHINE_MSI_URL=${var.sunshine_msi_url}",
       "SUNSHINE_MSI_SHA256=${var.sunshine_msi_sha256}",
+      "XBOX360_DRIVER_CAB_URL=${var.xbox360_driver_cab_url}",
+      "VIGEMBUS_MSI_URL=${var.vigembus_msi_url}",
+      "VC_REDIST_URL=${var.vc_redist_url}",
       "VDD_ZIP_URL=${var.vdd_zip_url}",
       "NEFCON_ZIP_URL=${var.nefcon_zip_url}",
     ]
     scripts = [
+      "${path.root}/scripts/10-audio.ps1",
       "${path.root}/scripts/07-sunshine.ps1",
+      "${path.root}/scripts/11-gamepad.ps1",
       "${path.root}/scripts/08-virtual-display.ps1",
       "${path.root}/scripts/09-health-task.ps1",
+      "${path.root}/scripts/12-console-handback-task.ps1",
     ]
   }
   provisioner "windows-restart" {
     restart_timeout = "20m"
   }
-  # Last: EC2Launch v2 settings, then sysprep with shutdown (the machine stops itself).
+  # EC2Launch v2's settings for every launch, validated.
   provisioner "powershell" {
-    script = "${path.root}/scripts/06-ec2launch-sysprep.ps1"
+    script = "${path.root}/scripts/06-ec2launch-config.ps1"
+  }
+  # The image proves itself: any check failing fails the build, naming it and what was seen.
+  provisioner "powershell" {
+    environment_vars = ["NVIDIA_DRIVER=${var.nvidia_driver}"]
+    script           = "${path.root}/scripts/90-verify-image.ps1"
+  }
+  # Last: sysprep as Packer's amazon plugin documents for Windows 2022 (docs/builders/ebs.mdx),
+  # blocking, so this command (not a process left behind in a WinRM session that may die with
+  # it) ends with the machine shutting down; Packer then snapshots it.
+  provisioner "powershell" {
+    inline = [
+      "& 'C:/Program Files/Amazon/EC2Launch/ec2launch' reset --block",
+      "& 'C:/Program Files/Amazon/EC2Launch/ec2launch' sysprep --shutdown --block",
+    ]
   }
 
   post-processor "manifest" {

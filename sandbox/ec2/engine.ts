@@ -1196,13 +1196,28 @@ export function createEngine(options: EngineOptions) {
       );
     },
     /** Each running instance's public address, for the listeners that stand in for RDP. */
-    runningAddresses(): Array<{ instanceId: string; publicIp: string; userData: string | null }> {
+    runningAddresses(): Array<{
+      instanceId: string;
+      instanceType: string;
+      publicIp: string;
+      userData: string | null;
+    }> {
       const t = now();
-      const found: Array<{ instanceId: string; publicIp: string; userData: string | null }> = [];
+      const found: Array<{
+        instanceId: string;
+        instanceType: string;
+        publicIp: string;
+        userData: string | null;
+      }> = [];
       for (const record of instances.values()) {
         const v = view(record, t);
         if (v.state === 'running' && v.publicIp !== null)
-          found.push({ instanceId: record.instanceId, publicIp: v.publicIp, userData: record.userData });
+          found.push({
+            instanceId: record.instanceId,
+            instanceType: record.instanceType,
+            publicIp: v.publicIp,
+            userData: record.userData,
+          });
       }
       return found;
     },

@@ -87,7 +87,7 @@ export type SandboxEc2Options = {
 export type SandboxEc2 = {
   /** Routes without a prefix: mount at /sandbox/ec2. */
   router: Router;
-  control(input: ControlInput): void;
+  control(input: ControlInput & Pick<z.input<typeof ControlSchema>, 'fastLaunch'>): void;
   /** Shut or reopen an instance's Remote Desktop listener, settled when it resolves. */
   setRdp(instanceId: string, state: 'open' | 'closed'): Promise<void>;
   /** Brings the Remote Desktop listeners in line with the instances running now. */
@@ -145,6 +145,16 @@ export const ControlSchema = z.strictObject({
   allow: z.array(z.string().regex(/^([a-z0-9-]+:[A-Za-z]+|\*)$/)).optional(),
   /** Shut or reopen an instance's Remote Desktop listener (it still runs in EC2's eyes). */
   rdp: z.record(z.string().regex(/^i-[0-9a-f]{8,17}$/), z.enum(['open', 'closed'])).optional(),
+  /**
+   * An image's EC2 Fast Launch state, as DescribeFastLaunchImages reports it. Every image starts
+   * `enabled` (the operator did infra/README.md's step); `disabled` leaves it out of the answer.
+   */
+  fastLaunch: z
+    .record(
+      z.string().regex(/^ami-[0-9a-f]{8,17}$/),
+      z.enum(['enabled', 'enabling', 'enabling-failed', 'enabled-failed', 'disabling', 'disabled']),
+    )
+    .optional(),
 });
 
 /** Zones the sandbox region has, and the GPU types it offers in each. */
@@ -243,6 +253,9 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
       )
     );
   }
+
+  // Fast Launch per image: a well-formed image not named here is `enabled`.
+  const fastLaunch = new Map<string, NonNullable<z.infer<typeof ControlSchema>['fastLaunch']>[string]>();
 
   function handle(action: string, params: Params): string {
     engine.checkAuthorized(`ec2:${action}`);
@@ -431,6 +444,31 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
           ),
         );
       }
+      case 'DescribeFastLaunchImages': {
+        engine.checkFaults(action, {});
+        dryRun(params);
+        const imageIds = scalarList(params, 'ImageId');
+        const malformed = imageIds.find((id) => !/^ami-[0-9a-f]{8,17}$/.test(id));
+        if (malformed) throw new Ec2Error('InvalidAMIID.Malformed', `Invalid id: "${malformed}"`);
+        const states = imageIds.map((id) => [id, fastLaunch.get(id) ?? 'enabled'] as const);
+        const at = new Date(engine.now()).toISOString();
+        return items(
+          'fastLaunchImageSet',
+          states
+            .filter(([, state]) => state !== 'disabled')
+            .map(
+              ([id, state]) =>
+                leaf('imageId', id) +
+                leaf('resourceType', 'snapshot') +
+                node('snapshotConfiguration', leaf('targetResourceCount', 5)) +
+                leaf('maxParallelLaunches', 6) +
+                leaf('ownerId', ownerId) +
+                leaf('state', state) +
+                leaf('stateTransitionReason', state === 'enabled' ? 'Client.UserInitiated' : state) +
+                leaf('stateTransitionTime', at),
+            ),
+        );
+      }
       case 'DescribeSubnets': {
         engine.checkFaults(action, {});
         dryRun(params);
@@ -596,6 +634,8 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
     }
     try {
       engine.control(parsed.data);
+      for (const [imageId, state] of Object.entries(parsed.data.fastLaunch ?? {}))
+        fastLaunch.set(imageId, state);
     } catch (error) {
       ctx.status = 400;
       ctx.body = { message: (error as Error).message };
@@ -608,13 +648,18 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
   });
   router.post('/_reset', async (ctx) => {
     engine.reset();
+    fastLaunch.clear();
     await syncListeners();
     ctx.status = 204;
   });
 
   return {
     router,
-    control: (input) => engine.control(ControlSchema.parse(input)),
+    control: (input) => {
+      const parsed = ControlSchema.parse(input);
+      engine.control(parsed);
+      for (const [imageId, state] of Object.entries(parsed.fastLaunch ?? {})) fastLaunch.set(imageId, state);
+    },
     setRdp: async (instanceId, state) => {
       listeners?.set(instanceId, state);
       await syncListeners();

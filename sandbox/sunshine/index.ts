@@ -55,12 +55,30 @@ const MachineControl = z.strictObject({
     .strictObject({
       driverLicensed: z.boolean().nullable(),
       gpu: z.boolean(),
+      /** The GPU nvidia-smi names (default: the instance type's, "NVIDIA T4" on g4dn, "NVIDIA A10G" on g5). */
+      gpuName: z.string().min(1).max(100),
       display: z.boolean(),
       resolution: z.tuple([z.number().int().min(640), z.number().int().min(480), z.number().int().min(24)]),
+      /** `false`: the active display is not the virtual one (EC2's basic adapter). */
+      virtualDisplay: z.boolean(),
+      /** `false`: the virtual display offers no 144 Hz modes. */
+      displayModes: z.boolean(),
       sunshineRunning: z.boolean(),
+      /** `false`: Sunshine's API refuses the machine's own credentials. */
+      sunshineApi: z.boolean(),
       dcvRunning: z.boolean(),
       rdpListening: z.boolean(),
+      /** `false`: the task handing the session back to the console after Remote Desktop is missing. */
+      consoleHandoff: z.boolean(),
       freeDiskGb: z.number().min(0),
+      /** `false`: C: was left at the image's 60 GB on a bigger volume. */
+      partitionExtended: z.boolean(),
+      /** `false`: Windows Audio stopped and no audio endpoint. */
+      audio: z.boolean(),
+      /** `false`: no ViGEmBus device. */
+      gamepad: z.boolean(),
+      /** Report as an image from before sound, gamepads and the display's checks did: without those fields. */
+      olderImage: z.boolean(),
     })
     .partial()
     .optional(),
@@ -75,13 +93,19 @@ type MachineControl = z.infer<typeof MachineControl>;
 
 export const SunshineControlSchema = z.strictObject({
   /** Keyed by the machine's public IP or its instance id. */
-  machines: z.record(z.string().min(1), MachineControl),
+  machines: z.record(z.string().min(1), MachineControl).optional(),
+  /**
+   * What every machine launched from now on starts with (until replaced; `{}` clears it): a fault
+   * a machine must report from its very first report, before anyone knows its address or id.
+   */
+  defaults: MachineControl.pick({ health: true, reporting: true, api: true }).optional(),
 });
 
 type Report = { at: string; status: number; kind: 'boot' | 'interval' | 'now' };
 
 type Machine = {
   instanceId: string;
+  instanceType: string;
   address: string;
   settings: Settings;
   server: Server;
@@ -111,9 +135,29 @@ const TIMING = {
 
 const HOST_FINGERPRINT = new X509Certificate(HOST_CERT).fingerprint256.replaceAll(':', '').toLowerCase();
 
+type RunningMachine = { instanceId: string; instanceType: string; publicIp: string; userData: string | null };
+
+/** The GPU each instance family carries, as nvidia-smi names it. */
+function gpuNameOf(instanceType: string): string {
+  return instanceType.startsWith('g5.') ? 'NVIDIA A10G' : 'NVIDIA T4';
+}
+
+/** Every mode the image's virtual display offers (infra/image/scripts/08-virtual-display.ps1). */
+const VDD_RESOLUTIONS = [
+  [1280, 720],
+  [1280, 800],
+  [1600, 900],
+  [1920, 1080],
+  [1920, 1200],
+  [2560, 1440],
+  [2560, 1600],
+  [3840, 2160],
+];
+const VDD_RATES = [60, 90, 120, 144];
+
 export type SunshineHosts = {
   port: number;
-  sync(running: Array<{ instanceId: string; publicIp: string; userData: string | null }>): Promise<void>;
+  sync(running: RunningMachine[]): Promise<void>;
   /** Routes without a prefix: mount at /sandbox/sunshine. */
   router: Router;
   listening(): Record<string, string>;
@@ -152,6 +196,8 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
   const failed = new Set<string>();
   const queue = serialQueue(options.warn, 'sandbox Sunshine: hosts');
 
+  let defaults: NonNullable<z.infer<typeof SunshineControlSchema>['defaults']> = {};
+
   function disk(instanceId: string): Disk {
     let found = disks.get(instanceId);
     if (!found) {
@@ -162,11 +208,11 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
         reports: [],
         control: {
           moonlight: 'any',
-          api: 'ok',
+          api: defaults.api ?? 'ok',
           certificate: 'own',
-          reporting: 'on',
+          reporting: defaults.reporting ?? 'on',
           clockAheadSeconds: 0,
-          health: {},
+          health: { ...defaults.health },
         },
       };
       disks.set(instanceId, found);
@@ -174,7 +220,12 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
     return found;
   }
 
-  async function open(instanceId: string, address: string, settings: Settings): Promise<void> {
+  async function open(
+    instanceId: string,
+    instanceType: string,
+    address: string,
+    settings: Settings,
+  ): Promise<void> {
     const state = disk(instanceId);
     const sockets = new Set<Socket>();
     const server = createServer(
@@ -212,6 +263,7 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
     }
     const machine: Machine = {
       instanceId,
+      instanceType,
       address,
       settings,
       server,
@@ -233,14 +285,12 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
     if (machine.server.listening) await new Promise<void>((resolve) => machine.server.close(() => resolve()));
   }
 
-  async function reconcile(
-    running: Array<{ instanceId: string; publicIp: string; userData: string | null }>,
-  ) {
-    const wanted = new Map<string, { address: string; settings: Settings }>();
+  async function reconcile(running: RunningMachine[]) {
+    const wanted = new Map<string, { address: string; instanceType: string; settings: Settings }>();
     for (const r of running) {
       if (!r.publicIp.startsWith('127.')) continue;
       const settings = settingsFromUserData(r.userData);
-      if (settings) wanted.set(r.instanceId, { address: r.publicIp, settings });
+      if (settings) wanted.set(r.instanceId, { address: r.publicIp, instanceType: r.instanceType, settings });
     }
     await Promise.all(
       [...machines].filter(([id, m]) => wanted.get(id)?.address !== m.address).map(([id]) => shut(id)),
@@ -248,7 +298,7 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
     await Promise.all(
       [...wanted]
         .filter(([id]) => !machines.has(id))
-        .map(([id, { address, settings }]) => open(id, address, settings)),
+        .map(([id, { address, instanceType, settings }]) => open(id, instanceType, address, settings)),
     );
   }
 
@@ -257,7 +307,7 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
     const machine = machines.get(instanceId);
     if (!machine) return;
     await shut(instanceId);
-    await open(instanceId, machine.address, machine.settings);
+    await open(instanceId, machine.instanceType, machine.address, machine.settings);
   }
 
   function schedule(machine: Machine, delayMs: number, kind: Report['kind']): void {
@@ -300,21 +350,63 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
     const h = state.control.health;
     const [width, height, refreshHz] = h.resolution ?? [2560, 1440, 120];
     const display = h.display ?? true;
-    return {
+    const gpu = h.gpu !== false;
+    const totalBytes = 115 * 1024 ** 3;
+    const report = {
       instanceId: machine.instanceId,
       gpu: {
-        name: h.gpu === false ? null : 'NVIDIA T4',
-        driverVersion: h.gpu === false ? null : '553.24',
-        licensed: h.gpu === false ? null : h.driverLicensed === undefined ? true : h.driverLicensed,
+        name: gpu ? (h.gpuName ?? gpuNameOf(machine.instanceType)) : null,
+        driverVersion: gpu ? '591.59' : null,
+        licensed: gpu ? (h.driverLicensed === undefined ? true : h.driverLicensed) : null,
       },
       display: display
-        ? { present: true, width, height, refreshHz }
-        : { present: false, width: null, height: null, refreshHz: null },
+        ? {
+            present: true,
+            width,
+            height,
+            refreshHz,
+            virtual: h.virtualDisplay ?? true,
+            modes: VDD_RESOLUTIONS.flatMap(([w, hh]) =>
+              VDD_RATES.filter((hz) => h.displayModes !== false || hz !== 144).map(
+                (hz) => `${w}x${hh}@${hz}`,
+              ),
+            ),
+          }
+        : { present: false, width: null, height: null, refreshHz: null, virtual: null, modes: null },
       // The host's own certificate, even while an impostor answers in the middle.
-      sunshine: { running: h.sunshineRunning ?? state.control.api !== 'down', certSha256: HOST_FINGERPRINT },
+      sunshine: {
+        running: h.sunshineRunning ?? state.control.api !== 'down',
+        certSha256: HOST_FINGERPRINT,
+        // Asked on the machine itself: only refused credentials (or no Sunshine) fail it, not the network.
+        apiAnswers: h.sunshineApi ?? (state.control.api !== 'unauthorized' && state.control.api !== 'down'),
+      },
       dcv: { running: h.dcvRunning ?? true },
-      rdp: { listening: h.rdpListening ?? true },
-      disk: { freeBytes: Math.round((h.freeDiskGb ?? 80) * 1024 ** 3), totalBytes: 115 * 1024 ** 3 },
+      rdp: { listening: h.rdpListening ?? true, consoleHandoff: h.consoleHandoff ?? true },
+      disk: {
+        freeBytes: Math.round((h.freeDiskGb ?? 80) * 1024 ** 3),
+        totalBytes: h.partitionExtended === false ? Math.round(59.4 * 1024 ** 3) : totalBytes,
+        unallocatedBytes: h.partitionExtended === false ? Math.round(55.6 * 1024 ** 3) : 0,
+      },
+      audio:
+        h.audio === false
+          ? { serviceRunning: false, endpoint: null }
+          : { serviceRunning: true, endpoint: 'Steam Streaming Speakers' },
+      gamepad: { busPresent: h.gamepad !== false, xinput: true },
+    };
+    if (!h.olderImage) return report;
+    // What an image from before these checks sends: none of their fields.
+    const { audio: _audio, gamepad: _gamepad, ...older } = report;
+    return {
+      ...older,
+      display: {
+        present: report.display.present,
+        width: report.display.width,
+        height: report.display.height,
+        refreshHz: report.display.refreshHz,
+      },
+      sunshine: { running: report.sunshine.running, certSha256: report.sunshine.certSha256 },
+      rdp: { listening: report.rdp.listening },
+      disk: { freeBytes: report.disk.freeBytes, totalBytes: report.disk.totalBytes },
     };
   }
 
@@ -430,7 +522,7 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
         control: state.control,
       };
     }
-    ctx.body = { port: options.port, hosts };
+    ctx.body = { port: options.port, hosts, defaults };
   });
   router.post('/_control', koaBody({ jsonLimit: '64kb', urlencoded: false, text: false }), async (ctx) => {
     const parsed = SunshineControlSchema.safeParse(ctx.request.body);
@@ -440,8 +532,9 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
       return;
     }
     await queue.settled();
+    if (parsed.data.defaults !== undefined) defaults = parsed.data.defaults;
     const unknown: string[] = [];
-    for (const [key, change] of Object.entries(parsed.data.machines)) {
+    for (const [key, change] of Object.entries(parsed.data.machines ?? {})) {
       const machine = [...machines.values()].find((m) => m.address === key || m.instanceId === key);
       const instanceId = machine?.instanceId ?? (key.startsWith('i-') ? key : null);
       if (!instanceId) {

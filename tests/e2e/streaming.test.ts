@@ -9,6 +9,7 @@ import {
   useBrowser,
   type Page,
 } from '../support/browser.ts';
+import { troubleshootingHref } from '../../core/domain/machineHealth.ts';
 import { requestFrom } from '../support/accounts.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { registeredUser, runningLegendMachine } from '../support/e2eUsers.ts';
@@ -86,6 +87,7 @@ const GUIDE_VIEWPORT = { width: 480, height: 900 };
 const EXAMPLE_IP = '203.0.113.24';
 
 describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
+  // Two machine reports waited for besides the pairing: more than the default minute on a loaded machine.
   it('health line, pairing a Moonlight device (and a refused PIN), removing it, and the DCV file, at 1280 and 360 px', async () => {
     const user = await registeredUser('Aarav Shah', 'gamer');
     // The refused PIN is a 422 the page shows, not a fault.
@@ -98,6 +100,10 @@ describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
     await health.getByText('Ready for 1440p 120 fps streaming').waitFor({ timeout: 45_000 });
     await health.getByText(/What your PC reported/).click();
     await expect(health.getByText('NVIDIA T4').isVisible()).resolves.toBe(true);
+    // What the image proves about itself: the display streamed, sound, controllers.
+    await health.getByText('Virtual display').waitFor();
+    await health.getByText('Steam Streaming Speakers').waitFor();
+    await health.getByText('Ready (as Xbox controllers)').waitFor();
     await guidePicture(page, page.locator('.vm-card'), 'browser-1', ip);
     await screenshotsAtBothWidths(page, 'dashboard-health');
 
@@ -119,6 +125,27 @@ describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
     );
     await page.reload();
     await health.getByText('Ready for 1440p 120 fps streaming').waitFor();
+
+    // A running machine's card is polled once a minute: load it again to see the next report.
+    const headlineAfterReload = async () => {
+      await page.reload();
+      const headline = health.locator('.health-headline');
+      await headline.waitFor();
+      return headline.innerText();
+    };
+    // The PC reports no sound: the line says so, what to do, and opens the guide's section.
+    await sunshine({ [ip]: { health: { audio: false } } });
+    const silent = 'Games will be silent in Moonlight: your PC has no sound device.';
+    await expect.poll(headlineAfterReload, { timeout: 45_000, interval: 1_000 }).toBe(silent);
+    const guide = health.getByRole('link', { name: 'What to do, step by step' });
+    await expect(guide.getAttribute('href')).resolves.toBe(troubleshootingHref('no-audio'));
+    await health.getByText(/What your PC reported/).click();
+    await health.getByText('No sound device', { exact: true }).waitFor();
+    await screenshotsAtBothWidths(page, 'dashboard-health-no-sound');
+    await sunshine({ [ip]: { health: { audio: true } } });
+    await expect
+      .poll(headlineAfterReload, { timeout: 45_000, interval: 1_000 })
+      .toBe('Ready for 1440p 120 fps streaming');
 
     // Moonlight: the address to add, the PIN it shows, the device paired.
     const connect = page.getByRole('region', { name: 'How to connect' });
@@ -217,5 +244,5 @@ describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
       .evaluateAll((imgs) => imgs.map((img) => (img as HTMLImageElement).src));
     for (const source of sources) expect((await fetch(source)).status, source).toBe(200);
     await screenshotsAtBothWidths(page, 'dashboard-moonlight-guide');
-  });
+  }, 150_000);
 });

@@ -82,6 +82,7 @@ describe('npm run aws:check against the sandbox', () => {
       'key pair',
       'instance profile',
       'RunInstances DryRun',
+      'EC2 Fast Launch',
     ]) {
       expect(
         checks.some((line) => line.startsWith(`OK   ${name}`)),
@@ -131,6 +132,40 @@ describe('npm run aws:check against the sandbox', () => {
       expect(code).toBe(1);
     } finally {
       stack.sandboxEc2.control({ vcpuLimit: null });
+    }
+  });
+});
+
+describe('npm run aws:check and EC2 Fast Launch', () => {
+  const image = () => stack.config.ec2.amiByPlan.legend;
+
+  it('says whether the image launches from pre-provisioned snapshots, and how to turn it on', async () => {
+    const on = await awsCheck();
+    expect(on.lines.find((line) => line.startsWith('OK   EC2 Fast Launch'))).toMatch(
+      new RegExp(`on for ${image()} \\(legend.*5 pre-provisioned snapshots, up to 6 launches at once`),
+    );
+    stack.sandboxEc2.control({ fastLaunch: { [image()]: 'disabled' } });
+    try {
+      const off = await awsCheck();
+      expect(off.lines.find((line) => line.startsWith('FAIL EC2 Fast Launch'))).toMatch(
+        new RegExp(`off for ${image()}.*— fix: .*aws ec2 enable-fast-launch --image-id ${image()}`),
+      );
+      expect(off.code).toBe(1);
+    } finally {
+      stack.sandboxEc2.control({ fastLaunch: { [image()]: 'enabled' } });
+    }
+  });
+
+  it('names the policy when the worker may not ask', async () => {
+    stack.sandboxEc2.control({ deny: ['ec2:DescribeFastLaunchImages'] });
+    try {
+      const { code, lines } = await awsCheck();
+      expect(lines.find((line) => line.startsWith('FAIL EC2 Fast Launch'))).toMatch(
+        /denied: .*ec2:DescribeFastLaunchImages.*— fix: attach infra\/iam\/worker-policy\.json/,
+      );
+      expect(code).toBe(1);
+    } finally {
+      stack.sandboxEc2.control({ allow: ['ec2:DescribeFastLaunchImages'] });
     }
   });
 });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { openHealthSecret, signHealthReport } from '../../core/crypto/machineSecrets.ts';
 import { sql } from '../../core/db/pool.ts';
 import { listAlerts } from '../../core/db/operatorAlerts.ts';
+import { troubleshootingHref } from '../../core/domain/machineHealth.ts';
 import { machineSettingsOf } from '../support/machineSettings.ts';
 import { STREAMING_MESSAGES } from '../../core/domain/streaming.ts';
 import { sendJob } from '../../core/queue.ts';
@@ -85,8 +86,12 @@ async function dashboard(client: Client) {
       status: string;
       headline: string;
       advice: string | null;
+      helpUrl: string | null;
       problems: string[];
       checkedAt: string | null;
+      streamingDisplay: boolean | null;
+      sound: string | false | null;
+      controllers: boolean | null;
     } | null;
     streaming: {
       host: string | null;
@@ -379,6 +384,61 @@ describe('POST /api/machine/health', () => {
     await sunshine.control({ [c.ip]: { health: { driverLicensed: true, display: true } } });
     await waitFor('healthy again', async () => (await dashboard(c.client)).machineHealth?.status === 'ready');
     expect(await openAlerts('machine-unhealthy', c.vmId)).toEqual([]);
+  }, 120_000);
+
+  it('no sound, no gamepad or a display Sunshine cannot stream is on the card with the way to the guide; a GPU not the plan’s alerts too', async () => {
+    const c = await customerWithMachine();
+    await sunshine.control({ [c.ip]: { health: { audio: false, gamepad: false, virtualDisplay: false } } });
+    const attention = await waitFor('the faults on the card', async () => {
+      const view = await dashboard(c.client);
+      return view.machineHealth?.problems.includes('no-gamepad') ? view.machineHealth : null;
+    });
+    expect(attention.problems).toEqual(['display-not-capturable', 'no-audio', 'no-gamepad']);
+    expect(attention.headline).toMatch(/black screen/);
+    expect(attention.helpUrl).toBe(troubleshootingHref('display-not-capturable'));
+    expect(attention).toMatchObject({ streamingDisplay: false, sound: false, controllers: false });
+    const problems = async () =>
+      (await openAlerts('machine-unhealthy', c.vmId))
+        .map((a) => (a.details as { problem: string }).problem)
+        .sort();
+    expect(await problems()).toEqual(['display-not-capturable', 'no-audio', 'no-gamepad']);
+    const [audioAlert] = (await openAlerts('machine-unhealthy', c.vmId)).filter(
+      (a) => (a.details as { problem: string }).problem === 'no-audio',
+    );
+    expect(audioAlert?.message).toMatch(/Seen: Windows Audio not running, endpoint none\.$/);
+
+    // The LEGEND plan's g4dn carries a T4: an A10G is the wrong hardware (an operator's to fix).
+    await sunshine.control({
+      [c.ip]: { health: { audio: true, gamepad: true, virtualDisplay: true, gpuName: 'NVIDIA A10G' } },
+    });
+    const mismatch = await waitFor('the GPU mismatch', async () => {
+      const view = await dashboard(c.client);
+      return view.machineHealth?.problems.join() === 'gpu-mismatch' ? view.machineHealth : null;
+    });
+    expect(mismatch.headline).toBe('Your PC’s graphics card is not the one your plan includes.');
+    expect(await problems()).toEqual(['gpu-mismatch']);
+    const [gpuAlert] = await openAlerts('machine-unhealthy', c.vmId);
+    expect(gpuAlert?.message).toContain('reports “NVIDIA A10G”; g4dn.xlarge carries an NVIDIA T4');
+
+    await sunshine.control({ [c.ip]: { health: { gpuName: 'NVIDIA T4' } } });
+    await waitFor('healthy again', async () => (await dashboard(c.client)).machineHealth?.status === 'ready');
+    expect(await openAlerts('machine-unhealthy', c.vmId)).toEqual([]);
+  }, 120_000);
+
+  it('a machine from an older image, which reports no sound or gamepad, is ready: unknown is no fault', async () => {
+    const c = await customerWithMachine();
+    await sunshine.control({ [c.ip]: { health: { olderImage: true } } });
+    await waitFor('a report without the new fields', async () => {
+      const view = await dashboard(c.client);
+      return view.machineHealth?.sound === null ? view : null;
+    });
+    const view = await dashboard(c.client);
+    expect(view.machineHealth).toMatchObject({
+      status: 'ready',
+      sound: null,
+      controllers: null,
+      streamingDisplay: null,
+    });
   }, 120_000);
 
   it('a running machine silent for 15 minutes alerts an operator, resolved when it reports again', async () => {

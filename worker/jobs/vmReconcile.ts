@@ -1,4 +1,6 @@
 import { clearOrphans, markOrphanTerminated, sightOrphan } from '../../core/db/ec2Fleet.ts';
+import { openSmokeRuns } from '../../core/db/imageSmokeRuns.ts';
+import { SMOKE_RUN_MAX_MINUTES } from '../../core/domain/imageSmoke.ts';
 import { raiseAlert } from '../../core/db/operatorAlerts.ts';
 import { findPoolInstancesByIds } from '../../core/db/poolInstances.ts';
 import { findVmsByIds, findVmsByInstanceIds } from '../../core/db/vms.ts';
@@ -47,6 +49,13 @@ export async function reconcileInstances(
     ).map((v) => [v.instance_id, v]),
   );
   const poolById = new Map((await findPoolInstancesByIds(db, poolIds)).map((p) => [p.id, p]));
+  // An operator's image smoke run ends (terminates) its own machine, unless it ran too long.
+  const smokeIds = instances.map((i) => i.tags[TAGS.smoke]).filter(isUuid);
+  const smokeRuns = new Set(
+    (await openSmokeRuns(db, smokeIds))
+      .filter((run) => now.getTime() - run.started_at.getTime() < SMOKE_RUN_MAX_MINUTES * 60_000)
+      .map((run) => run.id),
+  );
 
   const owned = (instance: Ec2Instance): boolean => {
     const byInstance = vmsByInstance.get(instance.instanceId);
@@ -58,6 +67,7 @@ export async function reconcileInstances(
     const pool = poolById.get(instance.tags[TAGS.pool] ?? '');
     if (pool && pool.instance_id === instance.instanceId && pool.state !== 'failed') return true;
     if (pool && !pool.instance_id && pool.state === 'launching') return true;
+    if (smokeRuns.has(instance.tags[TAGS.smoke] ?? '')) return true;
     return false;
   };
 

@@ -1,6 +1,6 @@
 <powershell>
 # Build-time only: WinRM over HTTPS with a self-signed certificate so Packer can provision.
-# 06-ec2launch-sysprep.ps1 removes the listener and its firewall rule before sysprep.
+# machine-setup.ps1 removes the listener, its certificate and firewall rule at every boot of a machine.
 $ErrorActionPreference = 'Stop'
 Set-ExecutionPolicy -ExecutionPolicy RemoteSigned -Scope LocalMachine -Force
 $cert = New-SelfSignedCertificate -DnsName 'packer' -CertStoreLocation 'Cert:\LocalMachine\My'

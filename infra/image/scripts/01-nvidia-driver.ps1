@@ -1,7 +1,7 @@
 # The NVIDIA driver AWS documents for G4dn and G5 Windows instances, from AWS's own buckets
-# (reading them needs s3:GetObject on the build instance's role, at build time only).
-#   gaming: s3://nvidia-gaming/windows/latest/ plus the registry value and certificate file
-#           the gaming driver checks for.
+# (reading them needs s3:GetObject on the build instance's role, at build time only):
+# https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/install-nvidia-driver.html
+#   gaming: s3://nvidia-gaming/windows/latest/ (its licence: 01-nvidia-licence.ps1, after the reboot)
 #   grid:   s3://ec2-windows-nvidia-drivers/latest/ (RTX Virtual Workstation, licensed by EC2).
 $ErrorActionPreference = 'Stop'
 $driver = $env:NVIDIA_DRIVER
@@ -32,20 +32,5 @@ if (-not $installer) { throw "no NVIDIA installer found under s3://$bucket/$pref
 $process = Start-Process -FilePath $installer.FullName -ArgumentList '-s', '-noreboot', '-clean' -Wait -PassThru
 if ($process.ExitCode -ne 0) { throw "NVIDIA installer exited with $($process.ExitCode)" }
 
-if ($driver -eq 'gaming') {
-  # The gaming driver runs only with this value and NVIDIA's certificate file in place.
-  New-Item -Path 'HKLM:\SOFTWARE\NVIDIA Corporation\Global' -Force | Out-Null
-  New-ItemProperty -Path 'HKLM:\SOFTWARE\NVIDIA Corporation\Global' -Name 'vGamingMarketplace' `
-    -PropertyType DWord -Value 2 -Force | Out-Null
-  $certKey = (Get-S3Object -BucketName 'nvidia-gaming' -KeyPrefix 'GridSwCert-Archive/' -Region 'us-east-1' |
-    Where-Object { $_.Key -like '*Windows*' } | Sort-Object LastModified -Descending | Select-Object -First 1).Key
-  if (-not $certKey) { throw 'no GridSwCert for Windows in s3://nvidia-gaming/GridSwCert-Archive/' }
-  Copy-S3Object -BucketName 'nvidia-gaming' -Key $certKey -LocalFile "$env:PUBLIC\Documents\GridSwCert.txt" -Region 'us-east-1' | Out-Null
-} else {
-  # EC2 licenses the GRID driver on these types; hide the licence page customers cannot use.
-  New-Item -Path 'HKLM:\SOFTWARE\NVIDIA Corporation\Global\GridLicensing' -Force | Out-Null
-  New-ItemProperty -Path 'HKLM:\SOFTWARE\NVIDIA Corporation\Global\GridLicensing' -Name 'NvCplDisableManageLicensePage' `
-    -PropertyType DWord -Value 1 -Force | Out-Null
-}
 Remove-Item -Recurse -Force $work
 Write-Output "NVIDIA $driver driver installed from s3://$bucket/$prefix"

@@ -11,7 +11,7 @@ $headers = @{ 'X-aws-ec2-metadata-token' = $token }
 $instanceId = Invoke-RestMethod -Uri 'http://169.254.169.254/latest/meta-data/instance-id' -Headers $headers
 $region = Invoke-RestMethod -Uri 'http://169.254.169.254/latest/meta-data/placement/region' -Headers $headers
 
-$readings = & $smi --query-gpu=utilization.gpu --format=csv,noheader,nounits
+$readings = & $smi '--query-gpu=utilization.gpu' '--format=csv,noheader,nounits'
 if ($LASTEXITCODE -ne 0) { throw "nvidia-smi exited with $LASTEXITCODE" }
 $values = @($readings | ForEach-Object { [double]($_.Trim()) })
 if ($values.Count -eq 0) { throw 'nvidia-smi reported no GPU' }

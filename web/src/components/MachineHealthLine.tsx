@@ -4,8 +4,9 @@ import { formatClockTime } from './streamingFormat.ts';
 
 /**
  * The machine card's health line: what the PC is ready for ("Ready for 1440p 120 fps streaming"),
- * or what is wrong and what the customer can do, from the machine's own last report; the facts
- * behind it fold away.
+ * or what is wrong, what the customer can do and a link to the troubleshooting guide's section,
+ * from the machine's own last report; the facts behind it (sound, controllers, the streaming
+ * display among them) fold away.
  */
 export function MachineHealthLine({ health }: { health: MachineHealthView | null }) {
   if (!health || health.status === 'off') return null;
@@ -18,6 +19,14 @@ export function MachineHealthLine({ health }: { health: MachineHealthView | null
       'Display',
       `${health.display.width} × ${health.display.height}${health.display.refreshHz ? ` at ${health.display.refreshHz} Hz` : ''}`,
     ]);
+  if (health.streamingDisplay !== null)
+    facts.push([
+      'Streaming display',
+      health.streamingDisplay ? 'Virtual display' : 'Not the streaming display',
+    ]);
+  if (health.sound !== null) facts.push(['Sound', health.sound === false ? 'No sound device' : health.sound]);
+  if (health.controllers !== null)
+    facts.push(['Controllers', health.controllers ? 'Ready (as Xbox controllers)' : 'Not available']);
   if (health.freeDiskGb !== null) facts.push(['Free disk', `${health.freeDiskGb} GB`]);
   return (
     <div
@@ -30,7 +39,19 @@ export function MachineHealthLine({ health }: { health: MachineHealthView | null
         <span className="health-dot" aria-hidden="true" />
         <span>{health.headline}</span>
       </p>
-      {health.advice && <p className="health-advice">{health.advice}</p>}
+      {health.advice && (
+        <p className="health-advice">
+          {health.advice}
+          {health.helpUrl && (
+            <>
+              {' '}
+              <a className="health-help" href={health.helpUrl}>
+                What to do, step by step
+              </a>
+            </>
+          )}
+        </p>
+      )}
       {facts.length > 0 && (
         <details className="health-facts">
           <summary>
