@@ -1,4 +1,5 @@
 import type {
+  DashboardState,
   DashboardAutopay,
   DashboardHealth,
   DashboardKeptDisk,
@@ -9,6 +10,7 @@ import type {
 import { autoRenewRecord } from '../../core/domain/autopay.ts';
 import { assessHealth, normaliseFingerprint } from '../../core/domain/machineHealth.ts';
 import { streamingView } from '../../core/domain/streaming.ts';
+import { machineNameView, type MachineNameView } from '../../core/domain/machineName.ts';
 import {
   downloadsReady,
   hoursExhausted,
@@ -40,6 +42,9 @@ export function dashboardBody(input: {
   /** Whether the subscription the machine still serves was a trial (asked only during a handover). */
   earlierPlanWasTrial?: boolean;
   autopay?: DashboardAutopay | null;
+  /** The machine's DNS name row, and the zone's suffix (null: no zone, so no names). */
+  name?: DashboardState['name'];
+  nameSuffix?: string | null;
   vmConfig: VmConfig;
   now: Date;
 }): DashboardBody {
@@ -145,6 +150,8 @@ export function dashboardBody(input: {
     handover,
     streamingClientUrl: vmConfig.streamingClientUrl,
     setupVideoUrl: vmConfig.setupVideoUrl,
+    machineName: handover ? null : nameOf(vm, input),
+    namesEnabled: Boolean(input.nameSuffix),
     ...streamingFields(vm, input, now),
     autoRenew: autoRenewOf(input.autopay ?? null),
   };
@@ -157,7 +164,13 @@ export function dashboardBody(input: {
 // The poll's statement reads the health report and pairings only when this shows them (STREAMING_SHOWN).
 function streamingFields(
   vm: DashboardVm | null,
-  input: { reportsHealth?: boolean; health?: DashboardHealth | null; pairings?: DashboardPairing[] },
+  input: {
+    reportsHealth?: boolean;
+    health?: DashboardHealth | null;
+    pairings?: DashboardPairing[];
+    name?: DashboardState['name'];
+    nameSuffix?: string | null;
+  },
   now: Date,
 ): Pick<DashboardBody, 'machineHealth' | 'streaming'> {
   if (
@@ -185,8 +198,23 @@ function streamingFields(
       },
       pairings: input.pairings ?? [],
       now,
+      name: nameOf(vm, input),
+      namesEnabled: Boolean(input.nameSuffix),
+      runningSince: vm.state === 'running' ? vm.started_at : null,
     }),
   };
+}
+
+/** The machine's DNS name as the dashboard shows it (core/domain/machineName.ts). */
+function nameOf(
+  vm: DashboardVm | null,
+  input: { name?: DashboardState['name']; nameSuffix?: string | null },
+): MachineNameView | null {
+  if (!vm) return null;
+  return machineNameView(input.name ?? null, input.nameSuffix ?? null, {
+    state: vm.state,
+    publicIp: vm.public_ip,
+  });
 }
 
 function autoRenewOf(a: DashboardAutopay | null) {

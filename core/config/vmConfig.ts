@@ -145,7 +145,7 @@ export type VmConfig = {
   streamingClientUrl: string;
   setupVideoUrl: string | null;
   rdpPort: number;
-  /** DCV's web client on a machine, `{ip}` standing for its address (the browser desktop). */
+  /** DCV's web client on a machine, `{host}` standing for its name (or address), `{ip}` for its address. */
   dcvWebUrl: string;
 };
 
@@ -228,18 +228,20 @@ function parsePoolSizes(name: string, text: string | undefined, fallback: string
 }
 
 /**
- * Where DCV's web client is: `https://{ip}:8443/` on every machine. Only the sandbox (or a
- * proxy in front of the machines) changes it, and production accepts HTTPS only.
+ * Where DCV's web client is: `https://{host}:8443/` on every machine (`{host}`: its DNS name, or
+ * its address without one; `{ip}`: always its address). Only the sandbox (or a proxy in front of
+ * the machines) changes it, and production accepts HTTPS only.
  */
 function parseDcvWebUrl(text: string | undefined, production: boolean): string {
   const template = text ?? DCV_WEB_URL_DEFAULT;
   let url: URL;
   try {
-    url = new URL(template.replaceAll('{ip}', '203.0.113.1'));
+    url = new URL(template.replaceAll('{ip}', '203.0.113.1').replaceAll('{host}', 'pc-0000abcd.example.in'));
   } catch {
     throw new Error(`DCV_WEB_URL: "${template}" is not a URL`);
   }
-  if (!template.includes('{ip}')) throw new Error('DCV_WEB_URL: name the machine as {ip}');
+  if (!template.includes('{ip}') && !template.includes('{host}'))
+    throw new Error('DCV_WEB_URL: name the machine as {host} (its name, or its address without one) or {ip}');
   if (url.protocol !== 'https:' && (production || url.protocol !== 'http:')) {
     throw new Error(`DCV_WEB_URL: ${production ? 'https' : 'http or https'} only`);
   }

@@ -12,6 +12,7 @@
 import { DAY_MS, formatLongDate, toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
 import { hourAlertsReached, planSeconds, remainingSeconds, type HourAlertPercent } from './usage.ts';
 import { mayClaimSpare } from './pool.ts';
+import { nameFirst, type NameView, type PointNameDecision } from './machineName.ts';
 
 export const MACHINE_STATES = [
   'requested',
@@ -248,7 +249,8 @@ export type LastTry =
   | 'not-startable-yet'
   | 'stop-refused'
   | 'password-not-ready'
-  | 'password-undecryptable';
+  | 'password-undecryptable'
+  | 'name-failed';
 
 export type LifecycleInput = {
   machine: MachineFacts;
@@ -262,6 +264,8 @@ export type LifecycleInput = {
   /** For a new machine that brings back a kept disk: the copy it is made from; undefined otherwise. */
   restore?: RestoreView | undefined;
   lastTry?: LastTry | undefined;
+  /** Its DNS name (machineName.ts); undefined when no zone is configured. */
+  name?: NameView | undefined;
   now: Instant;
   limits: LifecycleLimits;
 };
@@ -329,7 +333,8 @@ export type Decision =
     }
   | { kind: 'refuse-start'; reason: string; why: 'out-of-hours' | 'plan-expired' }
   | { kind: 'lost'; reason: string; during: LostWhile }
-  | { kind: 'repoint-restore'; reason: string; snapshotId: string };
+  | { kind: 'repoint-restore'; reason: string; snapshotId: string }
+  | PointNameDecision;
 
 export type DecisionKind = Decision['kind'];
 
@@ -385,6 +390,7 @@ export function stepRule(decision: Decision): StepRule {
     case 'resize':
     case 'revert-resize':
     case 'snapshot':
+    case 'point-name':
       return cloud;
     // Stopped for a plan change: the change and the start follow now, not at the next sweep.
     case 'mark-stopped':
@@ -653,7 +659,11 @@ function decideStarting(input: LifecycleInput, cloud: NonNullable<CloudView>): D
   const { machine, limits, lastTry } = input;
   if (cloud.state === 'running')
     return cloud.publicIp
-      ? { kind: 'mark-running', reason: 'EC2 says running with a public address', publicIp: cloud.publicIp }
+      ? (nameFirst(input.name, cloud.publicIp, lastTry) ?? {
+          kind: 'mark-running',
+          reason: 'EC2 says running with a public address',
+          publicIp: cloud.publicIp,
+        })
       : { kind: 'wait', reason: 'running, waiting for a public address' };
   if (cloud.state !== 'stopped') return { kind: 'wait', reason: `the instance is ${cloud.state}` };
   if (machine.startAttempts >= limits.maxStartAttempts)
@@ -760,11 +770,13 @@ function decideProvisioning(input: LifecycleInput): Decision {
     return { kind: 'probe-remote-desktop', reason: 'password ready: does Remote Desktop answer?' };
   if (input.remoteDesktop === 'closed')
     return { kind: 'note-remote-desktop-wait', reason: 'waiting for Remote Desktop to answer' };
-  return {
-    kind: 'mark-ready',
-    reason: 'running, password stored, Remote Desktop answers',
-    publicIp: cloud.publicIp,
-  };
+  return (
+    nameFirst(input.name, cloud.publicIp, lastTry) ?? {
+      kind: 'mark-ready',
+      reason: 'running, password stored, Remote Desktop answers',
+      publicIp: cloud.publicIp,
+    }
+  );
 }
 
 /**
