@@ -248,6 +248,8 @@ export type MachineHealthView = {
   gpu: string | null;
   driverLicensed: boolean | null;
   display: { width: number; height: number; refreshHz: number | null } | null;
+  /** Whether the report said Sunshine (Moonlight's host) runs; null without a report. */
+  streamHostRunning: boolean | null;
   freeDiskGb: number | null;
 };
 
@@ -297,6 +299,7 @@ export function assessHealth(input: HealthInput): MachineHealthView {
             refreshHz: health.report.display.refreshHz,
           }
         : null,
+    streamHostRunning: health?.report.sunshine.running ?? null,
     freeDiskGb: health ? Math.round((health.report.disk.freeBytes / 1024 ** 3) * 10) / 10 : null,
   };
   if (machine.state === 'provisioning' || machine.state === 'starting' || machine.state === 'requested')

@@ -96,20 +96,6 @@ export function deviceNameProblem(name: string | null): string | null {
   return null;
 }
 
-/** Moonlight's official downloads, per platform (moonlight-stream.org links the same ones). */
-export const MOONLIGHT_CLIENTS: ReadonlyArray<{ platform: string; url: string; note?: string }> = [
-  { platform: 'Android', url: 'https://play.google.com/store/apps/details?id=com.limelight' },
-  {
-    platform: 'Android TV',
-    url: 'https://play.google.com/store/apps/details?id=com.limelight',
-    note: 'the same app, from the TV’s Play Store',
-  },
-  { platform: 'iPhone and iPad', url: 'https://apps.apple.com/app/moonlight-game-streaming/id1000551566' },
-  { platform: 'Windows', url: 'https://github.com/moonlight-stream/moonlight-qt/releases/latest' },
-  { platform: 'macOS', url: 'https://github.com/moonlight-stream/moonlight-qt/releases/latest' },
-  { platform: 'Linux', url: 'https://flathub.org/apps/com.moonlight_stream.Moonlight' },
-];
-
 export const MOONLIGHT_HOME_URL = 'https://moonlight-stream.org/';
 /** Amazon DCV's client downloads (Windows, macOS, Linux). */
 export const DCV_CLIENT_URL = 'https://www.amazondcv.com/';
