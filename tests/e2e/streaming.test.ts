@@ -49,6 +49,7 @@ async function guidePicture(
   part: ReturnType<Page['locator']>,
   name: string,
   ip: string,
+  pcName?: string,
 ): Promise<void> {
   await mkdir('screenshots/guides', { recursive: true });
   // Taken on a narrow screen, so the guide shows them at their own size, readable.
@@ -68,10 +69,12 @@ async function guidePicture(
       [from, to] as const,
     );
   await swap(ip, EXAMPLE_IP);
+  if (pcName) await swap(pcName, EXAMPLE_NAME);
   try {
     await part.screenshot({ path: `screenshots/guides/${name}.png`, animations: 'disabled' });
   } finally {
     await swap(EXAMPLE_IP, ip);
+    if (pcName) await swap(EXAMPLE_NAME, pcName);
     await page.setViewportSize(before);
   }
 }
@@ -80,6 +83,8 @@ const GUIDE_VIEWPORT = { width: 480, height: 900 };
 
 /** What the guides show for a PC's address (RFC 5737 leaves 203.0.113.0/24 for examples). */
 const EXAMPLE_IP = '203.0.113.24';
+/** And for its name (the example domain a reader recognises as one). */
+const EXAMPLE_NAME = 'pc-7k2m9q4x.play.legendcloud.in';
 
 describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
   it('health line, pairing a Moonlight device (and a refused PIN), removing it, and the DCV file, at 1280 and 360 px', async () => {
@@ -88,26 +93,40 @@ describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
     const page = await browser.newPage(DESKTOP, { allowConsoleErrors: /status of 422/ });
     await runningLegendMachine(page, user.email);
     const ip = await page.locator('[data-field="public-ip"]').innerText();
+    // npm start's sandbox plays Route 53: the PC has a name, which is what Moonlight is told to add.
+    const pcName = await page.locator('[data-field="pc-name"]').innerText();
+    expect(pcName).toMatch(/^pc-[0-9a-z]{8}\.play\.legendcloud\.test$/);
 
     // The machine's own report, on its card.
     const health = page.locator('[data-field="health"]');
     await health.getByText('Ready for 1440p 120 fps streaming').waitFor({ timeout: 45_000 });
     await health.getByText(/What your PC reported/).click();
     await expect(health.getByText('NVIDIA T4').isVisible()).resolves.toBe(true);
-    await guidePicture(page, page.locator('.vm-card'), 'browser-1', ip);
+    // Each line that explains a failure links to what to check (the guides), and is linked back.
+    for (const [field, failure] of [
+      ['health-display', 'black-screen'],
+      ['health-stream-host', 'pairing-refused'],
+      ['health-driver', 'stutter-or-high-latency'],
+      ['health-address', 'pc-not-found'],
+    ] as const)
+      await expect(health.locator(`#${field} a.health-guide`).getAttribute('href')).resolves.toBe(
+        `/guides#${failure}`,
+      );
+    await guidePicture(page, health, 'health-1', ip, pcName);
+    await guidePicture(page, page.locator('.vm-card'), 'browser-1', ip, pcName);
     await screenshotsAtBothWidths(page, 'dashboard-health');
 
     // Moonlight: the address to add, the PIN it shows, the device paired.
     const connect = page.getByRole('region', { name: 'How to connect' });
     await connect.scrollIntoViewIfNeeded();
-    await expect(connect.locator('[data-field="stream-host"]').innerText()).resolves.toBe(ip);
-    await guidePicture(page, connect.locator('.connect-block').nth(0), 'moonlight-1', ip);
-    await guidePicture(page, connect.locator('.connect-block').nth(1), 'moonlight-2', ip);
+    await expect(connect.locator('[data-field="stream-host"]').innerText()).resolves.toBe(pcName);
+    await guidePicture(page, connect.locator('.connect-block').nth(0), 'moonlight-1', ip, pcName);
+    await guidePicture(page, connect.locator('.connect-block').nth(1), 'moonlight-2', ip, pcName);
     // Moonlight on the customer's TV shows 0417 and waits.
     await sunshine({ [ip]: { moonlight: { pin: '0417' } } });
     await connect.getByLabel('PIN from Moonlight').fill('0417');
     await connect.getByLabel('Device name').fill('Living room TV');
-    await guidePicture(page, connect.locator('.pair-form'), 'moonlight-3', ip);
+    await guidePicture(page, connect.locator('.pair-form'), 'moonlight-3', ip, pcName);
     await connect.getByRole('button', { name: 'Pair device' }).click();
     await connect
       .getByText('Living room TV is paired. Open your PC in Moonlight to play.')
@@ -117,7 +136,7 @@ describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
     const host = await sunshineHost(ip);
     expect(host?.pins).toEqual([expect.objectContaining({ pin: '0417', name: 'Living room TV' })]);
     expect(host?.clients).toHaveLength(1);
-    await guidePicture(page, connect.locator('.paired-devices'), 'moonlight-4', ip);
+    await guidePicture(page, connect.locator('.paired-devices'), 'moonlight-4', ip, pcName);
     await screenshotsAtBothWidths(page, 'dashboard-moonlight-paired');
 
     // A PIN nobody waits for: the answer says how to start again, with the address.
@@ -128,7 +147,7 @@ describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
     const refused = connect.getByRole('alert');
     await refused.waitFor({ timeout: 45_000 });
     await expect(refused.innerText()).resolves.toBe(
-      `Your PC is not waiting for a PIN. Open Moonlight, add host ${ip}, then type the PIN it shows within 2 minutes.`,
+      `Your PC is not waiting for a PIN. Open Moonlight, add host ${pcName}, then type the PIN it shows within 2 minutes.`,
     );
     await screenshotsAtBothWidths(page, 'dashboard-moonlight-refused');
 
@@ -148,12 +167,12 @@ describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
     await connect.getByRole('tab', { name: 'DCV app' }).click();
     const dcv = connect.locator('[data-field="dcv-file"]');
     await dcv.waitFor();
-    await guidePicture(page, connect.locator('.tabpanel:not([hidden]) .connect-row'), 'dcv-1', ip);
-    await guidePicture(page, page.locator('.vm-card [data-field="health"]'), 'dcv-2', ip);
+    await guidePicture(page, connect.locator('.tabpanel:not([hidden]) .connect-row'), 'dcv-1', ip, pcName);
+    await guidePicture(page, page.locator('.vm-card [data-field="health"]'), 'dcv-2', ip, pcName);
     const [download] = await Promise.all([page.waitForEvent('download'), dcv.click()]);
     expect(download.suggestedFilename()).toBe('LegendCloud-PC.dcv');
     const file = await readFile(await download.path(), 'utf8');
-    expect(file).toContain(`host=${ip}\r\nport=8443\r\nsessionid=console\r\n`);
+    expect(file).toContain(`host=${pcName}\r\nport=8443\r\nsessionid=console\r\n`);
     const token = /authtoken=([\w-]+)/.exec(file)?.[1] ?? '';
     const verify = () =>
       requestFrom(ip, `${baseUrl().replace('localhost', '127.0.0.1')}/api/dcv/auth`, {
@@ -171,9 +190,15 @@ describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
 
     // The browser desktop and Remote Desktop options, each with its guide.
     await connect.getByRole('tab', { name: 'Browser' }).click();
-    await guidePicture(page, connect.locator('.tabpanel:not([hidden]) .connect-row'), 'browser-2', ip);
+    await guidePicture(
+      page,
+      connect.locator('.tabpanel:not([hidden]) .connect-row'),
+      'browser-2',
+      ip,
+      pcName,
+    );
     await connect.getByRole('tab', { name: 'Remote Desktop' }).click();
-    await guidePicture(page, connect.locator('.tabpanel:not([hidden]) .connect-row'), 'rdp-1', ip);
+    await guidePicture(page, connect.locator('.tabpanel:not([hidden]) .connect-row'), 'rdp-1', ip, pcName);
     await connect.locator('.tabpanel:not([hidden]) .guide summary').click();
     await screenshotsAtBothWidths(page, 'dashboard-rdp-guide');
 

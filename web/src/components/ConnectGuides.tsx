@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError } from '../api/fetcher.ts';
 import { pairDevice, removeDevice } from '../api/streaming.ts';
 import { refreshDashboard, type DashboardRecord } from '../api/vm.ts';
@@ -102,7 +102,7 @@ function MoonlightPanel({ streaming }: { streaming: StreamingView | null }) {
             </li>
           ))}
         </ul>
-        <details className="guide">
+        <details className="guide-files">
           <summary>Which file to get</summary>
           <MoonlightDownloads headingLevel={3} />
         </details>
@@ -219,10 +219,14 @@ function PairingForm({ streaming }: { streaming: StreamingView }) {
     return () => window.clearInterval(timer);
   }, [waiting]);
 
-  // A device's "is paired" answer lasts while it is paired: removed (here or on the PC), it goes.
+  // A device's "is paired" answer lasts while it is paired: once listed, then removed (here or
+  // on the PC), it goes. (The list may not have it yet when the answer arrives.)
+  const listed = useRef<string | null>(null);
   useEffect(() => {
-    if (outcome?.deviceId && !streaming.pairedDevices.some((d) => d.id === outcome.deviceId))
-      setOutcome(null);
+    const id = outcome?.deviceId;
+    if (!id) return;
+    if (streaming.pairedDevices.some((d) => d.id === id)) listed.current = id;
+    else if (listed.current === id) setOutcome(null);
   }, [outcome, streaming.pairedDevices]);
 
   // A pairing the server stopped waiting for (202): its answer arrives in the record.

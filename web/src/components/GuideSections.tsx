@@ -22,7 +22,7 @@ export function MoonlightDownloads({ headingLevel = 3 }: { headingLevel?: 2 | 3 
     <div className="guide-section" data-guide="downloads">
       <Heading id="moonlight-downloads">Get Moonlight for your device</Heading>
       <div className="guide-table-wrap">
-        <table className="guide-table">
+        <table className="guide-table guide-table-stack">
           <caption className="visually-hidden">Moonlight for each kind of device</caption>
           <thead>
             <tr>
@@ -35,8 +35,8 @@ export function MoonlightDownloads({ headingLevel = 3 }: { headingLevel?: 2 | 3 
             {MOONLIGHT_DOWNLOADS.map((download) => (
               <tr key={download.os} data-os={download.os}>
                 <th scope="row">{download.os}</th>
-                <td>{download.file}</td>
-                <td>
+                <td data-label="What to get">{download.file}</td>
+                <td data-label="Official page">
                   <a href={download.url} target="_blank" rel="noopener noreferrer">
                     {download.linkText}
                     <span className="visually-hidden"> for {download.os} (opens in a new tab)</span>
@@ -67,9 +67,7 @@ export function PortsTable({ headingLevel = 3 }: { headingLevel?: 2 | 3 }) {
           <thead>
             <tr>
               <th scope="col">App</th>
-              <th scope="col">Protocol</th>
-              <th scope="col">Ports</th>
-              <th scope="col">For</th>
+              <th scope="col">Ports, and what for</th>
             </tr>
           </thead>
           <tbody>
@@ -79,9 +77,12 @@ export function PortsTable({ headingLevel = 3 }: { headingLevel?: 2 | 3 }) {
                 data-port={`${rule.protocol} ${rule.ports}`}
               >
                 <th scope="row">{rule.app}</th>
-                <td>{rule.protocol}</td>
-                <td>{rule.ports}</td>
-                <td>{rule.use}</td>
+                <td>
+                  <span className="guide-port">
+                    {rule.protocol} {rule.ports}
+                  </span>{' '}
+                  <span className="muted">({rule.use})</span>
+                </td>
               </tr>
             ))}
           </tbody>
