@@ -284,6 +284,7 @@ export type LostWhile = 'provisioning' | 'use';
  *   lost, repoint-restore, hand-over-disk, keep-disk, snapshot-failed, check-later (a follow-up
  *   check queued), note-remote-desktop-wait (the dashboard says why it is not ready yet):
  *   conditional row transitions (with their notices, alerts and jobs), no cloud call.
+ * - point-name: its DNS name pointed at the new address before it is shown running (machineName.ts).
  * - retry-later: the job's step failed and is tried again with the queue's backoff.
  * - nothing / wait: nothing to do now; `wait` means something is under way.
  */

@@ -53,7 +53,9 @@ class Route53Error extends Error {
 const ControlSchema = z.strictObject({
   failing: z.enum(['ServiceUnavailable', 'Throttling']).nullable().optional(),
   set: z.strictObject({ name: z.string().min(1).max(253), ip: z.ipv4() }).optional(),
-  zones: z.array(z.strictObject({ id: z.string().regex(/^Z[A-Z0-9]{1,31}$/), name: z.string().min(1) })).optional(),
+  zones: z
+    .array(z.strictObject({ id: z.string().regex(/^Z[A-Z0-9]{1,31}$/), name: z.string().min(1) }))
+    .optional(),
   removeZone: z.string().optional(),
 });
 
@@ -146,7 +148,8 @@ export function createSandboxRoute53(): SandboxRoute53 {
   /** Applies a ChangeBatch all or nothing, as Route 53 does. */
   function applyBatch(zone: Zone, body: string): void {
     const changeXml = elements(body, 'Change');
-    if (changeXml.length === 0) throw new Route53Error(400, 'InvalidInput', 'The change batch has no changes.');
+    if (changeXml.length === 0)
+      throw new Route53Error(400, 'InvalidInput', 'The change batch has no changes.');
     const next = new Map(zone.records);
     const problems: string[] = [];
     for (const change of changeXml) {
@@ -157,22 +160,37 @@ export function createSandboxRoute53(): SandboxRoute53 {
       const ttl = Number(text(setXml, 'TTL') ?? 'NaN');
       const values = elements(setXml, 'Value').map((v) => unescapeXml(v.trim()));
       if (!name.endsWith(zone.name) || name === '.')
-        throw new Route53Error(400, 'InvalidChangeBatch', `RRSet with DNS name ${name} is not permitted in zone ${zone.name}`);
-      if (!['A', 'AAAA', 'CNAME', 'TXT'].includes(type) || !Number.isInteger(ttl) || ttl < 0 || values.length === 0)
+        throw new Route53Error(
+          400,
+          'InvalidChangeBatch',
+          `RRSet with DNS name ${name} is not permitted in zone ${zone.name}`,
+        );
+      if (
+        !['A', 'AAAA', 'CNAME', 'TXT'].includes(type) ||
+        !Number.isInteger(ttl) ||
+        ttl < 0 ||
+        values.length === 0
+      )
         throw new Route53Error(400, 'InvalidInput', `Invalid resource record set for ${name}`);
       const key = keyOf(name, type);
       const existing = next.get(key);
       const set: RecordSet = { name, type, ttl, values };
       switch (action) {
         case 'CREATE':
-          if (existing) problems.push(`Tried to create resource record set [name='${name}', type='${type}'] but it already exists`);
+          if (existing)
+            problems.push(
+              `Tried to create resource record set [name='${name}', type='${type}'] but it already exists`,
+            );
           else next.set(key, set);
           break;
         case 'UPSERT':
           next.set(key, set);
           break;
         case 'DELETE':
-          if (!existing) problems.push(`Tried to delete resource record set [name='${name}', type='${type}'] but it was not found`);
+          if (!existing)
+            problems.push(
+              `Tried to delete resource record set [name='${name}', type='${type}'] but it was not found`,
+            );
           else if (existing.ttl !== ttl || existing.values.join(',') !== values.join(','))
             problems.push(
               `Tried to delete resource record set [name='${name}', type='${type}'] but the values provided do not match the current values`,
@@ -308,7 +326,12 @@ export function createSandboxRoute53(): SandboxRoute53 {
         return;
       }
       const existing = zone.records.get(keyOf(name, 'A'));
-      zone.records.set(keyOf(name, 'A'), { name, type: 'A', ttl: existing?.ttl ?? 300, values: [input.set.ip] });
+      zone.records.set(keyOf(name, 'A'), {
+        name,
+        type: 'A',
+        ttl: existing?.ttl ?? 300,
+        values: [input.set.ip],
+      });
     }
     ctx.status = 204;
   });
