@@ -58,23 +58,31 @@ async function guidePicture(
   await page.waitForFunction((width) => window.innerWidth === width, GUIDE_VIEWPORT.width);
   await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
   await part.scrollIntoViewIfNeeded();
-  const swap = (from: string, to: string) =>
+  // `whole`: only text nodes that are exactly `from` (a label of a name that wraps at its dots).
+  const swap = (from: string, to: string, whole = false) =>
     page.evaluate(
-      ([a, b]) => {
+      ([a, b, exact]) => {
         const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
         for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-          if (node.nodeValue?.includes(a)) node.nodeValue = node.nodeValue.replaceAll(a, b);
+          if (exact ? node.nodeValue === a : node.nodeValue?.includes(a))
+            node.nodeValue = (node.nodeValue ?? '').replaceAll(a, b);
         }
       },
-      [from, to] as const,
+      [from, to, whole] as const,
     );
-  await swap(ip, EXAMPLE_IP);
-  if (pcName) await swap(pcName, EXAMPLE_NAME);
+  // The name as one text, and as the labels a name that wraps at its dots is written in.
+  const pairs: Array<[string, string, boolean]> = [[ip, EXAMPLE_IP, false]];
+  if (pcName) {
+    pairs.push([pcName, EXAMPLE_NAME, false]);
+    const [label = '', ...domain] = pcName.split('.');
+    const [exampleLabel = '', ...exampleDomain] = EXAMPLE_NAME.split('.');
+    pairs.push([label, exampleLabel, true], [`.${domain.at(-1)}`, `.${exampleDomain.at(-1)}`, true]);
+  }
+  for (const [from, to, whole] of pairs) await swap(from, to, whole);
   try {
     await part.screenshot({ path: `screenshots/guides/${name}.png`, animations: 'disabled' });
   } finally {
-    await swap(EXAMPLE_IP, ip);
-    if (pcName) await swap(EXAMPLE_NAME, pcName);
+    for (const [from, to, whole] of pairs.reverse()) await swap(to, from, whole);
     await page.setViewportSize(before);
   }
 }

@@ -20,6 +20,7 @@ import { GAMING } from '../../../core/domain/gaming.ts';
 import { GUIDES_PATH, MOONLIGHT_DOWNLOADS } from '../../../core/domain/guides.ts';
 import { MoonlightDownloads, PortsTable, Troubleshooting } from './GuideSections.tsx';
 import { BrowserDesktop } from './BrowserDesktop.tsx';
+import { HostName } from './HostName.tsx';
 import { Dialog } from './Dialog.tsx';
 import { Tabs } from './Tabs.tsx';
 import { TextField } from './TextField.tsx';
@@ -181,7 +182,9 @@ function HostAddress({ host, named }: { host: string; named: boolean }) {
       <span className="muted">
         In Moonlight: Add host (+), then type {named ? 'your PC’s name' : 'its address'}
       </span>
-      <code data-field="stream-host">{host}</code>
+      <code data-field="stream-host">
+        <HostName host={host} />
+      </code>
       <button type="button" className="button small" onClick={copy}>
         {copied === 'yes' ? 'Copied' : 'Copy'}
       </button>

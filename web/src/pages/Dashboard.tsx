@@ -16,6 +16,7 @@ import { AutoPayPanel } from '../components/AutoPayPanel.tsx';
 import { BrowserDesktop } from '../components/BrowserDesktop.tsx';
 import { ConnectGuides } from '../components/ConnectGuides.tsx';
 import { MachineHealthLine } from '../components/MachineHealthLine.tsx';
+import { HostName } from '../components/HostName.tsx';
 import { ConnectionCheckLink } from '../components/ConnectionCheckLink.tsx';
 import { desktopReachable } from '../../../core/domain/lifecycle.ts';
 import { handoverStatus } from '../../../core/domain/planHandover.ts';
@@ -227,7 +228,7 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
           <div className="vm-fact">
             <dt>PC name</dt>
             <dd className="vm-name" data-field="pc-name">
-              {record.machineName.host}
+              <HostName host={record.machineName.host} />
             </dd>
           </div>
         )}
