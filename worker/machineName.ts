@@ -1,4 +1,5 @@
 import {
+  clearNameFailure,
   ensureMachineName,
   findMachineName,
   nameFacts,
@@ -109,6 +110,10 @@ export async function advanceName(
           // Looked at again: a record changed meanwhile is deleted as it now is.
           record = undefined;
           break;
+        case 'settle':
+          await clearNameFailure(deps.db, row.label, new Date());
+          await resolveAlertsByKeys(deps.db, [nameAlertKey('failing', vm.id)]);
+          return 'done';
         case 'forget':
           await releaseMachineName(deps.db, row.label, new Date());
           await resolveAlertsByKeys(deps.db, [nameAlertKey('failing', vm.id)]);

@@ -125,6 +125,16 @@ describe('decideName: when the record is written, corrected, deleted, and when a
     });
   });
 
+  it('a failing name whose machine stopped settles: nothing to point until its start, no alert', () => {
+    const failing = { ...NAME, failingSince: at(-20 * MIN) };
+    expect(decideName(input({ name: failing, machine: { state: 'stopped', publicIp: null } })).kind).toBe(
+      'settle',
+    );
+    expect(decideName(input({ name: failing, machine: { state: 'stopping', publicIp: null } })).kind).toBe(
+      'settle',
+    );
+  });
+
   it('tells an operator once, after 10 minutes of failing, before trying again', () => {
     const since = (ms: number) => ({ ...NAME, failingSince: at(-ms) });
     expect(decideName(input({ name: since(NAME_ALERT_AFTER_MS - 1) })).kind).toBe('observe');

@@ -93,10 +93,12 @@ export function nameMustGo(state: string): boolean {
  * - forget: there is no record left: the name is released for good;
  * - confirm: the record already points where it should: remember so;
  * - alert: writing it has failed for NAME_ALERT_AFTER_MS: an operator is told (once per spell);
+ * - settle: it was failing, but the machine stopped: nothing to point until it starts again (the
+ *   start points it), so the failure and its alert are over;
  * - nothing.
  */
 export type NameDecision =
-  | { kind: 'nothing' | 'observe' | 'forget' | 'alert'; reason: string }
+  | { kind: 'nothing' | 'observe' | 'forget' | 'alert' | 'settle'; reason: string }
   | { kind: 'confirm'; reason: string; ip: string }
   | { kind: 'upsert'; reason: string; ip: string; drift: string | null }
   | { kind: 'delete'; reason: string; record: NonNullable<RecordView> };
@@ -123,6 +125,11 @@ export function decideName(input: NameInput): NameDecision {
   const { machine, name, record, now } = input;
   if (!input.zone || !name) return { kind: 'nothing', reason: 'no name to look after' };
   if (name.released) return { kind: 'nothing', reason: 'the name was released with its machine' };
+  const ip = machine.state === 'running' ? machine.publicIp : null;
+  if (ip === null && !nameMustGo(machine.state))
+    return name.failingSince !== null
+      ? { kind: 'settle', reason: `${machine.state}: nothing to point until it starts, which points it` }
+      : { kind: 'nothing', reason: `${machine.state}: the name keeps its last address` };
   // Told before anything is tried again: the operator hears of an outage while it lasts.
   if (nameAlertDue(name, now))
     return { kind: 'alert', reason: 'the name has not been updated for 10 minutes' };
@@ -136,8 +143,7 @@ export function decideName(input: NameInput): NameDecision {
       record,
     };
   }
-  const ip = machine.state === 'running' ? machine.publicIp : null;
-  if (ip === null) return { kind: 'nothing', reason: `${machine.state}: the name keeps its last address` };
+  if (ip === null) return { kind: 'nothing', reason: 'no address to point at' };
   if (name.pointsTo === ip && name.failingSince === null)
     return { kind: 'nothing', reason: 'the name points at the machine' };
   if (record === undefined)
