@@ -89,6 +89,15 @@ const VmAction = z.object({ vmId: z.uuid() });
  */
 const StreamPairing = z.object({ pairingId: z.uuid() });
 
+/** Read Sunshine's client list on one machine (`stream-clients`), sent when its health report is accepted. */
+const StreamClients = z.object({ vmId: z.uuid() });
+
+/**
+ * A machine's DNS name (`machine-name`): with an id, that machine's (its name could not be pointed
+ * on the way to running); without, the minute sweep over names that need work.
+ */
+const MachineNameWork = z.object({ vmId: z.uuid().optional() });
+
 /** One operator alert posted to ALERT_WEBHOOK_URL (Slack-compatible), composed when claimed. */
 const AlertWebhook = z.object({
   alertId: z.uuid(),
@@ -295,6 +304,26 @@ export const QUEUES = {
     retryLimit: 3,
     retryDelay: 5,
     retryBackoff: true,
+    expireInSeconds: 120,
+  }),
+  // Sunshine's client list on a machine, at each accepted health report (one waiting per machine):
+  // the next report sends it again, so a failed read needs no retry chain.
+  'stream-clients': defineQueue(StreamClients, {
+    policy: 'short',
+    retryLimit: 1,
+    retryDelay: 10,
+    retryBackoff: false,
+    expireInSeconds: 120,
+  }),
+  // Machines' DNS names (cron, every minute; and one machine's when pointing it failed on its way
+  // to running). Route 53 outages are usually minutes: backoff from 10 s up to 5 minutes, and the
+  // minute sweep keeps trying past the retries; the name's 10-minute alert does not wait for them.
+  'machine-name': defineQueue(MachineNameWork, {
+    policy: 'short',
+    retryLimit: 10,
+    retryDelay: 10,
+    retryBackoff: true,
+    retryDelayMax: 300,
     expireInSeconds: 120,
   }),
   // Machines' health (cron, every minute): running machines silent for 15 minutes, forged

@@ -7,8 +7,10 @@ import { STYLES } from './html.ts';
 import { createSandboxEc2, type SandboxEc2 } from './ec2/index.ts';
 import { createSandboxCloudWatch } from './cloudwatch/index.ts';
 import { createSandboxRegionPing } from './regionPing/index.ts';
+import { createSandboxRoute53 } from './route53/index.ts';
 
 export { SANDBOX_PAYU_KEY, SANDBOX_PAYU_SALT } from './payu/index.ts';
+export { SANDBOX_ROUTE53_ZONE } from './route53/index.ts';
 
 /**
  * Local stand-ins for the outside world, speaking the real services' wire protocols.
@@ -54,6 +56,9 @@ export function createSandbox(options: SandboxOptions): Middleware {
   // The regional endpoint the connection check page measures from the browser.
   const regionPing = createSandboxRegionPing();
   router.use('/region-ping', regionPing.router.routes(), regionPing.router.allowedMethods());
+  // The machines' DNS names (Route 53's REST XML API).
+  const route53 = createSandboxRoute53();
+  router.use('/route53', route53.router.routes(), route53.router.allowedMethods());
   router.get('/', (ctx) => {
     ctx.redirect('/sandbox/mail');
   });

@@ -3,6 +3,7 @@ import { fastLaunchVerdict } from '../core/domain/imageChecks.ts';
 import { CARD_PLANS } from '../core/domain/plans.ts';
 import { formatPreflight, runPreflight } from '../core/providers/awsPreflight.ts';
 import { describeFastLaunch } from '../core/providers/fastLaunch.ts';
+import { checkMachineNames } from '../core/providers/machineNamePreflight.ts';
 
 /**
  * `npm run aws:check`: with the worker's environment, asks the AWS account everything a first
@@ -45,6 +46,8 @@ const results = await runPreflight({
   capacityLimits: config.capacityLimits,
   deploymentTag: ec2.deploymentTag,
 });
+// The machines' DNS names: their own questions, after EC2's.
+results.push(...(await checkMachineNames(config.machineNames, { mode: ec2.mode })));
 console.log(formatPreflight(results));
 const failures = results.filter((r) => !r.ok).length + (await checkFastLaunch());
 console.log(failures === 0 ? 'all checks passed' : `${failures} check(s) failed`);

@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from '../core/config/config.ts';
 import { migrate } from '../core/db/migrate.ts';
 import { createLogger, onStopSignals } from '../core/observability/log.ts';
 import { SPA_DIR } from '../api/static.ts';
+import { SANDBOX_ROUTE53_ZONE } from '../sandbox/route53/index.ts';
 import { PostgresStartError, startEmbeddedPostgres, type RunningPostgres } from './lib/postgres.ts';
 import { nodeProcess, stopInOrder, supervise, type Supervised } from './lib/supervise.ts';
 
@@ -85,6 +86,12 @@ if (!process.env.DATABASE_URL) {
 }
 const config = loadConfig();
 const databaseUrl = process.env.DATABASE_URL as string;
+// The sandbox plays Route 53 as it plays EC2: machines get names in its zone unless the
+// environment names a zone (an empty MACHINE_DNS_ZONE_ID turns names off). The children read it.
+if (config.ec2.mode === 'sandbox' && process.env.MACHINE_DNS_ZONE_ID === undefined) {
+  process.env.MACHINE_DNS_ZONE_ID = SANDBOX_ROUTE53_ZONE.id;
+  process.env.MACHINE_DNS_SUFFIX ??= SANDBOX_ROUTE53_ZONE.name;
+}
 
 const applied = await migrate(databaseUrl, { log: (line) => log.info(line) });
 log.info({ applied: applied.length }, 'migrations up to date');

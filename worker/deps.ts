@@ -7,6 +7,7 @@ import type { VmEc2 } from '../core/providers/vmEc2.ts';
 import type { CloudWatch } from '../core/providers/cloudwatch.ts';
 import { probeRdp } from '../core/providers/rdpProbe.ts';
 import type { Sunshine } from '../core/providers/sunshine.ts';
+import type { Route53 } from '../core/providers/route53.ts';
 
 /** What job handlers need, built once per worker process. */
 export type WorkerDeps = {
@@ -26,6 +27,8 @@ export type WorkerDeps = {
   remoteDesktop: RemoteDesktopProbe;
   /** Sunshine's API on customers' machines (pairing Moonlight); the stream jobs make one if absent. */
   sunshine?: Sunshine;
+  /** Route 53 for the machines' DNS names, when a zone is configured (MACHINE_DNS_ZONE_ID). */
+  route53?: Route53 | undefined;
 };
 
 export type RemoteDesktopProbe = { probe(host: string, port: number): Promise<'open' | 'closed'> };

@@ -25,6 +25,8 @@ export async function registerSchedules(deps: WorkerDeps): Promise<void> {
   await deps.boss.schedule('housekeeping', '17 * * * *', {});
   // Machines' own health: silence from running machines, forged reports (game streaming).
   await deps.boss.schedule('machine-health', '* * * * *', {});
+  // Machines' DNS names: records of gone machines deleted, failed updates retried and alerted.
+  if (deps.config.machineNames) await deps.boss.schedule('machine-name', '* * * * *', {});
   // Operator alerts reach a person within a minute (OPS_EMAIL, ALERT_WEBHOOK_URL).
   await deps.boss.schedule('alert-notify', '* * * * *', {});
   // Fill the warm pool now rather than at the next five-minute mark.

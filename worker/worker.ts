@@ -29,7 +29,10 @@ import { alertNotify } from './jobs/alertNotify.ts';
 import { alertWebhook } from './jobs/alertWebhook.ts';
 import { streamPair } from './jobs/streamPair.ts';
 import { streamUnpair } from './jobs/streamUnpair.ts';
+import { streamClients } from './jobs/streamClients.ts';
 import { machineHealthSweep } from './jobs/machineHealthSweep.ts';
+import { machineNameJob } from './jobs/machineName.ts';
+import { createRoute53, type Route53 } from '../core/providers/route53.ts';
 import { createSunshine, type Sunshine } from '../core/providers/sunshine.ts';
 import { SUNSHINE_TIMEOUT_MS } from './streamHost.ts';
 import { autopayRenewal } from './jobs/autopayRenewal.ts';
@@ -101,7 +104,11 @@ const HANDLERS: Record<QueueName, QueueWorker> = {
   // once (each waits on one machine's Sunshine for up to half a minute).
   'stream-pair': { handler: streamPair, batchSize: 1, localConcurrency: 4, pollingIntervalSeconds: 0.5 },
   'stream-unpair': { handler: streamUnpair, batchSize: 1, localConcurrency: 2, pollingIntervalSeconds: 0.5 },
+  'stream-clients': { handler: streamClients, batchSize: 1, localConcurrency: 2 },
   'machine-health': { handler: machineHealthSweep, batchSize: 1, localConcurrency: 1 },
+  // DNS names: the minute sweep and single machines' retries, a couple at once (Route 53 allows
+  // 5 requests a second per account).
+  'machine-name': { handler: machineNameJob, batchSize: 1, localConcurrency: 2 },
   // AutoPay: the renewal sweep (its steps are claimed row by row) and revokes at PayU.
   'autopay-renewal': { handler: autopayRenewal, batchSize: 1, localConcurrency: 1 },
   'autopay-revoke': { handler: autopayRevoke, batchSize: 1, localConcurrency: 2 },
@@ -126,6 +133,7 @@ export async function startWorker(
     vmEc2?: VmEc2;
     cloudWatch?: CloudWatch;
     sunshine?: Sunshine;
+    route53?: Route53;
   } = {},
 ): Promise<RunningWorker> {
   const db = await createDbPool(databaseUrl);
@@ -146,6 +154,8 @@ export async function startWorker(
     cloudWatch,
     remoteDesktop: remoteDesktopProbe,
     sunshine: overrides.sunshine ?? createSunshine({ timeoutMs: SUNSHINE_TIMEOUT_MS }),
+    route53:
+      overrides.route53 ?? (config.machineNames ? createRoute53(config.machineNames.route53) : undefined),
   };
   const metrics = createRegistry();
   const jobDurations = jobDurationHistogram(metrics);
@@ -190,6 +200,7 @@ export async function startWorker(
       if (!overrides.mailer) deps.mailer.close?.();
       if (!overrides.vmEc2) vmEc2.destroy();
       if (!overrides.cloudWatch) cloudWatch.destroy();
+      if (!overrides.route53) deps.route53?.destroy();
       log.info('worker stopped');
     },
   };

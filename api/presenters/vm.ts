@@ -10,6 +10,7 @@ import type {
 import { autoRenewRecord } from '../../core/domain/autopay.ts';
 import { assessHealth, normaliseFingerprint } from '../../core/domain/machineHealth.ts';
 import { streamingView } from '../../core/domain/streaming.ts';
+import { machineNameView, type MachineNameView } from '../../core/domain/machineName.ts';
 import {
   downloadsReady,
   hoursExhausted,
@@ -43,6 +44,9 @@ export function dashboardBody(input: {
   /** Whether the subscription the machine still serves was a trial (asked only during a handover). */
   earlierPlanWasTrial?: boolean;
   autopay?: DashboardAutopay | null;
+  /** The machine's DNS name row, and the zone's suffix (null: no zone, so no names). */
+  name?: DashboardState['name'];
+  nameSuffix?: string | null;
   vmConfig: VmConfig;
   now: Date;
 }): DashboardBody {
@@ -148,6 +152,8 @@ export function dashboardBody(input: {
     handover,
     streamingClientUrl: vmConfig.streamingClientUrl,
     setupVideoUrl: vmConfig.setupVideoUrl,
+    machineName: handover ? null : nameOf(vm, input),
+    namesEnabled: Boolean(input.nameSuffix),
     ...streamingFields(vm, input, now),
     autoRenew: autoRenewOf(input.autopay ?? null),
   };
@@ -165,6 +171,8 @@ function streamingFields(
     health?: DashboardHealth | null;
     clockAhead?: DashboardState['clockAhead'];
     pairings?: DashboardPairing[];
+    name?: DashboardState['name'];
+    nameSuffix?: string | null;
   },
   now: Date,
 ): Pick<DashboardBody, 'machineHealth' | 'streaming'> {
@@ -191,8 +199,23 @@ function streamingFields(
       },
       pairings: input.pairings ?? [],
       now,
+      name: nameOf(vm, input),
+      namesEnabled: Boolean(input.nameSuffix),
+      runningSince: vm.state === 'running' ? vm.started_at : null,
     }),
   };
+}
+
+/** The machine's DNS name as the dashboard shows it (core/domain/machineName.ts). */
+function nameOf(
+  vm: DashboardVm | null,
+  input: { name?: DashboardState['name']; nameSuffix?: string | null },
+): MachineNameView | null {
+  if (!vm) return null;
+  return machineNameView(input.name ?? null, input.nameSuffix ?? null, {
+    state: vm.state,
+    publicIp: vm.public_ip,
+  });
 }
 
 function autoRenewOf(a: DashboardAutopay | null) {

@@ -20,6 +20,7 @@ import {
   type DcvOutcome,
 } from '../../core/domain/desktop.ts';
 import { desktopReachable } from '../../core/domain/lifecycle.ts';
+import { findConnectHost } from '../../core/db/machineNames.ts';
 import { VM_MESSAGES } from '../../core/domain/vm.ts';
 import { HttpError } from '../errors.ts';
 import { errorAnswer } from '../middleware/errors.ts';
@@ -113,7 +114,8 @@ export function desktopRoutes(services: Services): Router<AppState> {
       now: services.clock(),
     });
     ctx.state.log.info({ vmId: vm.id }, 'desktop token minted');
-    ctx.body = { url: desktopUrl(config.vm.dcvWebUrl, vm.public_ip, token), expiresAt };
+    const host = (await findConnectHost(db, vm, config.machineNames?.suffix ?? null)) ?? vm.public_ip;
+    ctx.body = { url: desktopUrl(config.vm.dcvWebUrl, vm.public_ip, token, host), expiresAt };
   });
 
   const parseAuth: Middleware<AppState> = async (ctx, next) => {

@@ -1,3 +1,4 @@
+import { sendJob } from '../../core/queue.ts';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
@@ -214,6 +215,14 @@ export function machineHealthRoutes(services: Services): Router<AppState> {
         receivedAt: now,
       });
       if (!stored) return refuse('replayed', { vmId: machine.vm_id });
+      // The paired devices follow the PC's own list (Sunshine's): read it now that it answers.
+      if (report.sunshine.running)
+        await sendJob(
+          services.boss,
+          'stream-clients',
+          { vmId: machine.vm_id },
+          { singletonKey: machine.vm_id },
+        );
       ctx.state.log.info({ vmId: machine.vm_id, instanceId: report.instanceId }, 'machine health report');
       reply(ctx, 200, { accepted: true, nextReportSeconds: HEALTH_REPORT_INTERVAL_SECONDS });
     },

@@ -14,6 +14,7 @@ import {
   type StreamPairing,
 } from '../../core/db/streamPairings.ts';
 import { findLiveVmByUser } from '../../core/db/vms.ts';
+import { findConnectHost } from '../../core/db/machineNames.ts';
 import { desktopReachable } from '../../core/domain/lifecycle.ts';
 import {
   DCV_FILE_NAME,
@@ -145,8 +146,10 @@ export function streamingRoutes(services: Services): Router<AppState> {
       return;
     }
     const answer = pairingAnswer(outcomeOf(row), row.host, row.device_name);
-    if (answer.status !== 200) throw new HttpError(answer.status, answer.message);
-    ctx.body = { message: answer.message, device: pairingBody(row) };
+    // The worker's sentence, which names the PC as the customer adds it (its name, or its address).
+    const message = row.message ?? answer.message;
+    if (answer.status !== 200) throw new HttpError(answer.status, message);
+    ctx.body = { message, device: pairingBody(row) };
   });
 
   router.delete('/vm/stream-pair/:id', requireUser(), async (ctx) => {
@@ -203,7 +206,8 @@ export function streamingRoutes(services: Services): Router<AppState> {
       now: services.clock(),
     });
     ctx.state.log.info({ vmId: vm.id }, 'DCV file minted');
-    download(ctx, DCV_FILE_TYPE, DCV_FILE_NAME, dcvFile(vm.public_ip, token));
+    const host = (await findConnectHost(db, vm, config.machineNames?.suffix ?? null)) ?? vm.public_ip;
+    download(ctx, DCV_FILE_TYPE, DCV_FILE_NAME, dcvFile(host, token));
   });
 
   return router;

@@ -9,6 +9,7 @@ import { isLive } from '../../core/domain/lifecycle.ts';
 import { isGone } from '../../core/domain/machineGone.ts';
 import { startRefusal, VM_MESSAGES } from '../../core/domain/vm.ts';
 import { PASSWORD_FILE_NAME, RDP_FILE_NAME, rdpFile } from '../../core/domain/rdp.ts';
+import { findConnectHost } from '../../core/db/machineNames.ts';
 import { requestStart, requestStop } from '../../core/commands/vmActions.ts';
 import { openWindowsPassword } from '../../core/crypto/vmSecrets.ts';
 import { HttpError, unauthorized } from '../errors.ts';
@@ -50,6 +51,7 @@ export function vmRoutes(services: Services): Router<AppState> {
       ...state,
       earlierPlanWasTrial: earlier?.is_trial ?? false,
       vmConfig: config.vm,
+      nameSuffix: config.machineNames?.suffix ?? null,
       now: new Date(),
     });
   }
@@ -119,7 +121,9 @@ export function vmRoutes(services: Services): Router<AppState> {
   async function sendRdp(ctx: AppContext, user: AuthUser) {
     const vm = await findDashboardVm(db, user.id);
     if (!vm || vm.state !== 'running' || !vm.public_ip) throw new HttpError(409, VM_MESSAGES.rdpNotReady);
-    download(ctx, 'application/x-rdp', RDP_FILE_NAME, rdpFile(vm.public_ip, config.vm.rdpPort));
+    // The PC's name once it leads there: the file then keeps working after every start.
+    const host = (await findConnectHost(db, vm, config.machineNames?.suffix ?? null)) ?? vm.public_ip;
+    download(ctx, 'application/x-rdp', RDP_FILE_NAME, rdpFile(host, config.vm.rdpPort));
   }
 
   async function sendPassword(ctx: AppContext, user: AuthUser) {

@@ -6,9 +6,9 @@ import { PRODUCTION_ENV } from './productionEnv.fixture.ts';
 describe('the browser desktop configuration', () => {
   const production = PRODUCTION_ENV;
 
-  it("defaults to DCV's web client on the machine over HTTPS, port 8443", () => {
-    expect(loadConfig({}).vm.dcvWebUrl).toBe('https://{ip}:8443/');
-    expect(loadConfig(production).vm.dcvWebUrl).toBe('https://{ip}:8443/');
+  it("defaults to DCV's web client on the machine, by its name when it has one, over HTTPS, port 8443", () => {
+    expect(loadConfig({}).vm.dcvWebUrl).toBe('https://{host}:8443/');
+    expect(loadConfig(production).vm.dcvWebUrl).toBe('https://{host}:8443/');
   });
 
   it('takes http outside production (the sandbox stand-in), https only in production', () => {
@@ -23,7 +23,7 @@ describe('the browser desktop configuration', () => {
 
   it('refuses a template that names no machine or is no URL', () => {
     expect(() => loadConfig({ DCV_WEB_URL: 'https://dcv.example.in/' })).toThrow(
-      /name the machine as \{ip\}/,
+      /name the machine as \{host\} .* or \{ip\}/,
     );
     expect(() => loadConfig({ DCV_WEB_URL: 'not a url {ip}' })).toThrow(/DCV_WEB_URL: .* is not a URL/);
     expect(() => loadConfig({ DCV_WEB_URL: 'ftp://{ip}/' })).toThrow(/DCV_WEB_URL: http or https only/);

@@ -15,6 +15,7 @@ import {
   connectionCheckConfig,
   type ConnectionCheckConfig,
 } from './connectionCheckConfig.ts';
+import { MACHINE_NAME_ENV, machineNameConfig, type MachineNameConfig } from './machineNameConfig.ts';
 
 /**
  * Every environment variable the product reads, in one place. Each process calls
@@ -266,6 +267,8 @@ export const EnvSchema = z.object({
   ...AUTOPAY_ENV,
   // The connection check page: see core/config/connectionCheckConfig.ts.
   ...CONNECTION_CHECK_ENV,
+  // The machines' stable DNS names (Route 53): see core/config/machineNameConfig.ts.
+  ...MACHINE_NAME_ENV,
   // Usage page (progress): CloudWatch metrics pulled by the worker.
   CLOUDWATCH_ENDPOINT: z
     .url({ protocol: /^https?$/ })
@@ -428,6 +431,8 @@ export type Config = {
   autopay: AutopayConfig;
   /** The endpoint the connection check page measures (core/config/connectionCheckConfig.ts). */
   connectionCheck: ConnectionCheckConfig;
+  /** The machines' DNS names in Route 53; null without a zone (core/config/machineNameConfig.ts). */
+  machineNames: MachineNameConfig | null;
 };
 
 export type MetricsConfig = {
@@ -591,6 +596,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   let vmSection: { ec2: Ec2Config; vm: VmConfig };
   let autopay: AutopayConfig;
   let connectionCheck: ConnectionCheckConfig;
+  let machineNames: MachineNameConfig | null;
   try {
     vmSection = parseVmConfig(env, { production, sandboxUrl, publicUrl, profile: env.SANDBOX_PROFILE });
     autopay = parseAutopayConfig(env, { production, payuSandbox });
@@ -600,6 +606,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       ec2Sandbox: vmSection.ec2.mode === 'sandbox',
       publicUrl,
     });
+    machineNames = machineNameConfig(env, { ec2: vmSection.ec2, sandboxUrl });
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
@@ -685,6 +692,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     metrics: metricsConfig(env, vmSection.ec2, sandboxUrl),
     autopay,
     connectionCheck,
+    machineNames,
   };
 }
 

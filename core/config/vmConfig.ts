@@ -204,7 +204,7 @@ export const VM_ENV = {
     .max(500)
     .optional()
     .describe(
-      'Where Amazon DCV\'s web client is on a machine, `{ip}` its address; "Open in browser" appends `?authToken=…#console`. HTTPS only in production; only the sandbox (or a proxy in front of the machines) changes it. Default: `https://{ip}:8443/` (`npm start`\'s sandbox: `http://{ip}:8443/`).',
+      'Where Amazon DCV\'s web client is on a machine, `{host}` its DNS name (its address without one), `{ip}` always its address; "Open in browser" appends `?authToken=…#console`. HTTPS only in production; only the sandbox (or a proxy in front of the machines) changes it. Default: `https://{host}:8443/` (`npm start`\'s sandbox: `http://{ip}:8443/`).',
     ),
   WORKER_EGRESS_CIDRS: list
     .refine((values) => values.length > 0 && values.every((v) => parseCidr4(v) !== null), {
@@ -266,7 +266,7 @@ export type VmConfig = {
   streamingClientUrl: string;
   setupVideoUrl: string | null;
   rdpPort: number;
-  /** DCV's web client on a machine, `{ip}` standing for its address (the browser desktop). */
+  /** DCV's web client on a machine, `{host}` standing for its name (or address), `{ip}` for its address. */
   dcvWebUrl: string;
 };
 
@@ -349,18 +349,20 @@ function parsePoolSizes(name: string, text: string | undefined, fallback: string
 }
 
 /**
- * Where DCV's web client is: `https://{ip}:8443/` on every machine. Only the sandbox (or a
- * proxy in front of the machines) changes it, and production accepts HTTPS only.
+ * Where DCV's web client is: `https://{host}:8443/` on every machine (`{host}`: its DNS name, or
+ * its address without one; `{ip}`: always its address). Only the sandbox (or a proxy in front of
+ * the machines) changes it, and production accepts HTTPS only.
  */
 function parseDcvWebUrl(text: string | undefined, production: boolean): string {
   const template = text ?? DCV_WEB_URL_DEFAULT;
   let url: URL;
   try {
-    url = new URL(template.replaceAll('{ip}', '203.0.113.1'));
+    url = new URL(template.replaceAll('{ip}', '203.0.113.1').replaceAll('{host}', 'pc-0000abcd.example.in'));
   } catch {
     throw new Error(`DCV_WEB_URL: "${template}" is not a URL`);
   }
-  if (!template.includes('{ip}')) throw new Error('DCV_WEB_URL: name the machine as {ip}');
+  if (!template.includes('{ip}') && !template.includes('{host}'))
+    throw new Error('DCV_WEB_URL: name the machine as {host} (its name, or its address without one) or {ip}');
   if (url.protocol !== 'https:' && (production || url.protocol !== 'http:')) {
     throw new Error(`DCV_WEB_URL: ${production ? 'https' : 'http or https'} only`);
   }

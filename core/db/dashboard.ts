@@ -81,6 +81,9 @@ export const DashboardPairing = z.object({
   createdAt: z.string(),
   pairedAt: z.string().nullable(),
   finishedAt: z.string().nullable(),
+  removedAt: z.string().nullable().default(null),
+  /** `machine`: found in Sunshine's client list on the PC, not paired from the dashboard. */
+  origin: z.enum(['dashboard', 'machine']).default('dashboard'),
 });
 export type DashboardPairing = z.infer<typeof DashboardPairing>;
 
@@ -115,6 +118,8 @@ export type DashboardState = {
   clockAhead: { seconds: number; observedAt: Date } | null;
   pairings: DashboardPairing[];
   autopay: DashboardAutopay | null;
+  /** The machine's DNS name (machine_names), when it has one. */
+  name: { label: string; pointsTo: string | null; released: boolean } | null;
 };
 
 /** `col, …` for every field of a row schema: what a lateral subquery reads (not `*`, which its sort would carry whole). */
@@ -170,6 +175,9 @@ type DashboardRow = {
   ck_ahead_seconds: number | null;
   ck_observed_at: Date | null;
   stream_pairings: unknown;
+  n_label: string | null;
+  n_points_to: string | null;
+  n_released: boolean | null;
 };
 // Parts read only when the record can show them (api/presenters/vm.ts), so most polls (a
 // customer with a live machine) skip their scans: conditions on the machine row alone become
@@ -192,7 +200,8 @@ const DASHBOARD_SELECT = sql.fragment`
     SELECT u.email, u.name, to_json(s) AS s, to_json(v) AS v, to_json(k) AS k, to_json(a) AS a,
       ms.launch_token IS NOT NULL AS reports_health, h.received_at AS h_received_at, h.report AS h_report,
       h.stream_host_unreachable_at AS h_unreachable_at, ck.ahead_seconds AS ck_ahead_seconds,
-      ck.observed_at AS ck_observed_at, sp.pairings AS stream_pairings
+      ck.observed_at AS ck_observed_at, sp.pairings AS stream_pairings,
+      mn.label AS n_label, mn.points_to AS n_points_to, mn.released_at IS NOT NULL AS n_released
     FROM users u
     LEFT JOIN LATERAL (
       SELECT ${columnsOf(DashboardSubscription)} ${currentSubscriptionOf(sql.fragment`u.id`)}) s ON true
@@ -219,11 +228,12 @@ const DASHBOARD_SELECT = sql.fragment`
     LEFT JOIN LATERAL (
       SELECT json_agg(json_build_object('id', p.id, 'name', p.device_name, 'state', p.state,
                'outcome', p.outcome, 'message', p.message, 'createdAt', p.created_at, 'pairedAt', p.paired_at,
-               'finishedAt', p.finished_at) ORDER BY p.created_at DESC) AS pairings
+               'finishedAt', p.finished_at, 'removedAt', coalesce(p.remove_requested_at, p.removed_at), 'origin', p.origin) ORDER BY p.created_at DESC) AS pairings
       FROM (SELECT * FROM stream_pairings p WHERE p.vm_id = v.id AND ${STREAMING_SHOWN}
               AND (p.state IN ('paired', 'removing', 'pending', 'sending', 'confirming')
                    OR p.updated_at > now() - interval '10 minutes')
-            ORDER BY p.created_at DESC LIMIT 20) p) sp ON true`;
+            ORDER BY p.created_at DESC LIMIT 20) p) sp ON true
+    LEFT JOIN machine_names mn ON mn.vm_id = v.id`;
 
 // The statement's text and parameters, rendered once by slonik (the fragments above, with the
 // rule for "which subscription" and "which machine" where it lives); the user's id fills its slot.
@@ -273,5 +283,8 @@ export async function findDashboardState(db: DashboardDb, userId: string): Promi
         : null,
     pairings: row.stream_pairings ? z.array(DashboardPairing).parse(row.stream_pairings) : [],
     autopay: autopayOf(row.a),
+    name: row.n_label
+      ? { label: row.n_label, pointsTo: row.n_points_to, released: row.n_released === true }
+      : null,
   };
 }

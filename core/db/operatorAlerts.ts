@@ -35,6 +35,10 @@ export const ALERT_KINDS = [
   'stream-host-unreachable',
   // AutoPay: a PayU answer we cannot read, or a renewal that needs a person.
   'autopay-problem',
+  // A machine's DNS name: not updated for 10 minutes (Route 53 failing), or found pointing at an
+  // address we never wrote (someone edited the zone; corrected at the machine's start).
+  'machine-name-failing',
+  'machine-name-drift',
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 

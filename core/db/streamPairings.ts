@@ -27,11 +27,13 @@ export const StreamPairing = z.object({
   paired_at: z.date().nullable(),
   remove_requested_at: z.date().nullable(),
   removed_at: z.date().nullable(),
+  origin: z.enum(['dashboard', 'machine']),
 });
 export type StreamPairing = z.infer<typeof StreamPairing>;
 
 const COLUMNS = sql.fragment`id, vm_id, user_id, device_name, pin_sealed, host, state, outcome, message,
-  client_uuid, clients_before, created_at, updated_at, finished_at, paired_at, remove_requested_at, removed_at`;
+  client_uuid, clients_before, created_at, updated_at, finished_at, paired_at, remove_requested_at, removed_at,
+  origin`;
 
 const ts = (at: Date) => at.toISOString();
 
@@ -177,4 +179,49 @@ export async function finishRemoval(
           updated_at = ${ts(result.now)}
         WHERE id = ${id} AND state = 'removing'
         RETURNING ${COLUMNS}`);
+}
+
+/** The devices of a machine as the dashboard lists them, and pairings that finished not long ago. */
+export async function listPairings(db: Db, vmId: string): Promise<StreamPairing[]> {
+  return [
+    ...(await db.any(sql.type(StreamPairing)`
+      SELECT ${COLUMNS} FROM stream_pairings WHERE vm_id = ${vmId} ORDER BY created_at DESC LIMIT 50`)),
+  ];
+}
+
+/**
+ * A device found paired in Sunshine's client list on the machine that no row of ours names: listed
+ * as paired (`origin` machine), removable like the others. Nothing while a pairing or removal of
+ * this machine is in flight (the list may be between two states) or when a row names it already.
+ */
+export async function insertFoundPairing(
+  db: Db,
+  input: { vmId: string; userId: string; uuid: string; name: string; host: string; now: Date },
+): Promise<boolean> {
+  const row = await db.maybeOne(sql.type(z.object({ id: z.uuid() }))`
+    INSERT INTO stream_pairings (vm_id, user_id, device_name, host, state, outcome, client_uuid, origin,
+      created_at, updated_at, finished_at, paired_at)
+    SELECT ${input.vmId}, ${input.userId}, ${input.name}, ${input.host}, 'paired', 'found-on-pc', ${input.uuid},
+      'machine', ${ts(input.now)}, ${ts(input.now)}, ${ts(input.now)}, ${ts(input.now)}
+    WHERE NOT EXISTS (
+      SELECT 1 FROM stream_pairings o
+      WHERE o.vm_id = ${input.vmId}
+        AND (o.state IN ('pending', 'sending', 'confirming', 'removing')
+             OR (o.state = 'paired' AND o.client_uuid = ${input.uuid})))
+    ON CONFLICT DO NOTHING
+    RETURNING id`);
+  return row !== null;
+}
+
+/**
+ * Devices Sunshine no longer knows (removed in its own page, or a fresh disk): no longer listed.
+ * Only those still paired and paired before the list was read.
+ */
+export async function markPairingsGone(db: Db, ids: string[], readAt: Date, now: Date): Promise<number> {
+  if (ids.length === 0) return 0;
+  const rows = await db.any(sql.type(z.object({ id: z.uuid() }))`
+    UPDATE stream_pairings SET state = 'removed', removed_at = ${ts(now)}, message = NULL, updated_at = ${ts(now)}
+    WHERE id = ANY(${sql.array(ids, 'uuid')}) AND state = 'paired' AND coalesce(paired_at, created_at) < ${ts(readAt)}
+    RETURNING id`);
+  return rows.length;
 }

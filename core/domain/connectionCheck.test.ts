@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { STREAM_MODES } from './gaming.ts';
 import {
   adviceFor,
+  streamQualityFor,
   DOWNLOAD_BUDGET_BYTES,
   DOWNLOAD_SIZES,
   formatMbps,
@@ -250,9 +252,38 @@ describe('advice', () => {
     expect(advice[0]).toContain('Our PCs run in Mumbai (ap-south-1), the nearest region we offer');
   });
 
-  it('suggests pausing downloads and 720p for a slow line', () => {
-    const advice = adviceFor({ rttMs: 20, jitterMs: 2, mbps: 8 }, 'ap-south-1');
-    expect(advice[0]).toContain('720p');
+  it('suggests the best quality the line carries, never one it cannot', () => {
+    const advice = adviceFor({ rttMs: 20, jitterMs: 2, mbps: 14 }, 'ap-south-1');
+    expect(advice[0]).toContain('stream at 720p at 60 fps in Moonlight: it needs about 10 Mbps');
+    // 8 Mbps cannot carry 720p's 10: nothing is suggested that it cannot carry.
+    const slow = adviceFor({ rttMs: 20, jitterMs: 2, mbps: 8 }, 'ap-south-1');
+    expect(slow[0]).not.toMatch(/stream at/);
+    expect(slow[0]).toContain(
+      'Moonlight needs at least 10 Mbps (720p at 60 fps), more than this line carried',
+    );
+    for (let mbps = 0.5; mbps < 200; mbps += 0.5) {
+      for (const line of [
+        ...adviceFor({ rttMs: 20, jitterMs: 2, mbps }, 'ap-south-1'),
+        streamQualityFor(mbps)?.text ?? '',
+      ]) {
+        const named = /(?:stream at|up to) (\d+p|4K) at (\d+) fps/.exec(line);
+        if (!named) continue;
+        const quality = STREAM_MODES.find((m) => m.resolution === named[1] && m.fps === Number(named[2]));
+        expect(quality, line).toBeDefined();
+        expect(quality!.mbps, `${mbps} Mbps: ${line}`).toBeLessThanOrEqual(mbps);
+      }
+    }
+  });
+
+  it('names the best quality a measured line carries', () => {
+    expect(streamQualityFor(null)).toBeNull();
+    expect(streamQualityFor(45)?.text).toBe(
+      'This line carries Moonlight at up to 1440p at 60 fps (about 40 Mbps).',
+    );
+    expect(streamQualityFor(9)).toEqual({
+      mode: null,
+      text: 'This line carries less than the 10 Mbps Moonlight needs for 720p at 60 fps.',
+    });
   });
 
   it('gives every kind of advice, jitter first, when everything falls short', () => {

@@ -16,6 +16,8 @@
  *   round trip (measured above) is not counted twice.
  */
 
+import { bestModeFor, MINIMUM_MODE, RECOMMENDED_MODE, spoken, type StreamMode } from './gaming.ts';
+
 /** Requests for the round trip: the first is set-up and discarded, the rest are samples. */
 export const RTT_REQUESTS = 25;
 /** Below this many answered samples the check says it could not measure. */
@@ -173,9 +175,9 @@ export type Limits = { rttMs: number; jitterMs: number; mbps: number };
 
 /**
  * The thresholds, per use (docs/connection-check.md says why each):
- * - gaming, great: 35 ms and 5 ms (the issue's figures) with 20 Mbps, what Moonlight streams
- *   1080p at 60 fps by default; ok: 60 ms, 10 ms and 10 Mbps (its 720p at 60 fps), where
- *   controller and slower games still play well.
+ * - gaming, great: 35 ms and 5 ms (the issue's figures) with what Moonlight streams 1080p at
+ *   60 fps at by default (20 Mbps, core/domain/gaming.ts); ok: 60 ms, 10 ms and its 720p at
+ *   60 fps (10 Mbps), where controller and slower games still play well.
  * - editing, great: 80 ms, 15 ms, 20 Mbps: scrubbing and dragging clips are pointer work that
  *   forgives more delay than a shooter, but the picture needs a 1080p60-class bitrate to show
  *   detail; ok: 120 ms, 25 ms, 10 Mbps.
@@ -184,8 +186,8 @@ export type Limits = { rttMs: number; jitterMs: number; mbps: number };
  */
 export const THRESHOLDS: Readonly<Record<Use, { great: Limits; ok: Limits }>> = {
   gaming: {
-    great: { rttMs: 35, jitterMs: 5, mbps: 20 },
-    ok: { rttMs: 60, jitterMs: 10, mbps: 10 },
+    great: { rttMs: 35, jitterMs: 5, mbps: RECOMMENDED_MODE.mbps },
+    ok: { rttMs: 60, jitterMs: 10, mbps: MINIMUM_MODE.mbps },
   },
   editing: {
     great: { rttMs: 80, jitterMs: 15, mbps: 20 },
@@ -337,15 +339,34 @@ export function adviceFor(measured: Measured, region: string): string[] {
       `Our PCs run in ${regionLabel(region)}, the nearest region we offer, so every click travels there and back. A cable or 5 GHz Wi-Fi takes a few milliseconds off, and so does pausing downloads and video calls on your network.`,
     );
   }
-  if (missed.includes('speed')) {
+  if (missed.includes('speed') && measured.mbps !== null) {
+    // Only a quality the measured speed carries is ever suggested.
+    const best = bestModeFor(measured.mbps);
     advice.push(
-      'Pause downloads, updates and video streaming on your network while you play. If the speed stays low, stream at 720p in Moonlight: it needs about 10 Mbps.',
+      best
+        ? `Pause downloads, updates and video streaming on your network while you play. If the speed stays low, stream at ${spoken(best)} in Moonlight: it needs about ${best.mbps} Mbps.`
+        : `Pause downloads, updates and video streaming on your network while you play. Moonlight needs at least ${MINIMUM_MODE.mbps} Mbps (${spoken(MINIMUM_MODE)}), more than this line carried: try another connection.`,
     );
   }
   if (advice.length > 0) {
     advice.push('Then run the check again, ideally at the time of day you plan to play or work.');
   }
   return advice;
+}
+
+/**
+ * The best Moonlight quality the measured speed carries, for the page to say (null: the speed was
+ * not measured). `mode` null: not even the lightest.
+ */
+export function streamQualityFor(mbps: number | null): { mode: StreamMode | null; text: string } | null {
+  if (mbps === null) return null;
+  const mode = bestModeFor(mbps);
+  return mode
+    ? { mode, text: `This line carries Moonlight at up to ${spoken(mode)} (about ${mode.mbps} Mbps).` }
+    : {
+        mode: null,
+        text: `This line carries less than the ${MINIMUM_MODE.mbps} Mbps Moonlight needs for ${spoken(MINIMUM_MODE)}.`,
+      };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -23,15 +23,18 @@ export const DCV_USERNAME = RDP_USERNAME;
 /** Our DCV external authenticator; the image recipe sets DCV's `auth-token-verifier` to PUBLIC_URL + this. */
 export const DCV_AUTH_PATH = '/api/dcv/auth';
 
-/** Where DCV's web client is in production; `{ip}` is the machine's public address. */
-export const DCV_WEB_URL_DEFAULT = `https://{ip}:${DCV_PORT}/`;
+/**
+ * Where DCV's web client is in production: `{host}` is the machine's DNS name when it has one
+ * that leads to it (core/domain/machineName.ts), else its public address; `{ip}` is always the address.
+ */
+export const DCV_WEB_URL_DEFAULT = `https://{host}:${DCV_PORT}/`;
 
 /**
- * The web-client link with the token: `https://<ip>:8443/?authToken=<token>#console`. The token
+ * The web-client link with the token: `https://<host>:8443/?authToken=<token>#console`. The token
  * goes in the query (DCV's web client reads it there); the fragment names the session.
  */
-export function desktopUrl(template: string, ip: string, token: string): string {
-  const url = new URL(template.replaceAll('{ip}', ip));
+export function desktopUrl(template: string, ip: string, token: string, host: string = ip): string {
+  const url = new URL(template.replaceAll('{ip}', ip).replaceAll('{host}', host));
   url.searchParams.set('authToken', token);
   url.hash = DCV_SESSION_ID;
   return url.toString();

@@ -13,6 +13,7 @@ import { DAY_MS, formatLongDate, toEpochMs, toEpochMsOrNull, type Instant } from
 import { hourAlertsReached, planSeconds, remainingSeconds, type HourAlertPercent } from './usage.ts';
 import { mayClaimSpare } from './pool.ts';
 import { isGone } from './machineGone.ts';
+import { nameFirst, type NameView, type PointNameDecision } from './machineName.ts';
 
 export const MACHINE_STATES = [
   'requested',
@@ -249,7 +250,8 @@ export type LastTry =
   | 'not-startable-yet'
   | 'stop-refused'
   | 'password-not-ready'
-  | 'password-undecryptable';
+  | 'password-undecryptable'
+  | 'name-failed';
 
 export type LifecycleInput = {
   machine: MachineFacts;
@@ -263,6 +265,8 @@ export type LifecycleInput = {
   /** For a new machine that brings back a kept disk: the copy it is made from; undefined otherwise. */
   restore?: RestoreView | undefined;
   lastTry?: LastTry | undefined;
+  /** Its DNS name (machineName.ts); undefined when no zone is configured. */
+  name?: NameView | undefined;
   now: Instant;
   limits: LifecycleLimits;
 };
@@ -281,6 +285,7 @@ export type LostWhile = 'provisioning' | 'use';
  *   lost, repoint-restore, hand-over-disk, keep-disk, snapshot-failed, check-later (a follow-up
  *   check queued), note-remote-desktop-wait (the dashboard says why it is not ready yet):
  *   conditional row transitions (with their notices, alerts and jobs), no cloud call.
+ * - point-name: its DNS name pointed at the new address before it is shown running (machineName.ts).
  * - retry-later: the job's step failed and is tried again with the queue's backoff.
  * - nothing / wait: nothing to do now; `wait` means something is under way.
  */
@@ -330,7 +335,8 @@ export type Decision =
     }
   | { kind: 'refuse-start'; reason: string; why: 'out-of-hours' | 'plan-expired' }
   | { kind: 'lost'; reason: string; during: LostWhile }
-  | { kind: 'repoint-restore'; reason: string; snapshotId: string };
+  | { kind: 'repoint-restore'; reason: string; snapshotId: string }
+  | PointNameDecision;
 
 export type DecisionKind = Decision['kind'];
 
@@ -386,6 +392,7 @@ export function stepRule(decision: Decision): StepRule {
     case 'resize':
     case 'revert-resize':
     case 'snapshot':
+    case 'point-name':
       return cloud;
     // Stopped for a plan change: the change and the start follow now, not at the next sweep.
     case 'mark-stopped':
@@ -654,7 +661,11 @@ function decideStarting(input: LifecycleInput, cloud: NonNullable<CloudView>): D
   const { machine, limits, lastTry } = input;
   if (cloud.state === 'running')
     return cloud.publicIp
-      ? { kind: 'mark-running', reason: 'EC2 says running with a public address', publicIp: cloud.publicIp }
+      ? (nameFirst(input.name, cloud.publicIp, lastTry) ?? {
+          kind: 'mark-running',
+          reason: 'EC2 says running with a public address',
+          publicIp: cloud.publicIp,
+        })
       : { kind: 'wait', reason: 'running, waiting for a public address' };
   if (cloud.state !== 'stopped') return { kind: 'wait', reason: `the instance is ${cloud.state}` };
   if (machine.startAttempts >= limits.maxStartAttempts)
@@ -761,11 +772,13 @@ function decideProvisioning(input: LifecycleInput): Decision {
     return { kind: 'probe-remote-desktop', reason: 'password ready: does Remote Desktop answer?' };
   if (input.remoteDesktop === 'closed')
     return { kind: 'note-remote-desktop-wait', reason: 'waiting for Remote Desktop to answer' };
-  return {
-    kind: 'mark-ready',
-    reason: 'running, password stored, Remote Desktop answers',
-    publicIp: cloud.publicIp,
-  };
+  return (
+    nameFirst(input.name, cloud.publicIp, lastTry) ?? {
+      kind: 'mark-ready',
+      reason: 'running, password stored, Remote Desktop answers',
+      publicIp: cloud.publicIp,
+    }
+  );
 }
 
 /**

@@ -12,9 +12,8 @@ import {
   refusalStatus,
   operatorProblemMessage,
   signedHealthPayload,
-  STREAMING_TROUBLESHOOTING_URL,
   streamingMode,
-  troubleshootingHref,
+  problemGuideHref,
   type MachineHealthReport,
 } from './machineHealth.ts';
 
@@ -173,14 +172,14 @@ describe('problemsOf', () => {
 });
 
 describe('troubleshooting links', () => {
-  it('send sound, controller and black-screen problems to their section, and nothing else', () => {
-    expect(troubleshootingHref('no-audio')).not.toBeNull();
-    expect(troubleshootingHref('no-gamepad')).not.toBeNull();
-    expect(troubleshootingHref('display-not-capturable')).not.toBeNull();
-    expect(troubleshootingHref('gpu-mismatch')).toBeNull();
-    expect(troubleshootingHref('disk-low')).toBeNull();
-    for (const problem of ['no-audio', 'no-gamepad'] as const)
-      expect(troubleshootingHref(problem)?.startsWith(STREAMING_TROUBLESHOOTING_URL)).toBe(true);
+  it('send each problem a gamer can act on to its case on the guides page, and nothing else', () => {
+    expect(problemGuideHref('no-audio')).toBe('/guides#no-sound');
+    expect(problemGuideHref('no-gamepad')).toBe('/guides#controller-not-detected');
+    expect(problemGuideHref('display-not-capturable')).toBe('/guides#black-screen');
+    expect(problemGuideHref('no-display')).toBe('/guides#black-screen');
+    expect(problemGuideHref('stream-host-unreachable')).toBe('/guides#pairing-refused');
+    expect(problemGuideHref('gpu-mismatch')).toBeNull();
+    expect(problemGuideHref('disk-low')).toBeNull();
   });
 });
 
@@ -283,7 +282,7 @@ describe('assessHealth', () => {
     });
     expect(silent).toMatchObject({ status: 'attention', problems: ['no-audio'], sound: false });
     expect(silent.headline).toBe(HEALTH_PROBLEM_WORDS['no-audio'].headline);
-    expect(silent.helpUrl).toBe(troubleshootingHref('no-audio'));
+    expect(silent.helpUrl).toBe(problemGuideHref('no-audio'));
     const wrongGpu = assessHealth({
       machine: { ...running, instanceType: 'g5.xlarge' },
       health: fresh(HEALTHY),

@@ -9,6 +9,7 @@
  * with the seconds in `X-Legend-Timestamp`.
  */
 import { expectedGpuModel, gpuMatchesInstanceType } from './imageChecks.ts';
+import { troubleshootingHref, type TroubleshootingKey } from './guides.ts';
 import { CLOCK_MESSAGES } from './reportClock.ts';
 import { toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
 
@@ -159,30 +160,20 @@ export const HEALTH_PROBLEMS = [
 ] as const;
 export type HealthProblem = (typeof HEALTH_PROBLEMS)[number];
 
-/**
- * Where the card's "What to do" link goes: the streaming troubleshooting guide. Until the public
- * guides page exists it is the dashboard's How to connect card; point it at the guides page (a
- * path without `#`) and each problem's link opens its own section (TROUBLESHOOTING_SECTION).
- */
-export const STREAMING_TROUBLESHOOTING_URL: string = '/dashboard#connect';
-
-/** The troubleshooting guide's section for each problem a gamer can do something about. */
-export const TROUBLESHOOTING_SECTION: Partial<Record<HealthProblem, string>> = {
-  'no-display': 'black-screen',
-  'display-not-capturable': 'black-screen',
-  'stream-host-down': 'pc-not-found',
-  'stream-host-unreachable': 'pairing-refused',
-  'no-audio': 'no-sound',
-  'no-gamepad': 'controller-not-detected',
+/** The guides page's failure case for each problem a gamer can do something about. */
+const PROBLEM_GUIDE: Partial<Record<HealthProblem, TroubleshootingKey>> = {
+  'no-display': 'blackScreen',
+  'display-not-capturable': 'blackScreen',
+  'stream-host-down': 'pcNotFound',
+  'stream-host-unreachable': 'pairingRefused',
+  'no-audio': 'noSound',
+  'no-gamepad': 'controllerNotDetected',
 };
 
-/** The link for a problem's "What to do", or null when the guide has nothing for it. */
-export function troubleshootingHref(problem: HealthProblem): string | null {
-  const section = TROUBLESHOOTING_SECTION[problem];
-  if (!section) return null;
-  return STREAMING_TROUBLESHOOTING_URL.includes('#')
-    ? STREAMING_TROUBLESHOOTING_URL
-    : `${STREAMING_TROUBLESHOOTING_URL}#${section}`;
+/** The link for a problem's "What to do" (its case on the guides page), or null when the guide has nothing for it. */
+export function problemGuideHref(problem: HealthProblem): string | null {
+  const key = PROBLEM_GUIDE[problem];
+  return key ? troubleshootingHref(key) : null;
 }
 
 type ProblemWords = {
@@ -382,6 +373,8 @@ export type MachineHealthView = {
   sound: string | false | null;
   /** Whether Moonlight's controllers can appear as Xbox controllers (null: not reported). */
   controllers: boolean | null;
+  /** Whether the report said Sunshine (Moonlight's host) runs; null without a report. */
+  streamHostRunning: boolean | null;
   freeDiskGb: number | null;
 };
 
@@ -439,6 +432,7 @@ export function assessHealth(input: HealthInput): MachineHealthView {
     controllers: health?.report.gamepad
       ? health.report.gamepad.busPresent && health.report.gamepad.xinput !== false
       : null,
+    streamHostRunning: health?.report.sunshine.running ?? null,
     freeDiskGb: health ? Math.round((health.report.disk.freeBytes / 1024 ** 3) * 10) / 10 : null,
     helpUrl: null,
   };
@@ -516,7 +510,7 @@ export function assessHealth(input: HealthInput): MachineHealthView {
     status: 'attention',
     headline: words.headline,
     advice: words.advice,
-    helpUrl: troubleshootingHref(first),
+    helpUrl: problemGuideHref(first),
   };
 }
 

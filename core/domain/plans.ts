@@ -69,7 +69,7 @@ export const PLANS: readonly Plan[] = [
     displayName: 'ULTRA LEGEND',
     name: 'Ultra Legend',
     description:
-      'A 16 GB RAM Windows PC with an NVIDIA A10G GPU for GPU-heavy work such as AI and machine learning, Unreal Engine, Revit and 3D rendering.',
+      'A 16 GB RAM Windows PC with an NVIDIA A10G GPU for demanding games and GPU-heavy work such as AI and machine learning, Unreal Engine, Revit and 3D rendering.',
     ramGb: 16,
     storageGb: 225,
     instanceType: 'g5.xlarge',

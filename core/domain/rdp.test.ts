@@ -20,9 +20,23 @@ describe('rdpFile', () => {
     expect(rdpFile('198.51.100.20', 53389)).toContain('full address:s:198.51.100.20:53389\r\n');
   });
 
-  it('refuses anything but an IPv4 address, so nothing else can be written into the file', () => {
+  it('names the PC by its DNS name when it has one, so the file works after every start', () => {
+    expect(rdpFile('pc-7k2m9q4x.play.legendcloud.in')).toContain(
+      'full address:s:pc-7k2m9q4x.play.legendcloud.in\r\n',
+    );
+    expect(rdpFile('pc-7k2m9q4x.play.legendcloud.in', 53389)).toContain(
+      'full address:s:pc-7k2m9q4x.play.legendcloud.in:53389\r\n',
+    );
+  });
+
+  it('refuses anything but an IPv4 address or a host name, so nothing else can be written into the file', () => {
     expect(() => rdpFile('203.0.113.7\r\nalternate shell:s:cmd')).toThrow();
-    expect(() => rdpFile('example.com')).toThrow();
+    expect(() => rdpFile('pc-a.example.in\r\nalternate shell:s:cmd')).toThrow();
     expect(() => rdpFile('256.1.1.1')).toThrow();
+    expect(() => rdpFile('Example.com')).toThrow();
+    expect(() => rdpFile('example')).toThrow();
+    expect(() => rdpFile('-bad.example.in')).toThrow();
+    expect(() => rdpFile('pc a.example.in')).toThrow();
+    expect(() => rdpFile('pc-a.example.in:3389')).toThrow();
   });
 });

@@ -51,6 +51,8 @@ export const SITE_ROUTES = [
   { path: '/contact-us', inSitemap: true },
   // Before buying: the visitor's round trip, jitter and speed to the machines' region.
   { path: '/connection-check', inSitemap: true },
+  // How to connect and play from every device, the ports, and what to check when something fails.
+  { path: '/guides', inSitemap: true },
   // The links in blog subscription mails (double opt-in).
   { path: '/subscribe/confirm' },
   { path: '/subscribe/unsubscribe' },

@@ -5,11 +5,12 @@ import {
   dcvFile,
   deviceNameProblem,
   failureRetryable,
-  MOONLIGHT_CLIENTS,
   moonlightSteps,
   newlyPairedClient,
   normaliseDeviceName,
   outcomeOfFailure,
+  reconcileClients,
+  UNNAMED_DEVICE,
   PAIRING_OUTCOMES,
   pairingAnswer,
   pairingRefusal,
@@ -116,18 +117,9 @@ describe('pairing', () => {
   it('names the address in the Moonlight steps once the PC runs', () => {
     expect(moonlightSteps(host)[1]).toContain(host);
     expect(moonlightSteps(null)[1]).toContain('public IP');
-  });
-
-  it('links official Moonlight clients for every platform the issue names', () => {
-    expect(MOONLIGHT_CLIENTS.map((c) => c.platform)).toEqual([
-      'Android',
-      'Android TV',
-      'iPhone and iPad',
-      'Windows',
-      'macOS',
-      'Linux',
-    ]);
-    for (const client of MOONLIGHT_CLIENTS) expect(client.url).toMatch(/^https:\/\//);
+    expect(moonlightSteps('pc-7k2m9q4x.play.legendcloud.in', true)[1]).toMatch(
+      /type pc-7k2m9q4x\.play\.legendcloud\.in\. You add it once: the name stays the same every time your PC starts\./,
+    );
   });
 });
 
@@ -150,6 +142,10 @@ describe('dcvFile', () => {
 
   it('refuses anything that is not an address and a token', () => {
     expect(() => dcvFile('13.232.10.4\r\nhost=evil', 'tok_abcdefghijklmnop')).toThrow();
+    expect(() => dcvFile('pc-7k2m9q4x.play.in\r\nhost=evil', 'tok_abcdefghijklmnop')).toThrow();
+    expect(dcvFile('pc-7k2m9q4x.play.legendcloud.in', 'tok_abcdefghijklmnop')).toContain(
+      'host=pc-7k2m9q4x.play.legendcloud.in\r\nport=8443\r\n',
+    );
     expect(() => dcvFile('13.232.10.4', 'a\nb')).toThrow();
   });
 });
@@ -275,6 +271,82 @@ describe('streamingView', () => {
     expect(streamingView({ ...base, pairings: [{ ...refused, finishedAt: at(11) }] }).pairing).toBeNull();
   });
 
+  it('after Remove, neither the device nor the answer of any attempt before the removal is shown', () => {
+    const base = { machine: { state: 'running', publicIp: '13.232.10.4' }, host: ready, now };
+    const refused = row({ id: 'r', state: 'refused', outcome: 'no-moonlight-waiting', finishedAt: at(5) });
+    const removed = row({ id: 'a', state: 'removed', removedAt: at(2) });
+    const view = streamingView({ ...base, pairings: [refused, removed] });
+    expect(view.pairedDevices).toEqual([]);
+    expect(view.pairing).toBeNull();
+    expect(view.pairedNote).toBeNull();
+    // One refused after the removal is still news.
+    expect(
+      streamingView({ ...base, pairings: [{ ...refused, finishedAt: at(1) }, removed] }).pairing?.id,
+    ).toBe('r');
+  });
+
+  it('after a restart a paired device is still paired, an answer from before the start is not shown, and the note says what to open', () => {
+    const started = at(3);
+    const refused = row({ id: 'r', state: 'refused', outcome: 'no-moonlight-waiting', finishedAt: at(5) });
+    const tv = row({ id: 'a', name: 'TV', pairedAt: at(60), finishedAt: at(60) });
+    const named = streamingView({
+      machine: { state: 'running', publicIp: '13.232.10.99' },
+      host: ready,
+      pairings: [refused, tv],
+      now,
+      runningSince: started,
+      namesEnabled: true,
+      name: { host: 'pc-7k2m9q4x.play.legendcloud.in', current: true },
+    });
+    expect(named.pairedDevices.map((d) => d.name)).toEqual(['TV']);
+    expect(named.pairing).toBeNull();
+    expect(named).toMatchObject({ host: 'pc-7k2m9q4x.play.legendcloud.in', named: true });
+    expect(named.pairedNote).toBe(
+      'Your paired devices stay paired when your PC restarts: in Moonlight, open pc-7k2m9q4x.play.legendcloud.in.',
+    );
+    expect(named.addressNote).toMatch(/stays the same every time your PC starts/);
+    const unnamed = streamingView({
+      machine: { state: 'running', publicIp: '13.232.10.99' },
+      host: ready,
+      pairings: [tv],
+      now,
+      runningSince: started,
+      namesEnabled: false,
+    });
+    expect(unnamed).toMatchObject({ host: '13.232.10.99', named: false });
+    expect(unnamed.pairedNote).toMatch(/add host 13\.232\.10\.99 \(no new PIN needed\)/);
+    expect(unnamed.addressNote).toMatch(
+      /new IP address every time it starts\. After each START, add the new address/,
+    );
+  });
+
+  it('while the name is being updated, the IP is what to add, and the card says so', () => {
+    const view = streamingView({
+      machine: { state: 'running', publicIp: '13.232.10.99' },
+      host: ready,
+      pairings: [],
+      now,
+      namesEnabled: true,
+      name: { host: 'pc-7k2m9q4x.play.legendcloud.in', current: false },
+    });
+    expect(view).toMatchObject({ host: '13.232.10.99', named: false });
+    expect(view.addressNote).toMatch(/being updated\. Until it is, connect with the IP address/);
+  });
+
+  it('marks devices found on the PC, without a problem line', () => {
+    const view = streamingView({
+      machine: { state: 'running', publicIp: '13.232.10.4' },
+      host: ready,
+      pairings: [
+        row({ id: 'f', name: 'Old phone', outcome: 'found-on-pc', message: null, origin: 'machine' }),
+      ],
+      now,
+    });
+    expect(view.pairedDevices).toEqual([
+      expect.objectContaining({ name: 'Old phone', foundOnPc: true, problem: null }),
+    ]);
+  });
+
   it('offers nothing to pair with while the PC is stopped, and says why', () => {
     const view = streamingView({
       machine: { state: 'stopped', publicIp: null },
@@ -284,5 +356,48 @@ describe('streamingView', () => {
     });
     expect(view).toMatchObject({ host: null, canPair: false, dcvFileUrl: null });
     expect(view.pairBlockedBecause).toBe(STREAMING_MESSAGES.startFirst);
+  });
+});
+
+describe("reconcileClients: the paired devices follow Sunshine's own list on the PC", () => {
+  const read = new Date('2026-06-10T12:00:00Z');
+  const paired = (id: string, uuid: string, pairedAt = new Date('2026-06-09T12:00:00Z')) => ({
+    id,
+    state: 'paired' as const,
+    clientUuid: uuid,
+    pairedAt,
+  });
+
+  it('lists clients no row names (their own name, or a plain one), and drops rows Sunshine no longer knows', () => {
+    const result = reconcileClients(
+      [paired('a', 'u-1'), paired('b', 'u-2')],
+      [
+        { uuid: 'u-1', name: 'TV' },
+        { uuid: 'u-3', name: '  Old   phone ' },
+        { uuid: 'u-4', name: '' },
+        { uuid: 'u-4', name: 'twice' },
+      ],
+      read,
+    );
+    expect(result).toEqual({
+      found: [
+        { uuid: 'u-3', name: 'Old phone' },
+        { uuid: 'u-4', name: UNNAMED_DEVICE },
+      ],
+      gone: ['b'],
+    });
+  });
+
+  it('leaves a device paired after the list was read, and does nothing while a pairing is in flight', () => {
+    expect(reconcileClients([paired('a', 'u-1', new Date('2026-06-10T12:00:01Z'))], [], read).gone).toEqual(
+      [],
+    );
+    expect(
+      reconcileClients(
+        [paired('a', 'u-1'), { id: 'p', state: 'confirming', clientUuid: null, pairedAt: null }],
+        [{ uuid: 'u-9', name: 'New' }],
+        read,
+      ),
+    ).toEqual({ found: [], gone: [] });
   });
 });

@@ -11,6 +11,8 @@
  */
 import { DCV_PORT, DCV_SESSION_ID } from './desktop.ts';
 import { desktopReachable } from './lifecycle.ts';
+import { NAME_MESSAGES, type MachineNameView } from './machineName.ts';
+import { isHostAddress } from './rdp.ts';
 import { toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
 
 /** Sunshine's web UI and REST API (its base port 47989 + 1), HTTPS with its own certificate. */
@@ -73,6 +75,8 @@ export const STREAMING_MESSAGES = {
   tooMany: 'Too many pairing attempts. Please try again in a few minutes.',
   stillPairing: 'Still pairing… this page will show the result when your PC answers.',
   removed: 'Device removed. It can no longer stream from your PC.',
+  foundOnPc:
+    'Paired on your PC, not from this page (for example before your PC was restored from its saved disk).',
   dcvNotRunning: 'Your PC must be running to download its DCV file. Start it first.',
 } as const;
 
@@ -90,30 +94,21 @@ export function deviceNameProblem(name: string | null): string | null {
   return null;
 }
 
-/** Moonlight's official downloads, per platform (moonlight-stream.org links the same ones). */
-export const MOONLIGHT_CLIENTS: ReadonlyArray<{ platform: string; url: string; note?: string }> = [
-  { platform: 'Android', url: 'https://play.google.com/store/apps/details?id=com.limelight' },
-  {
-    platform: 'Android TV',
-    url: 'https://play.google.com/store/apps/details?id=com.limelight',
-    note: 'the same app, from the TV’s Play Store',
-  },
-  { platform: 'iPhone and iPad', url: 'https://apps.apple.com/app/moonlight-game-streaming/id1000551566' },
-  { platform: 'Windows', url: 'https://github.com/moonlight-stream/moonlight-qt/releases/latest' },
-  { platform: 'macOS', url: 'https://github.com/moonlight-stream/moonlight-qt/releases/latest' },
-  { platform: 'Linux', url: 'https://flathub.org/apps/com.moonlight_stream.Moonlight' },
-];
-
 export const MOONLIGHT_HOME_URL = 'https://moonlight-stream.org/';
 /** Amazon DCV's client downloads (Windows, macOS, Linux). */
 export const DCV_CLIENT_URL = 'https://www.amazondcv.com/';
 
-/** What a customer does in Moonlight, in order, with their PC's address. */
-export function moonlightSteps(host: string | null): string[] {
+/**
+ * What a customer does in Moonlight, in order, with what to add: their PC's name (added once: it
+ * stays the same at every start) or its address while it runs.
+ */
+export function moonlightSteps(host: string | null, named = false): string[] {
   const address = host ?? 'your PC’s public IP (shown while it runs)';
   return [
     'Install Moonlight on the device you will play on.',
-    `In Moonlight, choose “Add host” (the + button) and type ${address}.`,
+    named
+      ? `In Moonlight, choose “Add host” (the + button) and type ${address}. You add it once: the name stays the same every time your PC starts.`
+      : `In Moonlight, choose “Add host” (the + button) and type ${address}.`,
     'Moonlight shows a 4-digit PIN: type it below with a name for the device, within 2 minutes.',
     'Your PC appears in Moonlight: open it and choose Desktop, or a game.',
   ];
@@ -300,6 +295,49 @@ export function pairingRefusal(
   return null;
 }
 
+/** What a device found paired on the PC is called when Sunshine has no name for it. */
+export const UNNAMED_DEVICE = 'Unnamed device';
+
+/**
+ * The dashboard's paired devices brought in line with Sunshine's own client list on the PC,
+ * read at `readAt`:
+ * - found: clients Sunshine knows that no row of ours names (paired in Sunshine's own page, or
+ *   on a disk brought back from a kept copy): listed, so they can be removed;
+ * - gone: devices we list as paired (since before the read) that Sunshine no longer knows
+ *   (removed in Sunshine's page, or a fresh disk): no longer listed.
+ * Nothing while a pairing or removal is in flight: the list may be between two states.
+ */
+export function reconcileClients(
+  rows: ReadonlyArray<{
+    id: string;
+    state: PairingState;
+    clientUuid: string | null;
+    pairedAt: Instant | null;
+  }>,
+  clients: ReadonlyArray<{ uuid: string; name: string }>,
+  readAt: Instant,
+): { found: Array<{ uuid: string; name: string }>; gone: string[] } {
+  if (rows.some((row) => pairingInFlight(row.state))) return { found: [], gone: [] };
+  const listed = rows.filter((row) => row.state === 'paired' && row.clientUuid !== null);
+  const ours = new Set(listed.map((row) => row.clientUuid));
+  const theirs = new Set(clients.map((client) => client.uuid));
+  const seen = new Set<string>();
+  const found = clients
+    .filter(
+      (client) =>
+        client.uuid !== '' && !ours.has(client.uuid) && !seen.has(client.uuid) && seen.add(client.uuid),
+    )
+    .map((client) => ({
+      uuid: client.uuid,
+      name: normaliseDeviceName(client.name)?.slice(0, DEVICE_NAME_MAX) ?? UNNAMED_DEVICE,
+    }));
+  const before = toEpochMs(readAt);
+  const gone = listed
+    .filter((row) => !theirs.has(row.clientUuid as string) && (toEpochMsOrNull(row.pairedAt) ?? 0) < before)
+    .map((row) => row.id);
+  return { found, gone };
+}
+
 /** A pairing nobody finished within this long is given up (Moonlight has stopped waiting by then). */
 export const PAIRING_STALE_SECONDS = MOONLIGHT_PIN_WINDOW_SECONDS + 30;
 /** How long `POST /api/vm/stream-pair` waits for the worker's answer before saying "still pairing". */
@@ -308,19 +346,19 @@ export const PAIRING_WAIT_SECONDS = 45;
 export const PAIRING_CONFIRM_SECONDS = 20;
 
 /**
- * Amazon DCV's connection file (its native clients open it straight into the session): host and
- * port of the machine, the console session, and a one-time token our authenticator accepts.
+ * Amazon DCV's connection file (its native clients open it straight into the session): the
+ * machine's name (or address), its port, the console session, and a one-time token our
+ * authenticator accepts.
  */
-export function dcvFile(ip: string, token: string): string {
-  if (!/^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/.test(ip))
-    throw new Error('not an IPv4 address');
+export function dcvFile(host: string, token: string): string {
+  if (!isHostAddress(host)) throw new Error('not an IPv4 address or a host name');
   if (!/^[A-Za-z0-9_-]{16,512}$/.test(token)) throw new Error('not a token');
   const lines = [
     '[version]',
     'format=1.0',
     '',
     '[connect]',
-    `host=${ip}`,
+    `host=${host}`,
     `port=${DCV_PORT}`,
     `sessionid=${DCV_SESSION_ID}`,
     `authtoken=${token}`,
@@ -343,12 +381,28 @@ export type PairingFacts = {
   createdAt: string;
   pairedAt: string | null;
   finishedAt: string | null;
+  /** When a removal of it was asked for (null: never). */
+  removedAt?: string | null | undefined;
+  /** `machine`: found in Sunshine's client list on the PC, not paired from the dashboard. */
+  origin?: 'dashboard' | 'machine' | undefined;
 };
 
 /** The dashboard record's `streaming`: everything the "how to connect" card needs. */
 export type StreamingView = {
-  /** The address to add in Moonlight: the machine's public IP while it runs. */
+  /**
+   * What to add in Moonlight: the PC's name once it leads to the PC, else its public IP while it
+   * runs; null while neither can be used.
+   */
   host: string | null;
+  /** Whether `host` is the PC's stable name (added once) rather than an address that changes. */
+  named: boolean;
+  /**
+   * One sentence about the address: the name stays; the name is being updated (use the IP
+   * meanwhile); or, without names, that the address changes at every start and what to do.
+   */
+  addressNote: string;
+  /** For paired devices after a start: what to open in Moonlight. Null with nothing paired. */
+  pairedNote: string | null;
   moonlightSteps: string[];
   /** Whether a pairing can be sent now, and if not, why (a sentence), else null. */
   canPair: boolean;
@@ -359,6 +413,8 @@ export type StreamingView = {
     pairedAt: string | null;
     removing: boolean;
     problem: string | null;
+    /** Found paired on the PC, not paired from the dashboard. */
+    foundOnPc: boolean;
   }>;
   /** The latest pairing attempt while it runs and for a few minutes after it ended. */
   pairing: {
@@ -376,38 +432,79 @@ export const DCV_FILE_PATH = '/api/vm/dcv-file';
 /** How long a finished pairing's answer stays on the dashboard. */
 const PAIRING_SHOWN_AFTER_MS = 10 * 60_000;
 
-/** The record's `streaming` from the machine, what its host last reported and its pairings. */
+/**
+ * Which attempt's answer the card still shows: the newest one while it runs; once finished, for a
+ * few minutes, but never one from before the PC's current start (a refusal at the old address is
+ * stale) nor one from before a device was removed since (its words no longer hold). A paired
+ * attempt is shown only while its device is still paired: removed rows are never the newest.
+ */
+function shownAttempt(
+  pairings: readonly PairingFacts[],
+  now: Instant,
+  runningSince: Instant | null,
+): PairingFacts | null {
+  const newest = pairings.find((p) => p.state !== 'removing' && p.state !== 'removed');
+  if (!newest) return null;
+  if (pairingInFlight(newest.state)) return newest;
+  const finished = toEpochMsOrNull(newest.finishedAt) ?? 0;
+  const lastRemoval = Math.max(0, ...pairings.map((p) => toEpochMsOrNull(p.removedAt ?? null) ?? 0));
+  const since = toEpochMsOrNull(runningSince) ?? 0;
+  return finished >= toEpochMs(now) - PAIRING_SHOWN_AFTER_MS && finished >= lastRemoval && finished >= since
+    ? newest
+    : null;
+}
+
+/** The record's `streaming` from the machine, its name, what its host last reported and its pairings. */
 export function streamingView(input: {
   machine: { state: string; publicIp: string | null };
   host: { reported: boolean; sunshineRunning: boolean | null; certificatePinned: boolean };
   /** Newest first. */
   pairings: readonly PairingFacts[];
   now: Instant;
+  /** The PC's DNS name (null: none, or no zone). */
+  name?: MachineNameView | null | undefined;
+  /** Whether machines have names here (a zone is configured). */
+  namesEnabled?: boolean | undefined;
+  /** When the PC's current run began (its last start), or null. */
+  runningSince?: Instant | null | undefined;
 }): StreamingView {
   const { machine, host, pairings } = input;
+  const name = input.name ?? null;
   const running = desktopReachable(machine);
   const refusal = pairingRefusal(machine, host, 'pair');
-  // The newest attempt, while it runs or for a few minutes after (its answer stays on the card).
-  const recent = toEpochMs(input.now) - PAIRING_SHOWN_AFTER_MS;
-  const newest = pairings.find((p) => p.state !== 'removing' && p.state !== 'removed');
-  const latest =
-    newest && (pairingInFlight(newest.state) || (toEpochMsOrNull(newest.finishedAt) ?? 0) >= recent)
-      ? newest
-      : null;
+  const latest = shownAttempt(pairings, input.now, input.runningSince ?? null);
+  // The name once it leads to the PC; the IP while it runs otherwise (and while the name is updated).
+  const named = name !== null && name.current !== false;
+  const shownHost = named ? name.host : running ? machine.publicIp : null;
+  const paired = pairings.filter((p) => p.state === 'paired' || p.state === 'removing');
+  const addressNote = !input.namesEnabled
+    ? NAME_MESSAGES.unsetMoonlight
+    : name?.current === false
+      ? NAME_MESSAGES.updating
+      : NAME_MESSAGES.keeps;
+  const pairedNote =
+    paired.length === 0 || shownHost === null
+      ? null
+      : named
+        ? `Your paired devices stay paired when your PC restarts: in Moonlight, open ${shownHost}.`
+        : `Your paired devices stay paired when your PC restarts, but its address is new: in Moonlight, add host ${shownHost} (no new PIN needed).`;
   return {
-    host: running ? machine.publicIp : null,
-    moonlightSteps: moonlightSteps(running ? machine.publicIp : null),
+    host: shownHost,
+    named,
+    addressNote,
+    pairedNote,
+    moonlightSteps: moonlightSteps(shownHost, named),
     canPair: refusal === null,
     pairBlockedBecause: refusal?.message ?? null,
-    pairedDevices: pairings
-      .filter((p) => p.state === 'paired' || p.state === 'removing')
-      .map((p) => ({
-        id: p.id,
-        name: p.name,
-        pairedAt: p.pairedAt,
-        removing: p.state === 'removing',
-        problem: p.state === 'paired' && p.outcome !== 'paired' ? p.message : null,
-      })),
+    pairedDevices: paired.map((p) => ({
+      id: p.id,
+      name: p.name,
+      pairedAt: p.pairedAt,
+      removing: p.state === 'removing',
+      problem:
+        p.state === 'paired' && p.outcome !== 'paired' && p.outcome !== 'found-on-pc' ? p.message : null,
+      foundOnPc: p.origin === 'machine',
+    })),
     pairing: latest && {
       id: latest.id,
       name: latest.name,

@@ -10,6 +10,7 @@ import type { Instant } from './time.ts';
 import type { DailyUsage, HourlyUsageEntry } from './usageBuckets.ts';
 import type { MachineHealthView } from './machineHealth.ts';
 import type { StreamingView } from './streaming.ts';
+import type { MachineNameView } from './machineName.ts';
 import type { AutoRenewRecord } from './autopay.ts';
 
 /** The states a VM shows (spec §3 vmLastState: running or stopped, plus honest transitions). */
@@ -185,6 +186,13 @@ export type DashboardRecord = {
   isRunning: boolean;
   /** Known only while the machine runs (a new one after every start). */
   vmPublicIp: string | null;
+  /**
+   * The PC's DNS name, the same at every start (core/domain/machineName.ts); null without a zone
+   * or before it has one. `current: false` while its record is being updated: use the IP meanwhile.
+   */
+  machineName: MachineNameView | null;
+  /** Whether machines have names here (MACHINE_DNS_ZONE_ID is set). */
+  namesEnabled: boolean;
   // Beyond the spec's record:
   planActive: boolean;
   remainingSeconds: number | null;

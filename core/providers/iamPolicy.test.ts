@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UTILISATION_METRICS } from './cloudwatch.ts';
 import { DCV_AUTH_PATH, DCV_PORT, DCV_USERNAME } from '../domain/desktop.ts';
+import { machineLabel } from '../domain/machineName.ts';
 
 /**
  * The IAM documents in infra/iam grant exactly what the code calls. The worker's calls are read
@@ -19,6 +20,7 @@ const SERVICE_PREFIX: Record<string, string> = {
   'client-ec2': 'ec2',
   'client-cloudwatch': 'cloudwatch',
   'client-service-quotas': 'servicequotas',
+  'client-route-53': 'route53',
 };
 
 /** Actions a call needs besides its own (AWS authorises them separately). */
@@ -87,7 +89,7 @@ describe('the worker policy (infra/iam/worker-policy.json)', () => {
   it('allows every AWS call the code makes and nothing more', () => {
     expect(granted(policy)).toEqual(needed);
     expect(policy.Statement.every((s) => s.Effect === 'Allow')).toBe(true);
-    expect(JSON.stringify(policy)).not.toMatch(/"(ec2|cloudwatch|iam|servicequotas|\*):\*"|"\*:/);
+    expect(JSON.stringify(policy)).not.toMatch(/"(ec2|cloudwatch|iam|servicequotas|route53|\*):\*"|"\*:/);
   });
 
   it('acts only on instances carrying our tag, and launches only tagged as ours', () => {
@@ -99,7 +101,7 @@ describe('the worker policy (infra/iam/worker-policy.json)', () => {
         if (action === 'ec2:RunInstances' && !resources.some((r) => /:(instance|volume)\//.test(r))) continue;
         expect(resources, `${action} (${statement.Sid})`).not.toContain('*');
         expect(conditions, `${action} (${statement.Sid}) needs a tag or create-action condition`).toMatch(
-          /aws:ResourceTag\/legend:app|aws:RequestTag\/legend:app|ec2:CreateAction|iam:PassedToService/,
+          /aws:ResourceTag\/legend:app|aws:RequestTag\/legend:app|ec2:CreateAction|iam:PassedToService|route53:ChangeResourceRecordSetsNormalizedRecordNames/,
         );
       }
     }
@@ -117,6 +119,32 @@ describe('the worker policy (infra/iam/worker-policy.json)', () => {
         'aws:ResourceTag/legend:app': 'legend-cloud',
       });
     }
+  });
+});
+
+describe("the machines' DNS names (Route 53)", () => {
+  const policy = readPolicy('worker-policy.json');
+
+  it('changes only A records named as ours (pc-xxxxxxxx.<zone>), by UPSERT and DELETE, in hosted zones only', () => {
+    const [change, ...more] = statementsFor(policy, 'route53:ChangeResourceRecordSets');
+    expect(more).toEqual([]);
+    expect(asList(change!.Resource)).toEqual(['arn:aws:route53:::hostedzone/*']);
+    expect(change!.Condition).toEqual({
+      'ForAllValues:StringEquals': {
+        'route53:ChangeResourceRecordSetsRecordTypes': ['A'],
+        'route53:ChangeResourceRecordSetsActions': ['UPSERT', 'DELETE'],
+      },
+      'ForAllValues:StringLike': {
+        'route53:ChangeResourceRecordSetsNormalizedRecordNames': ['pc-????????.*'],
+      },
+    });
+    // The names the worker writes fit the pattern: `pc-` and eight letters, then the zone.
+    const label = machineLabel(new Uint8Array(8).fill(7));
+    expect(`${label}.play.legendcloud.in`).toMatch(/^pc-.{8}\..+$/);
+    for (const action of ['route53:GetHostedZone', 'route53:ListResourceRecordSets'])
+      expect(statementsFor(policy, action).flatMap((s) => asList(s.Resource))).toEqual([
+        'arn:aws:route53:::hostedzone/*',
+      ]);
   });
 });
 

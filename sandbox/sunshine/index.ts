@@ -23,7 +23,8 @@ import { listenAt, serialQueue } from '../machineServers.ts';
  *
  * Tests and the demo steer it per machine (by address or instance id) through `POST /_control`:
  * who is waiting in Moonlight, Sunshine refusing, timing out or down, an impostor's certificate,
- * faults in the report (unlicensed driver, no display…), reporting off, a clock running fast. `GET /_state` lists, per
+ * faults in the report (unlicensed driver, no display…), reporting off, a clock running fast,
+ * devices paired or removed in Sunshine's own page (`pairedHere`, `removedHere`). `GET /_state` lists, per
  * machine address, the PINs and device names received, the paired clients and the reports sent.
  */
 
@@ -88,6 +89,12 @@ const MachineControl = z.strictObject({
   reportNow: z.boolean().optional(),
   /** How far the machine's clock runs ahead (negative: behind); its reports are dated by it. */
   clockAheadSeconds: z.number().int().min(-86_400).max(86_400).optional(),
+  /**
+   * Devices paired or removed in Sunshine's own web page on the machine (or found on a disk
+   * brought back from a copy), by name: its client list changes without the dashboard.
+   */
+  pairedHere: z.array(z.string().min(1).max(80)).max(20).optional(),
+  removedHere: z.array(z.string().min(1).max(80)).max(20).optional(),
 });
 type MachineControl = z.infer<typeof MachineControl>;
 
@@ -551,6 +558,10 @@ export function createSunshineHosts(options: SunshineHostsOptions): SunshineHost
       if (change.reporting !== undefined) state.control.reporting = change.reporting;
       if (change.clockAheadSeconds !== undefined) state.control.clockAheadSeconds = change.clockAheadSeconds;
       if (change.health !== undefined) state.control.health = { ...state.control.health, ...change.health };
+      for (const name of change.pairedHere ?? [])
+        state.clients.push({ uuid: randomUUID().toUpperCase(), name });
+      for (const name of change.removedHere ?? [])
+        state.clients = state.clients.filter((c) => c.name !== name);
       if (machine && restartNeeded) await restart(instanceId);
       const current = machines.get(instanceId);
       if (

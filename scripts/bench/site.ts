@@ -25,7 +25,7 @@ import { heading, record } from './lib.ts';
  * in every respect: the particle field and the entry's split apply to both.
  */
 
-const PAGES = ['/', '/services', '/blogs', '/select-vm'];
+const PAGES = ['/', '/services', '/blogs', '/select-vm', '/guides'];
 const RUNS = Number(process.env.BENCH_SITE_RUNS ?? 2);
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -144,7 +144,12 @@ function cronInWords(cron: string, envCron: Record<string, string>): string {
 export async function registeredSchedules(): Promise<{ name: string; when: string }[]> {
   // Crons the environment sets are recognised by a value no fixed schedule uses.
   const envCron: Record<string, string> = { '7 7 7 7 *': 'METRICS_PULL_CRON' };
-  const config = loadConfig({ METRICS_PULL_CRON: '7 7 7 7 *' });
+  // Schedules registered only when a feature is configured (machines' DNS names) are listed too.
+  const config = loadConfig({
+    METRICS_PULL_CRON: '7 7 7 7 *',
+    MACHINE_DNS_ZONE_ID: 'Z0DOCSZONE0000000001',
+    MACHINE_DNS_SUFFIX: 'play.legendcloud.test',
+  });
   const schedules: { name: string; when: string }[] = [];
   const boss = {
     schedule: async (name: string, cron: string) => {

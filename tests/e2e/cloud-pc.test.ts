@@ -11,6 +11,7 @@ import {
 } from '../support/browser.ts';
 import { buy, logIn, post, registeredUser } from '../support/e2eUsers.ts';
 import { formatHms } from '../../core/domain/usage.ts';
+import { NAME_MESSAGES } from '../../core/domain/machineName.ts';
 
 /**
  * The cloud PC in the browser against the real stack (`npm start`'s, sandbox EC2 on the fast
@@ -35,6 +36,8 @@ const fact = (page: Page, label: string) =>
 
 // npm start gives each running machine a loopback address with a real Remote Desktop listener.
 const IP = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+// And a name in the sandbox's Route 53 zone (core/domain/machineName.ts).
+const NAME = /^pc-[0-9a-z]{8}\.play\.legendcloud\.test$/;
 
 afterAll(async () => {
   if (hasBrowser()) await sandboxTimings(null);
@@ -96,14 +99,17 @@ describe.skipIf(!hasBrowser())('cloud PC dashboard', () => {
     expect(after).toMatch(/^0h 00m \d{2}s$/);
     expect(after > before).toBe(true);
 
-    // The files: the RDP file names the IP shown; the password file holds the password.
+    // The files: the RDP file names the PC by its name (npm start's sandbox plays Route 53), which
+    // stays the same at every start; the password file holds the password.
+    const name = await fact(page, 'PC name').innerText();
+    expect(name).toMatch(NAME);
     const [rdp] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('link', { name: 'Download desktop file' }).click(),
     ]);
     expect(rdp.suggestedFilename()).toBe('LegendCloud-PC.rdp');
     const rdpText = await readFile((await rdp.path())!, 'utf8');
-    expect(rdpText).toContain(`full address:s:${firstIp}\r\n`);
+    expect(rdpText).toContain(`full address:s:${name}\r\n`);
     const [pwd] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('link', { name: 'Download password file' }).click(),
@@ -113,7 +119,7 @@ describe.skipIf(!hasBrowser())('cloud PC dashboard', () => {
     await expect(page.getByRole('link', { name: 'Get the installer' }).getAttribute('href')).resolves.toMatch(
       /^https:\/\//,
     );
-    await page.getByText('Download this file again after every start').waitFor();
+    await page.getByText(NAME_MESSAGES.rdpHintNamed).waitFor();
     await screenshotsAtBothWidths(page, 'dashboard-running');
 
     // STOP asks first; then "Stopping…", then START VM with its hint.
@@ -153,7 +159,9 @@ describe.skipIf(!hasBrowser())('cloud PC dashboard', () => {
       page.waitForEvent('download'),
       page.getByRole('link', { name: 'Download desktop file' }).click(),
     ]);
-    expect(await readFile((await again.path())!, 'utf8')).toContain(`full address:s:${secondIp}\r\n`);
+    // A new address, the same name: the file from before the stop still leads to the PC.
+    await expect(fact(page, 'PC name').innerText()).resolves.toBe(name);
+    expect(await readFile((await again.path())!, 'utf8')).toContain(`full address:s:${name}\r\n`);
 
     // Logout clears everything stored and goes home.
     await page.getByRole('button', { name: 'Logout' }).click();

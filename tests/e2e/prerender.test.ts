@@ -34,6 +34,7 @@ const HEADINGS: Record<string, string> = {
   '/refund-policy': 'Refund Policy',
   '/contact-us': 'Contact Us',
   '/connection-check': 'Connection check',
+  '/guides': 'Connect to your cloud PC and play',
   ...Object.fromEntries(BLOG_POSTS.map((post) => [`/BlogPostPage/${post.id}`, post.title])),
 };
 

@@ -9,7 +9,7 @@ import {
   useBrowser,
   type Page,
 } from '../support/browser.ts';
-import { troubleshootingHref } from '../../core/domain/machineHealth.ts';
+import { problemGuideHref } from '../../core/domain/machineHealth.ts';
 import { requestFrom } from '../support/accounts.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { registeredUser, runningLegendMachine } from '../support/e2eUsers.ts';
@@ -54,6 +54,7 @@ async function guidePicture(
   part: ReturnType<Page['locator']>,
   name: string,
   ip: string,
+  pcName?: string,
 ): Promise<void> {
   await mkdir('screenshots/guides', { recursive: true });
   // Taken on a narrow screen, so the guide shows them at their own size, readable.
@@ -62,21 +63,31 @@ async function guidePicture(
   await page.waitForFunction((width) => window.innerWidth === width, GUIDE_VIEWPORT.width);
   await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
   await part.scrollIntoViewIfNeeded();
-  const swap = (from: string, to: string) =>
+  // `whole`: only text nodes that are exactly `from` (a label of a name that wraps at its dots).
+  const swap = (from: string, to: string, whole = false) =>
     page.evaluate(
-      ([a, b]) => {
+      ([a, b, exact]) => {
         const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
         for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-          if (node.nodeValue?.includes(a)) node.nodeValue = node.nodeValue.replaceAll(a, b);
+          if (exact ? node.nodeValue === a : node.nodeValue?.includes(a))
+            node.nodeValue = (node.nodeValue ?? '').replaceAll(a, b);
         }
       },
-      [from, to] as const,
+      [from, to, whole] as const,
     );
-  await swap(ip, EXAMPLE_IP);
+  // The name as one text, and as the labels a name that wraps at its dots is written in.
+  const pairs: Array<[string, string, boolean]> = [[ip, EXAMPLE_IP, false]];
+  if (pcName) {
+    pairs.push([pcName, EXAMPLE_NAME, false]);
+    const [label = '', ...domain] = pcName.split('.');
+    const [exampleLabel = '', ...exampleDomain] = EXAMPLE_NAME.split('.');
+    pairs.push([label, exampleLabel, true], [`.${domain.at(-1)}`, `.${exampleDomain.at(-1)}`, true]);
+  }
+  for (const [from, to, whole] of pairs) await swap(from, to, whole);
   try {
     await part.screenshot({ path: `screenshots/guides/${name}.png`, animations: 'disabled' });
   } finally {
-    await swap(EXAMPLE_IP, ip);
+    for (const [from, to, whole] of pairs.reverse()) await swap(to, from, whole);
     await page.setViewportSize(before);
   }
 }
@@ -85,6 +96,8 @@ const GUIDE_VIEWPORT = { width: 480, height: 900 };
 
 /** What the guides show for a PC's address (RFC 5737 leaves 203.0.113.0/24 for examples). */
 const EXAMPLE_IP = '203.0.113.24';
+/** And for its name (the example domain a reader recognises as one). */
+const EXAMPLE_NAME = 'pc-7k2m9q4x.play.legendcloud.in';
 
 describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
   // Two machine reports waited for besides the pairing: more than the default minute on a loaded machine.
@@ -94,6 +107,9 @@ describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
     const page = await browser.newPage(DESKTOP, { allowConsoleErrors: /status of 422/ });
     await runningLegendMachine(page, user.email);
     const ip = await page.locator('[data-field="public-ip"]').innerText();
+    // npm start's sandbox plays Route 53: the PC has a name, which is what Moonlight is told to add.
+    const pcName = await page.locator('[data-field="pc-name"]').innerText();
+    expect(pcName).toMatch(/^pc-[0-9a-z]{8}\.play\.legendcloud\.test$/);
 
     // The machine's own report, on its card.
     const health = page.locator('[data-field="health"]');
@@ -104,7 +120,20 @@ describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
     await health.getByText('Virtual display').waitFor();
     await health.getByText('Steam Streaming Speakers').waitFor();
     await health.getByText('Ready (as Xbox controllers)').waitFor();
-    await guidePicture(page, page.locator('.vm-card'), 'browser-1', ip);
+    // Each line that explains a failure links to what to check (the guides), and is linked back.
+    for (const [field, failure] of [
+      ['health-display', 'black-screen'],
+      ['health-stream-host', 'pairing-refused'],
+      ['health-driver', 'stutter-or-high-latency'],
+      ['health-address', 'pc-not-found'],
+      ['health-audio', 'no-sound'],
+      ['health-gamepad', 'controller-not-detected'],
+    ] as const)
+      await expect(health.locator(`#${field} a.health-guide`).getAttribute('href')).resolves.toBe(
+        `/guides#${failure}`,
+      );
+    await guidePicture(page, health, 'health-1', ip, pcName);
+    await guidePicture(page, page.locator('.vm-card'), 'browser-1', ip, pcName);
     await screenshotsAtBothWidths(page, 'dashboard-health');
 
     // The machine's clock runs five minutes fast: its reports are refused, and its card says why
@@ -138,7 +167,7 @@ describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
     const silent = 'Games will be silent in Moonlight: your PC has no sound device.';
     await expect.poll(headlineAfterReload, { timeout: 45_000, interval: 1_000 }).toBe(silent);
     const guide = health.getByRole('link', { name: 'What to do, step by step' });
-    await expect(guide.getAttribute('href')).resolves.toBe(troubleshootingHref('no-audio'));
+    await expect(guide.getAttribute('href')).resolves.toBe(problemGuideHref('no-audio'));
     await health.getByText(/What your PC reported/).click();
     await health.getByText('No sound device', { exact: true }).waitFor();
     await screenshotsAtBothWidths(page, 'dashboard-health-no-sound');
@@ -150,14 +179,14 @@ describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
     // Moonlight: the address to add, the PIN it shows, the device paired.
     const connect = page.getByRole('region', { name: 'How to connect' });
     await connect.scrollIntoViewIfNeeded();
-    await expect(connect.locator('[data-field="stream-host"]').innerText()).resolves.toBe(ip);
-    await guidePicture(page, connect.locator('.connect-block').nth(0), 'moonlight-1', ip);
-    await guidePicture(page, connect.locator('.connect-block').nth(1), 'moonlight-2', ip);
+    await expect(connect.locator('[data-field="stream-host"]').innerText()).resolves.toBe(pcName);
+    await guidePicture(page, connect.locator('.connect-block').nth(0), 'moonlight-1', ip, pcName);
+    await guidePicture(page, connect.locator('.connect-block').nth(1), 'moonlight-2', ip, pcName);
     // Moonlight on the customer's TV shows 0417 and waits.
     await sunshine({ [ip]: { moonlight: { pin: '0417' } } });
     await connect.getByLabel('PIN from Moonlight').fill('0417');
     await connect.getByLabel('Device name').fill('Living room TV');
-    await guidePicture(page, connect.locator('.pair-form'), 'moonlight-3', ip);
+    await guidePicture(page, connect.locator('.pair-form'), 'moonlight-3', ip, pcName);
     await connect.getByRole('button', { name: 'Pair device' }).click();
     await connect
       .getByText('Living room TV is paired. Open your PC in Moonlight to play.')
@@ -167,7 +196,7 @@ describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
     const host = await sunshineHost(ip);
     expect(host?.pins).toEqual([expect.objectContaining({ pin: '0417', name: 'Living room TV' })]);
     expect(host?.clients).toHaveLength(1);
-    await guidePicture(page, connect.locator('.paired-devices'), 'moonlight-4', ip);
+    await guidePicture(page, connect.locator('.paired-devices'), 'moonlight-4', ip, pcName);
     await screenshotsAtBothWidths(page, 'dashboard-moonlight-paired');
 
     // A PIN nobody waits for: the answer says how to start again, with the address.
@@ -178,7 +207,7 @@ describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
     const refused = connect.getByRole('alert');
     await refused.waitFor({ timeout: 45_000 });
     await expect(refused.innerText()).resolves.toBe(
-      `Your PC is not waiting for a PIN. Open Moonlight, add host ${ip}, then type the PIN it shows within 2 minutes.`,
+      `Your PC is not waiting for a PIN. Open Moonlight, add host ${pcName}, then type the PIN it shows within 2 minutes.`,
     );
     await screenshotsAtBothWidths(page, 'dashboard-moonlight-refused');
 
@@ -198,12 +227,12 @@ describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
     await connect.getByRole('tab', { name: 'DCV app' }).click();
     const dcv = connect.locator('[data-field="dcv-file"]');
     await dcv.waitFor();
-    await guidePicture(page, connect.locator('.tabpanel:not([hidden]) .connect-row'), 'dcv-1', ip);
-    await guidePicture(page, page.locator('.vm-card [data-field="health"]'), 'dcv-2', ip);
+    await guidePicture(page, connect.locator('.tabpanel:not([hidden]) .connect-row'), 'dcv-1', ip, pcName);
+    await guidePicture(page, page.locator('.vm-card [data-field="health"]'), 'dcv-2', ip, pcName);
     const [download] = await Promise.all([page.waitForEvent('download'), dcv.click()]);
     expect(download.suggestedFilename()).toBe('LegendCloud-PC.dcv');
     const file = await readFile(await download.path(), 'utf8');
-    expect(file).toContain(`host=${ip}\r\nport=8443\r\nsessionid=console\r\n`);
+    expect(file).toContain(`host=${pcName}\r\nport=8443\r\nsessionid=console\r\n`);
     const token = /authtoken=([\w-]+)/.exec(file)?.[1] ?? '';
     const verify = () =>
       requestFrom(ip, `${baseUrl().replace('localhost', '127.0.0.1')}/api/dcv/auth`, {
@@ -221,9 +250,15 @@ describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
 
     // The browser desktop and Remote Desktop options, each with its guide.
     await connect.getByRole('tab', { name: 'Browser' }).click();
-    await guidePicture(page, connect.locator('.tabpanel:not([hidden]) .connect-row'), 'browser-2', ip);
+    await guidePicture(
+      page,
+      connect.locator('.tabpanel:not([hidden]) .connect-row'),
+      'browser-2',
+      ip,
+      pcName,
+    );
     await connect.getByRole('tab', { name: 'Remote Desktop' }).click();
-    await guidePicture(page, connect.locator('.tabpanel:not([hidden]) .connect-row'), 'rdp-1', ip);
+    await guidePicture(page, connect.locator('.tabpanel:not([hidden]) .connect-row'), 'rdp-1', ip, pcName);
     await connect.locator('.tabpanel:not([hidden]) .guide summary').click();
     await screenshotsAtBothWidths(page, 'dashboard-rdp-guide');
 

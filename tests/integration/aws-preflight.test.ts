@@ -185,6 +185,40 @@ describe('npm run aws:check and the key pair', () => {
   });
 });
 
+describe("npm run aws:check and the machines' DNS zone", () => {
+  const zone = { MACHINE_DNS_ZONE_ID: 'Z0SANDBOXLEGENDPLAY01', MACHINE_DNS_SUFFIX: 'play.legendcloud.test' };
+
+  it('says names are off without a zone, and what that means', async () => {
+    const { lines } = await awsCheck();
+    expect(lines.find((line) => line.startsWith('OK   machine names'))).toMatch(
+      /off \(MACHINE_DNS_ZONE_ID is unset\): customers reach their PC by an IP address that changes at every start/,
+    );
+  });
+
+  it('checks the zone exists, is the suffix, is public and its records can be read', async () => {
+    const { code, lines } = await awsCheck(zone);
+    expect(lines.find((line) => line.startsWith('OK   machine names: Route 53 zone'))).toMatch(
+      /Z0SANDBOXLEGENDPLAY01 is play\.legendcloud\.test\./,
+    );
+    expect(lines.some((line) => line.startsWith('OK   machine names: zone is public'))).toBe(true);
+    expect(lines.some((line) => line.startsWith('OK   machine names: records readable'))).toBe(true);
+    expect(code).toBe(0);
+  });
+
+  it('fails on a zone that does not exist, or is another domain, with the fix', async () => {
+    const missing = await awsCheck({ ...zone, MACHINE_DNS_ZONE_ID: 'Z0NOSUCHZONE' });
+    expect(missing.lines.find((line) => line.startsWith('FAIL machine names: Route 53 zone'))).toMatch(
+      /NoSuchHostedZone.*fix: create a public hosted zone for play\.legendcloud\.test in Route 53 and set MACHINE_DNS_ZONE_ID/,
+    );
+    expect(missing.code).toBe(1);
+    const other = await awsCheck({ ...zone, MACHINE_DNS_SUFFIX: 'play.example.in' });
+    expect(other.lines.find((line) => line.startsWith('FAIL machine names: Route 53 zone'))).toMatch(
+      /is play\.legendcloud\.test\., not MACHINE_DNS_SUFFIX play\.example\.in.*fix: set MACHINE_DNS_SUFFIX to play\.legendcloud\.test/,
+    );
+    expect(other.code).toBe(1);
+  });
+});
+
 describe('the sandbox EC2 answers DryRun and IAM denials like AWS', () => {
   it('DryRun launches nothing; a denied action is UnauthorizedOperation with or without DryRun', async () => {
     const before = stack.sandboxEc2.state().instances.length;

@@ -81,8 +81,13 @@ describe('the dashboard row', () => {
         latest_renewal_id = ${renewal as string}
       WHERE id = ${mandate.id}`);
 
+    await db.query(sql.unsafe`
+      INSERT INTO machine_names (label, user_id, vm_id, points_to, written_at)
+      VALUES ('pc-r0wcheck', ${user.id}, ${vm.id}, '203.0.113.20', now())`);
+
     const state = (await findDashboardState(pgPool, user.id))!;
     expect(state.user).toEqual({ email: 'row.check@example.com', name: 'Row Check' });
+    expect(state.name).toEqual({ label: 'pc-r0wcheck', pointsTo: '203.0.113.20', released: false });
     // Every part present, every field of its schema there and of the schema's type: parse
     // answers the same object (the schemas transform nothing) and strips nothing.
     for (const [part, schema] of [
@@ -117,6 +122,7 @@ describe('the dashboard row', () => {
       clockAhead: null,
       pairings: [],
       autopay: null,
+      name: null,
     });
     await db.query(sql.unsafe`UPDATE users SET deleted_at = now() WHERE id = ${user.id}`);
     expect(await findDashboardState(pgPool, user.id)).toBeNull();

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { openHealthSecret, signHealthReport } from '../../core/crypto/machineSecrets.ts';
 import { sql } from '../../core/db/pool.ts';
 import { listAlerts } from '../../core/db/operatorAlerts.ts';
-import { troubleshootingHref } from '../../core/domain/machineHealth.ts';
+import { problemGuideHref } from '../../core/domain/machineHealth.ts';
 import { machineSettingsOf } from '../support/machineSettings.ts';
 import { STREAMING_MESSAGES } from '../../core/domain/streaming.ts';
 import { sendJob } from '../../core/queue.ts';
@@ -395,7 +395,7 @@ describe('POST /api/machine/health', () => {
     });
     expect(attention.problems).toEqual(['display-not-capturable', 'no-audio', 'no-gamepad']);
     expect(attention.headline).toMatch(/black screen/);
-    expect(attention.helpUrl).toBe(troubleshootingHref('display-not-capturable'));
+    expect(attention.helpUrl).toBe(problemGuideHref('display-not-capturable'));
     expect(attention).toMatchObject({ streamingDisplay: false, sound: false, controllers: false });
     const problems = async () =>
       (await openAlerts('machine-unhealthy', c.vmId))

@@ -48,6 +48,8 @@ export const ROUTES: RouteDef[] = [
   { path: '/contact-us', component: lazy(() => import('./pages/ContactUs.tsx')) },
   // Before buying: the visitor's round trip, jitter and speed to the machines' region.
   { path: '/connection-check', component: lazy(() => import('./pages/ConnectionCheck.tsx')) },
+  // How to connect and play from every device: its own chunk, loaded only here.
+  { path: '/guides', component: lazy(() => import('./pages/Guides.tsx')) },
   // The links in blog subscription mails (double opt-in).
   { path: '/subscribe/confirm', component: Subscription },
   { path: '/subscribe/unsubscribe', component: Subscription },

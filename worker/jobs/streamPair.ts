@@ -1,5 +1,6 @@
 import { openPin } from '../../core/crypto/machineSecrets.ts';
 import { findStreamHost } from '../../core/db/machineHealth.ts';
+import { findConnectHost } from '../../core/db/machineNames.ts';
 import {
   beginPairing,
   finishPairing,
@@ -45,8 +46,18 @@ export async function pairDevice(deps: WorkerDeps, pairingId: string): Promise<v
   const pairing = await beginPairing(db, pairingId, new Date());
   if (!pairing?.pin_sealed) return;
   const host = await findStreamHost(db, pairing.vm_id);
+  // What the customer adds in Moonlight: the PC's name once it leads there, else its address.
+  const shown =
+    (host &&
+      host.public_ip === pairing.host &&
+      (await findConnectHost(
+        db,
+        { id: pairing.vm_id, state: host.state, public_ip: host.public_ip },
+        deps.config.machineNames?.suffix ?? null,
+      ))) ||
+    pairing.host;
   const finish = async (outcome: PairingOutcome, clientUuid: string | null = null) => {
-    const answer = pairingAnswer(outcome, pairing.host, pairing.device_name);
+    const answer = pairingAnswer(outcome, shown, pairing.device_name);
     await finishPairing(db, pairing.id, {
       state: answer.state,
       outcome,

@@ -13,7 +13,7 @@ import {
 import type { Ec2Instance } from '../../core/providers/ec2.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { RetryLater } from '../ec2Errors.ts';
-import { cloudView, limitsOf, machineFacts, planFacts, readRestore } from './inputs.ts';
+import { cloudView, limitsOf, machineFacts, planFacts, readName, readRestore } from './inputs.ts';
 import type { Outcome, StepContext, StepReport } from './step.ts';
 import { runStep } from './steps.ts';
 
@@ -64,6 +64,7 @@ export async function advanceMachine(
   let facts: Facts = {
     cloud: options.instance === undefined ? undefined : cloudView(options.instance),
     restore: await readRestore(deps, vm),
+    name: await readName(deps, vm),
   };
   const steps: StepDone[] = [];
   const decide = (): Decision =>
@@ -98,7 +99,11 @@ export async function advanceMachine(
     if (fresh && fresh.subscription_id !== subscription?.id)
       subscription = await findSubscription(deps.db, fresh.subscription_id);
     vm = fresh ?? vm;
-    facts = { ...(report ? merge(facts, report) : facts), restore: await readRestore(deps, vm) };
+    facts = {
+      ...(report ? merge(facts, report) : facts),
+      restore: await readRestore(deps, vm),
+      name: await readName(deps, vm),
+    };
     return fresh;
   };
 

@@ -2,6 +2,8 @@ import type { PoolInstance } from '../../core/db/poolInstances.ts';
 import { findLiveSnapshotOfVm, findSnapshot, snapshotOfVmRestored } from '../../core/db/snapshots.ts';
 import type { Subscription } from '../../core/db/subscriptions.ts';
 import { findVmRestoringFromVm, type Vm } from '../../core/db/vms.ts';
+import { findMachineName } from '../../core/db/machineNames.ts';
+import type { NameView } from '../../core/domain/machineName.ts';
 import {
   DEFAULT_MISSING_GRACE_MS,
   type CloudView,
@@ -132,4 +134,14 @@ export async function readSnapshot(deps: WorkerDeps, vm: Vm): Promise<SnapshotVi
 export async function probeRemoteDesktop(deps: WorkerDeps, host: string | null): Promise<'open' | 'closed'> {
   if (!host) return 'closed';
   return deps.remoteDesktop.probe(host, deps.config.vm.rdpPort);
+}
+
+/**
+ * The machine's name as the lifecycle needs it: only on the way to running (starting,
+ * provisioning), and only when a zone is configured; undefined otherwise.
+ */
+export async function readName(deps: WorkerDeps, vm: Vm): Promise<NameView | undefined> {
+  if (!deps.config.machineNames || (vm.state !== 'starting' && vm.state !== 'provisioning')) return undefined;
+  const row = await findMachineName(deps.db, vm.id);
+  return { pointsTo: row && row.released_at === null ? row.points_to : null };
 }

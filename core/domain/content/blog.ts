@@ -5,6 +5,7 @@
 import { PROVISIONING_TIME, TIME_TO_DESKTOP } from '../constants.ts';
 import { getPlan } from '../plans.ts';
 import { TRIAL_LABEL } from '../trial.ts';
+import { GAMING } from '../gaming.ts';
 import { SITE_FACTS } from './facts.ts';
 
 export interface BlogPost {
@@ -31,8 +32,9 @@ export const BLOG_POSTS: readonly BlogPost[] = [
     tag: 'Gaming',
     paragraphs: [
       'A good gaming PC costs as much as a used scooter, and it is out of date in three years. Cloud gaming flips that: the expensive part, a GPU, sits in a data centre, and your laptop only shows the picture and sends your keystrokes.',
-      'With Legend Cloud you get a whole Windows PC, not a catalogue of approved titles. Install Steam, Epic or any launcher, sign in to your own account and play the games you already own, at up to 140 FPS on the Ultra Legend plan.',
-      'What matters at home is your connection, not your hardware. A stable 25 Mbps line is enough for smooth 1080p play; plug in a cable or sit close to a 5 GHz router to keep input lag low.',
+      `With Legend Cloud you get a whole Windows PC, not a catalogue of approved titles. Install Steam, Epic or any launcher, sign in to your own account and play the games you already own, at up to ${GAMING.maxFps} FPS on the ${GAMING.planName} plan.`,
+      'You play through Moonlight, a free app for your phone, TV, tablet or laptop: it streams your PC’s screen and sound to it and sends back your keyboard, mouse and gamepad. Pair a device once from your dashboard and it stays paired.',
+      `What matters at home is your connection, not your hardware. A stable ${GAMING.recommendedMbps} Mbps line is enough for smooth 1080p play at 60 fps, and ${GAMING.minimumMbps} Mbps for 720p; plug in a cable or sit close to a 5 GHz router to keep input lag low. The connection check on our site tells you what your line carries.`,
       'Because plans are bundles of hours, you pay for the evenings you actually play. Stop your PC when you are done and the clock stops with it.',
       `Not sure yet? Start a ${TRIAL_LABEL} trial from ${SITE_FACTS.trialFrom} and try your own game library before you choose a plan.`,
     ],
@@ -58,13 +60,14 @@ export const BLOG_POSTS: readonly BlogPost[] = [
     excerpt:
       'Everything between choosing a plan and seeing your Windows desktop, with tips for a first smooth session.',
     publishedOn: '2026-10-07',
-    readMinutes: 3,
+    readMinutes: 4,
     tag: 'Guide',
     paragraphs: [
       `Getting started takes a few minutes. Pick Legend, Pro Legend or Ultra Legend and ${SITE_FACTS.durationsText}, then pay through PayU with UPI, a card or net banking.`,
       `Your dashboard shows your cloud PC as it starts. It is usually ready in ${TIME_TO_DESKTOP.label}; when a new machine has to be built for you, allow ${PROVISIONING_TIME.label}.`,
-      'Download the Remote Desktop file and the password file from the dashboard. Open the desktop file, paste the password when Windows asks, and you are in.',
-      'Your PC gets a new address every time it starts, so download the desktop file again after each start. Stop the PC from the dashboard when you finish so your hours last.',
+      'To work, download the Remote Desktop file and the password file from the dashboard. Open the desktop file, paste the password when Windows asks, and you are in. Or open your desktop in the browser, with nothing to install.',
+      `To play, use Moonlight instead: install it on the device you play on, add your PC by the name or address the dashboard shows, and type the PIN Moonlight shows into the dashboard. Our guides say which file to get for each device and what to check if something fails. Games stream at up to ${GAMING.maxFps} fps; ${GAMING.recommendedMbps} Mbps carries 1080p at 60 fps.`,
+      'Your PC gets a new IP address every time it starts. If your dashboard shows a name for your PC, Moonlight and your desktop file keep working after each start; if not, add the new address and download the desktop file again. Stop the PC from the dashboard when you finish so your hours last.',
       `Want to see it for yourself first? The ${TRIAL_LABEL} trial runs on the same machines as the paid plans.`,
     ],
   },

@@ -2,7 +2,12 @@
 import { SUPPORT_REPLY_TIME, TIME_TO_DESKTOP } from '../constants.ts';
 import { CARD_PLANS, DURATIONS, PLAN_VALIDITY_LABEL, getPlan, type PlanId } from '../plans.ts';
 import { TRIAL_LABEL } from '../trial.ts';
+import { GAMING, GAMING_PLAN } from '../gaming.ts';
+import type { SitePath } from '../siteRoutes.ts';
 import { SITE_FACTS } from './facts.ts';
+
+/** The public guides page (core/domain/guides.ts), named here without pulling its rules into this page's code. */
+const GUIDES_PATH: SitePath = '/guides';
 
 /**
  * Rotates every TIMERS_MS.heroText. Kept about the same length, so each wraps to the same
@@ -17,7 +22,7 @@ export const HERO_TEXTS: readonly string[] = [
 
 /** Rotates every TIMERS_MS.tagline: the spec's marketing claims (§1), each short enough for one line at 360 px. */
 export const TAGLINES: readonly string[] = [
-  'Up to 140 FPS gaming',
+  `Up to ${GAMING.maxFps} FPS gaming`,
   'Low-latency streaming',
   `Up to ${SITE_FACTS.storageMaxGb} GB cloud storage`,
   `Plans from ${SITE_FACTS.plansFrom} a month`,
@@ -33,7 +38,7 @@ export const HERO_LEAD = `Rent a Windows cloud PC with an NVIDIA GPU by the hour
 export const ABOUT = {
   title: 'About Legend Cloud',
   paragraphs: [
-    'Legend Cloud rents powerful Windows computers that live in the cloud. Each one has a real NVIDIA GPU, fast storage and a Windows desktop you reach over Remote Desktop from any laptop, even an old one.',
+    'Legend Cloud rents powerful Windows computers that live in the cloud. Each one has a real NVIDIA GPU, fast storage and a Windows desktop you reach from any laptop, phone or TV, even an old one: with Moonlight to play games, or with Remote Desktop or your browser to work.',
     `We built it for gamers, video editors, developers, AI and ML learners and students across India who need a strong machine for some hours a month, not a ₹1 lakh purchase. Buy ${SITE_FACTS.durationsText} a month, pay in rupees, and use them whenever you like within ${PLAN_VALIDITY_LABEL}.`,
   ],
   stats: [
@@ -59,9 +64,9 @@ export const FEATURES: readonly Feature[] = [
   {
     id: 'gaming',
     title: 'Gaming',
-    text: 'Play demanding PC games at up to 140 FPS on a GPU in the cloud, streamed to the screen you already have.',
-    points: ['NVIDIA GPU', 'Steam, Epic and more', 'Low-latency streaming'],
-    plan: 'ultra-legend',
+    text: `Play demanding PC games at up to ${GAMING.maxFps} FPS on a GPU in the cloud, streamed with Moonlight to the phone, TV or laptop you already have.`,
+    points: ['NVIDIA GPU', 'Steam, Epic and more', 'Moonlight streaming with a gamepad'],
+    plan: GAMING_PLAN,
   },
   {
     id: 'editing',
@@ -118,8 +123,8 @@ export interface WhyCard {
 export const WHY_CARDS: readonly WhyCard[] = [
   {
     id: 'fps',
-    title: 'Up to 140 FPS',
-    text: 'NVIDIA T4 and A10G GPUs keep games smooth and timelines responsive.',
+    title: `Up to ${GAMING.maxFps} FPS`,
+    text: `NVIDIA T4 and A10G GPUs keep games smooth and timelines responsive, streamed at up to ${GAMING.maxResolution}.`,
   },
   {
     id: 'latency',
@@ -174,3 +179,19 @@ export const HOW_TO_STEPS: readonly HowToStep[] = [
     text: 'Install your apps and get going. Stop it when you are done.',
   },
 ];
+
+/**
+ * Under the six steps: how to play, which the six steps (the spec's, for working over Remote
+ * Desktop) do not say, and where to check a connection first.
+ */
+export const HOW_TO_PLAY = {
+  title: 'Playing games? Use Moonlight',
+  steps: [
+    'Install Moonlight on the phone, TV or computer you will play on.',
+    'Add your PC in Moonlight by the name or address your dashboard shows.',
+    'Type the PIN Moonlight shows into your dashboard: the device is paired, and stays paired.',
+  ],
+  guidesLink: { href: GUIDES_PATH, text: 'Step-by-step guides for every device' },
+  checkLink: { href: '/connection-check', text: 'Check your connection first' },
+  speed: `Moonlight needs ${GAMING.minimumMbps} Mbps for 720p at 60 fps and ${GAMING.recommendedMbps} Mbps for 1080p at 60 fps. The ${GAMING.planName} plan is the one for demanding games.`,
+} as const;

@@ -2,7 +2,13 @@
 import { PROVISIONING_TIME, SUPPORT_REPLY_TIME, TIME_TO_DESKTOP } from '../constants.ts';
 import { PLAN_VALIDITY_LABEL, type DurationHours, type PlanId } from '../plans.ts';
 import { TRIAL_LABEL } from '../trial.ts';
+import { GAMING, GAMING_PLAN, GAMING_SPEED_SENTENCE } from '../gaming.ts';
+import type { SitePath } from '../siteRoutes.ts';
+import { THRESHOLDS } from '../connectionCheck.ts';
 import { SITE_FACTS } from './facts.ts';
+
+/** The public guides page (core/domain/guides.ts), named here without pulling its rules into this page's code. */
+const GUIDES_PATH: SitePath = '/guides';
 
 /** The ten use cases of spec §3, in the spec's order. */
 export const USE_CASE_IDS = [
@@ -50,10 +56,10 @@ export const USE_CASES: readonly UseCase[] = [
     title: 'Gaming',
     shortTitle: 'Gaming',
     description:
-      'Play the PC games your laptop cannot: install from Steam or Epic and stream them to any screen at high frame rates.',
-    recommendedPlan: 'ultra-legend',
+      'Play the PC games your laptop cannot: install from Steam or Epic and stream them with Moonlight to your phone, TV or laptop at high frame rates.',
+    recommendedPlan: GAMING_PLAN,
     suggestedHours: [65, 90],
-    powerNote: 'The A10G GPU drives up to 140 FPS in popular titles at 1080p.',
+    powerNote: `The A10G GPU streams up to ${GAMING.maxFps} fps at 1080p, or ${GAMING.maxResolution} at 60 fps.`,
     highlight: true,
   },
   {
@@ -149,6 +155,8 @@ export const USE_CASES: readonly UseCase[] = [
 export interface FaqItem {
   question: string;
   answer: string;
+  /** A page that says more (the guides, the connection check). */
+  link?: { href: string; text: string };
 }
 
 export interface FaqCategory {
@@ -168,8 +176,7 @@ export const FAQ: readonly FaqCategory[] = [
       },
       {
         question: 'Which plan should I choose?',
-        answer:
-          'Legend suits everyday work, study and lighter games. Pro Legend has 32 GB RAM for editing and development. Ultra Legend has the stronger A10G GPU for AI, Unreal, Revit and demanding games.',
+        answer: `${GAMING.lightPlanName} suits everyday work, study and lighter games. Pro Legend has 32 GB RAM for editing and development. ${GAMING.planName} has the stronger A10G GPU: it is the plan for demanding games (up to ${GAMING.maxFps} fps), and for AI, Unreal and Revit.`,
       },
       {
         question: 'Are prices inclusive of GST?',
@@ -203,7 +210,13 @@ export const FAQ: readonly FaqCategory[] = [
       {
         question: 'How do I connect to my cloud PC?',
         answer:
-          'From your dashboard, download the Remote Desktop file and the password file. Open the desktop file and paste the password when asked. Windows and macOS have Remote Desktop built in or as a free app.',
+          'To play games, use Moonlight: install it on your phone, TV or computer, add your PC by the name or address your dashboard shows, and type the PIN Moonlight shows into the dashboard. To work, download the Remote Desktop file and the password file from the dashboard, open the desktop file and paste the password when asked; or open your desktop in the browser, with nothing to install.',
+        link: { href: GUIDES_PATH, text: 'Step-by-step guides for every device' },
+      },
+      {
+        question: 'How do I play games on my cloud PC?',
+        answer: `With Moonlight, a free app for Windows, macOS, Linux, Android, Android TV, iPhone and iPad: it streams your PC's screen at up to ${GAMING.maxFps} fps with sound and gamepads. The guides say which file to get for your device, which ports your network must allow, and what to check when something fails.`,
+        link: { href: GUIDES_PATH, text: 'The Moonlight guides' },
       },
       {
         question: 'How long until my PC is ready?',
@@ -211,13 +224,13 @@ export const FAQ: readonly FaqCategory[] = [
       },
       {
         question: 'What internet speed do I need?',
-        answer:
-          'A stable 15 Mbps connection is comfortable for work; 25 Mbps or more for gaming. A wired or 5 GHz Wi-Fi connection helps.',
+        answer: `${GAMING_SPEED_SENTENCE} For work over Remote Desktop or the browser, ${THRESHOLDS.work.great.mbps} Mbps is comfortable. A wired or 5 GHz Wi-Fi connection helps.`,
+        link: { href: '/connection-check', text: 'Check your connection' },
       },
       {
-        question: 'Why must I download the desktop file again?',
+        question: 'Does my PC keep its address?',
         answer:
-          'Your PC gets a new public address every time it starts, so the desktop file from an earlier session no longer points to it.',
+          'Your PC gets a new IP address every time it starts. Your dashboard shows whether it also has a name that stays the same: with one, Moonlight and your desktop file keep working after every start; without, add the new address in Moonlight and download the desktop file again after each start.',
       },
     ],
   },

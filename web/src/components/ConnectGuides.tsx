@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError } from '../api/fetcher.ts';
 import { pairDevice, removeDevice } from '../api/streaming.ts';
 import { refreshDashboard, type DashboardRecord } from '../api/vm.ts';
@@ -6,7 +6,6 @@ import { desktopReachable } from '../../../core/domain/lifecycle.ts';
 import {
   DCV_CLIENT_URL,
   deviceNameProblem,
-  MOONLIGHT_CLIENTS,
   MOONLIGHT_PIN_WINDOW_SECONDS,
   normaliseDeviceName,
   pairingInFlight,
@@ -17,7 +16,11 @@ import {
 } from '../../../core/domain/streaming.ts';
 import { formatLongDate } from '../../../core/domain/time.ts';
 import { VM_MESSAGES } from '../../../core/domain/vm.ts';
+import { GAMING } from '../../../core/domain/gaming.ts';
+import { GUIDES_PATH, MOONLIGHT_DOWNLOADS } from '../../../core/domain/guides.ts';
+import { MoonlightDownloads, PortsTable, Troubleshooting } from './GuideSections.tsx';
 import { BrowserDesktop } from './BrowserDesktop.tsx';
+import { HostName } from './HostName.tsx';
 import { Dialog } from './Dialog.tsx';
 import { Tabs } from './Tabs.tsx';
 import { TextField } from './TextField.tsx';
@@ -32,17 +35,23 @@ export function ConnectGuides({ record }: { record: DashboardRecord }) {
   const streaming = record.streaming;
   const running = desktopReachable({ state: record.vmLastState, publicIp: record.vmPublicIp });
   const tabs = [
-    { id: 'moonlight', label: 'Moonlight (games)', content: <MoonlightPanel streaming={streaming} /> },
+    {
+      id: 'moonlight',
+      label: 'Moonlight (games)',
+      // A new run of the PC (or a stop) starts the panel afresh: no answer from before it stays.
+      content: <MoonlightPanel key={record.vmLastStateChange ?? ''} streaming={streaming} />,
+    },
     { id: 'dcv', label: 'DCV app', content: <DcvPanel streaming={streaming} /> },
     { id: 'browser', label: 'Browser', content: <BrowserPanel running={running} /> },
     { id: 'rdp', label: 'Remote Desktop', content: <RdpPanel record={record} /> },
+    { id: 'help', label: 'When something fails', content: <HelpPanel /> },
   ];
   return (
     <section className="card connect-guides" id="connect" aria-labelledby="connect-title">
       <h2 id="connect-title">How to connect</h2>
       <p className="muted connect-intro">
-        Four ways onto your PC. For games choose Moonlight: up to 4K and 144 fps with a gamepad, from a phone,
-        TV or computer.
+        Four ways onto your PC. For games choose Moonlight: up to {GAMING.maxResolution} and {GAMING.maxFps}{' '}
+        fps with a gamepad, from a phone, TV or computer.
       </p>
       <Tabs tabs={tabs} label="How to connect" />
     </section>
@@ -86,22 +95,31 @@ function MoonlightPanel({ streaming }: { streaming: StreamingView | null }) {
       <div className="connect-block">
         <h3>1. Get Moonlight</h3>
         <ul className="client-links" aria-label="Moonlight downloads">
-          {MOONLIGHT_CLIENTS.map((client) => (
-            <li key={client.platform}>
+          {MOONLIGHT_DOWNLOADS.map((client) => (
+            <li key={client.os}>
               <a href={client.url} target="_blank" rel="noopener noreferrer" className="client-chip">
-                {client.platform}
+                {client.os}
               </a>
             </li>
           ))}
         </ul>
+        <details className="guide-files">
+          <summary>Which file to get</summary>
+          <MoonlightDownloads headingLevel={3} />
+        </details>
       </div>
       <div className="connect-block">
         <h3>2. Add your PC in Moonlight</h3>
         {streaming?.host ? (
-          <HostAddress host={streaming.host} />
+          <HostAddress host={streaming.host} named={streaming.named} />
         ) : (
           <p className="download-pending">
             {VM_MESSAGES.rdpWhenRunning}: its address changes every time it starts.
+          </p>
+        )}
+        {streaming && (
+          <p className="muted host-note" data-field="address-note">
+            {streaming.addressNote}
           </p>
         )}
       </div>
@@ -113,7 +131,7 @@ function MoonlightPanel({ streaming }: { streaming: StreamingView | null }) {
           <p className="download-pending">{VM_MESSAGES.notAvailable}</p>
         )}
       </div>
-      {streaming && <PairedDevices devices={streaming.pairedDevices} />}
+      {streaming && <PairedDevices devices={streaming.pairedDevices} note={streaming.pairedNote} />}
       <Guide
         title="Step by step, with pictures"
         steps={[
@@ -147,7 +165,7 @@ function MoonlightPanel({ streaming }: { streaming: StreamingView | null }) {
   );
 }
 
-function HostAddress({ host }: { host: string }) {
+function HostAddress({ host, named }: { host: string; named: boolean }) {
   const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
   async function copy() {
     try {
@@ -161,8 +179,12 @@ function HostAddress({ host }: { host: string }) {
   }
   return (
     <div className="host-address">
-      <span className="muted">In Moonlight: Add host (+), then type</span>
-      <code data-field="stream-host">{host}</code>
+      <span className="muted">
+        In Moonlight: Add host (+), then type {named ? 'your PC’s name' : 'its address'}
+      </span>
+      <code data-field="stream-host">
+        <HostName host={host} />
+      </code>
       <button type="button" className="button small" onClick={copy}>
         {copied === 'yes' ? 'Copied' : 'Copy'}
       </button>
@@ -177,7 +199,7 @@ const STAGES: Partial<Record<PairingState, string>> = {
   confirming: 'Waiting for Moonlight to confirm the pairing…',
 };
 
-type Outcome = { kind: 'success' | 'error' | 'info'; text: string };
+type Outcome = { kind: 'success' | 'error' | 'info'; text: string; deviceId?: string };
 
 function PairingForm({ streaming }: { streaming: StreamingView }) {
   const [pin, setPin] = useState('');
@@ -200,12 +222,26 @@ function PairingForm({ streaming }: { streaming: StreamingView }) {
     return () => window.clearInterval(timer);
   }, [waiting]);
 
+  // A device's "is paired" answer lasts while it is paired: once listed, then removed (here or
+  // on the PC), it goes. (The list may not have it yet when the answer arrives.)
+  const listed = useRef<string | null>(null);
+  useEffect(() => {
+    const id = outcome?.deviceId;
+    if (!id) return;
+    if (streaming.pairedDevices.some((d) => d.id === id)) listed.current = id;
+    else if (listed.current === id) setOutcome(null);
+  }, [outcome, streaming.pairedDevices]);
+
   // A pairing the server stopped waiting for (202): its answer arrives in the record.
   useEffect(() => {
     if (!following || !pairing || pairing.id !== following || pairingInFlight(pairing.state)) return;
     setFollowing(null);
     setBusySince(null);
-    setOutcome({ kind: pairing.state === 'paired' ? 'success' : 'error', text: pairing.message ?? '' });
+    setOutcome({
+      kind: pairing.state === 'paired' ? 'success' : 'error',
+      text: pairing.message ?? '',
+      ...(pairing.state === 'paired' ? { deviceId: pairing.id } : {}),
+    });
   }, [following, pairing]);
 
   async function submit(event: FormEvent) {
@@ -226,7 +262,11 @@ function PairingForm({ streaming }: { streaming: StreamingView }) {
         setOutcome({ kind: 'info', text: answer.message });
         return;
       }
-      setOutcome({ kind: 'success', text: answer.message });
+      setOutcome({
+        kind: 'success',
+        text: answer.message,
+        ...(answer.device ? { deviceId: answer.device.id } : {}),
+      });
       setPin('');
       setName('');
       setBusySince(null);
@@ -296,7 +336,7 @@ function PairingForm({ streaming }: { streaming: StreamingView }) {
   );
 }
 
-function PairedDevices({ devices }: { devices: StreamingView['pairedDevices'] }) {
+function PairedDevices({ devices, note }: { devices: StreamingView['pairedDevices']; note: string | null }) {
   const [confirming, setConfirming] = useState<{ id: string; name: string } | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
@@ -324,13 +364,23 @@ function PairedDevices({ devices }: { devices: StreamingView['pairedDevices'] })
   return (
     <div className="connect-block paired-devices">
       <h3>Paired devices</h3>
+      {note && (
+        <p className="muted host-note" data-field="paired-note">
+          {note}
+        </p>
+      )}
       {devices.length === 0 ? (
         <p className="muted">None yet.</p>
       ) : (
         <ul className="device-list">
           {devices.map((device) => (
             <li key={device.id} data-device={device.name}>
-              <span className="device-name">{device.name}</span>
+              <span className="device-name">
+                {device.name}
+                {device.foundOnPc && (
+                  <span className="muted device-origin">{STREAMING_MESSAGES.foundOnPc}</span>
+                )}
+              </span>
               <span className="muted">
                 {device.removing
                   ? 'Removing…'
@@ -486,6 +536,20 @@ function RdpPanel({ record }: { record: DashboardRecord }) {
           },
         ]}
       />
+    </div>
+  );
+}
+
+/** What to check when something fails, and the ports: the guides' own sections. */
+function HelpPanel() {
+  return (
+    <div className="connect-panel">
+      <p className="connect-lead">
+        Check these in order. The health line on your PC’s card links each of its lines here too. The full
+        guides, with every device, are on <a href={GUIDES_PATH}>the guides page</a>.
+      </p>
+      <Troubleshooting headingLevel={3} />
+      <PortsTable headingLevel={3} />
     </div>
   );
 }

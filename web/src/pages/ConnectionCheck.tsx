@@ -12,11 +12,13 @@ import {
   greatNeeds,
   regionLabel,
   RTT_REQUESTS,
+  streamQualityFor,
   USE_LABELS,
   verdicts,
   type Level,
   type Measured,
 } from '../../../core/domain/connectionCheck.ts';
+import { GAMING_SPEED_SENTENCE } from '../../../core/domain/gaming.ts';
 import './ConnectionCheck.css';
 
 type State =
@@ -117,6 +119,7 @@ export default function ConnectionCheck() {
             {busy ? 'Checking…' : state.kind === 'idle' ? 'Start the check' : 'Run the check again'}
           </button>
         )}
+        <p className="muted check-gaming-speeds">{GAMING_SPEED_SENTENCE}</p>
         <div id="check-progress" className="check-progress">
           {state.kind === 'running' && <Progress progress={state.progress} />}
         </div>
@@ -184,6 +187,7 @@ function Results({
 }) {
   const measured: Measured = { rttMs: result.rtt.medianMs, jitterMs: result.rtt.jitterMs, mbps: result.mbps };
   const advice = adviceFor(measured, region);
+  const quality = streamQualityFor(result.mbps);
   return (
     <>
       <section className="check-results" aria-labelledby="check-results-title">
@@ -210,6 +214,11 @@ function Results({
             </dd>
           </div>
         </dl>
+        {quality && (
+          <p className={`notice ${quality.mode ? 'info' : 'warning'} check-quality`} data-figure="quality">
+            {quality.text}
+          </p>
+        )}
         <p className="muted check-method">
           Round trip: the median of {result.rtt.samples} requests to {regionLabel(region)}, after one that
           sets up the connection.

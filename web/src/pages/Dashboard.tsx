@@ -16,6 +16,7 @@ import { AutoPayPanel } from '../components/AutoPayPanel.tsx';
 import { BrowserDesktop } from '../components/BrowserDesktop.tsx';
 import { ConnectGuides } from '../components/ConnectGuides.tsx';
 import { MachineHealthLine } from '../components/MachineHealthLine.tsx';
+import { HostName } from '../components/HostName.tsx';
 import { ConnectionCheckLink } from '../components/ConnectionCheckLink.tsx';
 import { desktopReachable } from '../../../core/domain/lifecycle.ts';
 import { handoverStatus } from '../../../core/domain/planHandover.ts';
@@ -24,6 +25,7 @@ import { formatRupees, rupeesToPaise } from '../../../core/domain/money.ts';
 import { formatLongDate } from '../../../core/domain/time.ts';
 import { isTrialPlanName, TRIAL_LABEL } from '../../../core/domain/trial.ts';
 import { VM_MESSAGES, VM_STATUS_LABELS, type VmDisplayState } from '../../../core/domain/vm.ts';
+import { NAME_MESSAGES } from '../../../core/domain/machineName.ts';
 
 /**
  * Spec §2 Dashboard: the cloud PC and its plan, the connection files, START (only when
@@ -222,6 +224,14 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
         {TRANSITIONS.has(state) && <span className="spinner spinner-small" aria-hidden="true" />}
       </p>
       <dl className="vm-facts">
+        {record.machineName && (
+          <div className="vm-fact">
+            <dt>PC name</dt>
+            <dd className="vm-name" data-field="pc-name">
+              <HostName host={record.machineName.host} />
+            </dd>
+          </div>
+        )}
         <div className="vm-fact">
           <dt>Public IP</dt>
           <dd className={record.vmPublicIp ? 'vm-ip' : undefined} data-field="public-ip">
@@ -235,7 +245,17 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
           selectedDuration={record.selectedDuration}
         />
       </dl>
-      <MachineHealthLine health={record.machineHealth} />
+      {record.machineName?.current === false && (
+        <p className="notice warning vm-name-note" role="status" data-field="name-updating">
+          {NAME_MESSAGES.updating}
+        </p>
+      )}
+      <MachineHealthLine
+        health={record.machineHealth}
+        name={record.machineName}
+        namesEnabled={record.namesEnabled}
+        publicIp={record.vmPublicIp}
+      />
       {hint && <p className="muted vm-hint vm-transition-hint">{hint}</p>}
       {state === 'stopped' && (
         <div className="vm-actions">
@@ -343,7 +363,9 @@ function DownloadsCard({ record, state }: { record: DashboardRecord; state: VmDi
           ) : (
             <span className="download-pending">{rdpPending}</span>
           )}
-          <p className="muted download-hint">{VM_MESSAGES.rdpHint}</p>
+          <p className="muted download-hint">
+            {record.machineName ? NAME_MESSAGES.rdpHintNamed : VM_MESSAGES.rdpHint}
+          </p>
         </li>
         <li>
           <span className="download-name">Password file</span>

@@ -14,6 +14,7 @@ import {
   FEATURES,
   HERO_LEAD,
   HERO_TEXTS,
+  HOW_TO_PLAY,
   HOW_TO_STEPS,
   TAGLINES,
   WHAT_WE_SOLVE,
@@ -321,6 +322,19 @@ function HowTo() {
             </li>
           ))}
         </ol>
+        <div className="howto-play" data-section="how-to-play">
+          <h3>{HOW_TO_PLAY.title}</h3>
+          <ol>
+            {HOW_TO_PLAY.steps.map((step) => (
+              <li key={step}>{step}</li>
+            ))}
+          </ol>
+          <p className="muted">{HOW_TO_PLAY.speed}</p>
+          <p className="howto-links">
+            <Link href={HOW_TO_PLAY.guidesLink.href}>{HOW_TO_PLAY.guidesLink.text}</Link>
+            <Link href={HOW_TO_PLAY.checkLink.href}>{HOW_TO_PLAY.checkLink.text}</Link>
+          </p>
+        </div>
         <div className="howto-cta">
           <Link href="/select-vm" className="button primary">
             Choose your plan

@@ -1,3 +1,4 @@
+import { GAMING, GAMING_PLAN } from '../../../core/domain/gaming.ts';
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { ApiError } from '../api/fetcher.ts';
@@ -223,6 +224,11 @@ function PlanCard({
       <p className="pricing-hardware">
         {plan.ramGb} GB RAM · {plan.gpu}
       </p>
+      {plan.id === GAMING_PLAN && (
+        <p className="pricing-badge" data-gaming-plan>
+          Best for gaming: up to {GAMING.maxFps} fps
+        </p>
+      )}
       <p id={infoId} className="pricing-description" hidden={!showInfo}>
         {plan.description}
       </p>

@@ -284,6 +284,11 @@ function Faq() {
           <details key={item.question} className="faq-item">
             <summary>{item.question}</summary>
             <p className="muted">{item.answer}</p>
+            {item.link && (
+              <p className="faq-link">
+                <Link href={item.link.href}>{item.link.text}</Link>
+              </p>
+            )}
           </details>
         ))}
       </div>

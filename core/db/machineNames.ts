@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import { UniqueIntegrityConstraintViolationError } from 'slonik';
+import { z } from 'zod';
+import { connectAddress, machineLabel, machineNameView, type NameFacts } from '../domain/machineName.ts';
+import { sql, type Db } from './pool.ts';
+
+/**
+ * The machines' DNS names (sql/0055_machine_names.sql): one label per machine, given once and
+ * never again, and what we last wrote to its record. Every write is conditional on what the
+ * caller saw, so two workers at once leave the row as one would.
+ */
+
+export const MachineName = z.object({
+  label: z.string(),
+  user_id: z.uuid(),
+  vm_id: z.uuid(),
+  points_to: z.string().nullable(),
+  written_at: z.date().nullable(),
+  failing_since: z.date().nullable(),
+  last_error: z.string().nullable(),
+  alerted_at: z.date().nullable(),
+  released_at: z.date().nullable(),
+  created_at: z.date(),
+  updated_at: z.date(),
+});
+export type MachineName = z.infer<typeof MachineName>;
+
+const COLUMNS = sql.fragment`label, user_id, vm_id, points_to, written_at, failing_since, last_error, alerted_at,
+  released_at, created_at, updated_at`;
+
+const ts = (at: Date) => at.toISOString();
+
+export function nameFacts(row: MachineName): NameFacts {
+  return {
+    label: row.label,
+    pointsTo: row.points_to,
+    failingSince: row.failing_since,
+    alertedAt: row.alerted_at,
+    released: row.released_at !== null,
+  };
+}
+
+export async function findMachineName(db: Db, vmId: string): Promise<MachineName | null> {
+  return db.maybeOne(sql.type(MachineName)`SELECT ${COLUMNS} FROM machine_names WHERE vm_id = ${vmId}`);
+}
+
+/**
+ * The machine's name, given now if it has none: a fresh random label (drawn again in the
+ * one-in-a-trillion case that it was ever given before).
+ */
+export async function ensureMachineName(db: Db, vm: { id: string; user_id: string }): Promise<MachineName> {
+  for (let attempt = 0; ; attempt++) {
+    const existing = await findMachineName(db, vm.id);
+    if (existing) return existing;
+    try {
+      const row = await db.maybeOne(sql.type(MachineName)`
+        INSERT INTO machine_names (label, user_id, vm_id)
+        VALUES (${machineLabel(randomBytes(8))}, ${vm.user_id}, ${vm.id})
+        ON CONFLICT (vm_id) DO NOTHING
+        RETURNING ${COLUMNS}`);
+      if (row) return row;
+    } catch (error) {
+      // The label was given before (to anyone): another one.
+      if (!(error instanceof UniqueIntegrityConstraintViolationError) || attempt >= 5) throw error;
+    }
+  }
+}
+
+/** The record now points at `ip` (written, or found so): whatever failed before is over. */
+export async function recordNamePointed(db: Db, label: string, ip: string, now: Date): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE machine_names SET points_to = ${ip}, written_at = ${ts(now)}, failing_since = NULL,
+      last_error = NULL, alerted_at = NULL, updated_at = ${ts(now)}
+    WHERE label = ${label} AND released_at IS NULL`);
+}
+
+/** Writing (or deleting) the record failed: since when, and why (the first failure's time is kept). */
+export async function recordNameFailed(db: Db, label: string, error: string, now: Date): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE machine_names SET failing_since = coalesce(failing_since, ${ts(now)}), last_error = ${error},
+      updated_at = ${ts(now)}
+    WHERE label = ${label}`);
+}
+
+/** Nothing is left to write while the machine is stopped: whatever failed is over (its start points it). */
+export async function clearNameFailure(db: Db, label: string, now: Date): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE machine_names SET failing_since = NULL, last_error = NULL, alerted_at = NULL, updated_at = ${ts(now)}
+    WHERE label = ${label} AND failing_since IS NOT NULL`);
+}
+
+/** An operator was told; answers whether this call was the one that told (once per failing spell). */
+export async function recordNameAlerted(db: Db, label: string, now: Date): Promise<boolean> {
+  const row = await db.maybeOne(sql.type(z.object({ label: z.string() }))`
+    UPDATE machine_names SET alerted_at = ${ts(now)}, updated_at = ${ts(now)}
+    WHERE label = ${label} AND alerted_at IS NULL AND failing_since IS NOT NULL
+    RETURNING label`);
+  return row !== null;
+}
+
+/** The record is gone with its machine: the label is released for good. */
+export async function releaseMachineName(db: Db, label: string, now: Date): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE machine_names SET released_at = ${ts(now)}, points_to = NULL, failing_since = NULL,
+      last_error = NULL, updated_at = ${ts(now)}
+    WHERE label = ${label} AND released_at IS NULL`);
+}
+
+/**
+ * The names the sweep hands to the name job (at most `limit`): those whose machine is gone but
+ * whose record is not yet deleted, those whose machine runs at an address the record does not
+ * point at, and those failing (the 10-minute alert is decided there). `decideName` is the rule;
+ * this only narrows the candidates, never wider than it would act on.
+ */
+export async function listNamesNeedingWork(db: Db, limit: number): Promise<Array<{ vm_id: string }>> {
+  return [
+    ...(await db.any(sql.type(z.object({ vm_id: z.uuid() }))`
+      SELECT n.vm_id FROM machine_names n JOIN vms v ON v.id = n.vm_id
+      WHERE n.released_at IS NULL
+        AND (v.state IN ('terminated', 'error')
+          OR n.failing_since IS NOT NULL
+          OR (v.state = 'running' AND v.public_ip IS NOT NULL AND v.public_ip IS DISTINCT FROM n.points_to))
+      ORDER BY n.updated_at
+      LIMIT ${limit}`)),
+  ];
+}
+
+/**
+ * What a customer connects to this machine by: its name once the record leads to it, else its
+ * public address; null while it has none. `suffix` null: no zone, the address.
+ */
+export async function findConnectHost(
+  db: Db,
+  vm: { id: string; state: string; public_ip: string | null },
+  suffix: string | null,
+): Promise<string | null> {
+  if (!vm.public_ip) return null;
+  if (!suffix) return vm.public_ip;
+  const row = await findMachineName(db, vm.id);
+  const view = machineNameView(
+    row && { label: row.label, pointsTo: row.points_to, released: row.released_at !== null },
+    suffix,
+    { state: vm.state, publicIp: vm.public_ip },
+  );
+  return connectAddress(view, vm.public_ip);
+}

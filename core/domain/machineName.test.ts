@@ -1,0 +1,241 @@
+import { describe, expect, it } from 'vitest';
+import { decideMachine, nextStep, stepRule, type LifecycleInput } from './lifecycle.ts';
+import {
+  connectAddress,
+  decideName,
+  isDnsSuffix,
+  LABEL_PATTERN,
+  machineHostName,
+  machineLabel,
+  machineNameView,
+  NAME_ALERT_AFTER_MS,
+  nameFirst,
+  type NameFacts,
+  type NameInput,
+} from './machineName.ts';
+
+const NOW = new Date('2026-06-10T12:00:00Z');
+const MIN = 60_000;
+const at = (offsetMs: number) => new Date(NOW.getTime() + offsetMs);
+
+const NAME: NameFacts = {
+  label: 'pc-7k2m9q4x',
+  pointsTo: '13.0.0.1',
+  failingSince: null,
+  alertedAt: null,
+  released: false,
+};
+const running = (ip: string) => ({ state: 'running', publicIp: ip });
+const input = (over: Partial<NameInput>): NameInput => ({
+  zone: true,
+  machine: running('13.0.0.2'),
+  name: NAME,
+  record: undefined,
+  now: NOW,
+  ...over,
+});
+
+describe('the name itself', () => {
+  it('is pc- and eight letters of 32, from random bytes, nothing of the customer', () => {
+    const label = machineLabel(Uint8Array.from([0, 1, 31, 32, 255, 100, 7, 64]));
+    expect(label).toBe('pc-01z0z470');
+    expect(label).toMatch(LABEL_PATTERN);
+    // No letter that reads like another (i, l, o, u) can come out.
+    const all = machineLabel(Uint8Array.from({ length: 8 }, (_, i) => i * 4 + 3));
+    expect(all).not.toMatch(/[ilou]/);
+    expect(() => machineLabel(new Uint8Array(4))).toThrow(RangeError);
+  });
+
+  it('is the label under the zone, the suffix written either way', () => {
+    expect(machineHostName('pc-7k2m9q4x', 'Play.LegendCloud.in.')).toBe('pc-7k2m9q4x.play.legendcloud.in');
+    expect(isDnsSuffix('play.legendcloud.in')).toBe(true);
+    expect(isDnsSuffix('.play.legendcloud.in.')).toBe(true);
+    for (const bad of ['localhost', 'play..in', 'pl ay.in', '-play.in', 'play.in/x', ''])
+      expect(isDnsSuffix(bad), bad).toBe(false);
+  });
+});
+
+describe('decideName: when the record is written, corrected, deleted, and when an operator is told', () => {
+  it.each([
+    ['no zone', 'nothing', input({ zone: false })],
+    ['no name yet', 'nothing', input({ name: null })],
+    ['released with its machine', 'nothing', input({ name: { ...NAME, released: true } })],
+    ['running where the record already points', 'nothing', input({ machine: running('13.0.0.1') })],
+    [
+      'stopped: the name keeps its last address',
+      'nothing',
+      input({ machine: { state: 'stopped', publicIp: null } }),
+    ],
+    ['starting, no address yet', 'nothing', input({ machine: { state: 'starting', publicIp: null } })],
+    ['running at a new address, not looked at', 'observe', input({})],
+    ['gone, not looked at', 'observe', input({ machine: { state: 'terminated', publicIp: null } })],
+    [
+      'error (instance lost), not looked at',
+      'observe',
+      input({ machine: { state: 'error', publicIp: null } }),
+    ],
+    [
+      'gone and its record too',
+      'forget',
+      input({ machine: { state: 'terminated', publicIp: null }, record: null }),
+    ],
+  ])('%s → %s', (_, kind, given) => {
+    expect(decideName(given).kind).toBe(kind);
+  });
+
+  it('points the name at a new address; our own old address is no drift', () => {
+    expect(decideName(input({ record: { ip: '13.0.0.1', ttl: 30 } }))).toMatchObject({
+      kind: 'upsert',
+      ip: '13.0.0.2',
+      drift: null,
+    });
+    expect(decideName(input({ record: null }))).toMatchObject({
+      kind: 'upsert',
+      ip: '13.0.0.2',
+      drift: null,
+    });
+  });
+
+  it('a record pointing at an address we never wrote is corrected and named as drift (an alert)', () => {
+    expect(decideName(input({ record: { ip: '198.51.100.9', ttl: 300 } }))).toMatchObject({
+      kind: 'upsert',
+      ip: '13.0.0.2',
+      drift: '198.51.100.9',
+    });
+  });
+
+  it('a record already pointing where it should is remembered, not written again', () => {
+    expect(decideName(input({ record: { ip: '13.0.0.2', ttl: 30 } }))).toMatchObject({
+      kind: 'confirm',
+      ip: '13.0.0.2',
+    });
+  });
+
+  it('a failing name is tried again even where we last pointed it', () => {
+    const failing = { ...NAME, failingSince: at(-MIN) };
+    expect(decideName(input({ name: failing, machine: running('13.0.0.1') })).kind).toBe('observe');
+  });
+
+  it('deletes the record of a gone machine exactly as it is (and looks again after)', () => {
+    const record = { ip: '13.0.0.1', ttl: 30 };
+    expect(decideName(input({ machine: { state: 'terminated', publicIp: null }, record }))).toEqual({
+      kind: 'delete',
+      reason: expect.any(String),
+      record,
+    });
+  });
+
+  it('a failing name whose machine stopped settles: nothing to point until its start, no alert', () => {
+    const failing = { ...NAME, failingSince: at(-20 * MIN) };
+    expect(decideName(input({ name: failing, machine: { state: 'stopped', publicIp: null } })).kind).toBe(
+      'settle',
+    );
+    expect(decideName(input({ name: failing, machine: { state: 'stopping', publicIp: null } })).kind).toBe(
+      'settle',
+    );
+  });
+
+  it('tells an operator once, after 10 minutes of failing, before trying again', () => {
+    const since = (ms: number) => ({ ...NAME, failingSince: at(-ms) });
+    expect(decideName(input({ name: since(NAME_ALERT_AFTER_MS - 1) })).kind).toBe('observe');
+    expect(decideName(input({ name: since(NAME_ALERT_AFTER_MS) })).kind).toBe('alert');
+    expect(decideName(input({ name: { ...since(NAME_ALERT_AFTER_MS), alertedAt: at(-1) } })).kind).toBe(
+      'observe',
+    );
+    // A gone machine whose delete keeps failing is alerted too.
+    expect(
+      decideName(
+        input({ name: since(20 * MIN), machine: { state: 'terminated', publicIp: null }, record: undefined }),
+      ).kind,
+    ).toBe('alert');
+  });
+});
+
+describe('the lifecycle points the name before it shows a machine running', () => {
+  const limits = { missingGraceMs: 5 * MIN, maxStartAttempts: 6, maxLaunchAttempts: 8 };
+  const plan = { status: 'active', expiresAt: at(10 * 86_400_000), hours: 30 };
+  const machine = {
+    id: 'vm-1',
+    state: 'starting' as const,
+    source: 'launch' as const,
+    instanceId: 'i-0abc',
+    launchAttempts: 1,
+    startAttempts: 1,
+    passwordStored: true,
+    usageSeconds: 0,
+    usageCountedAt: null,
+    launchedAt: at(-60 * MIN),
+    startRequestedAt: at(-MIN),
+    stoppedAt: at(-30 * MIN),
+  };
+  const starting: LifecycleInput = {
+    machine,
+    plan,
+    cloud: { state: 'running', publicIp: '13.0.0.2', vmTag: 'vm-1' },
+    now: NOW,
+    limits,
+  };
+
+  it('without a zone, as before: marked running', () => {
+    expect(decideMachine(starting)).toMatchObject({ kind: 'mark-running', publicIp: '13.0.0.2' });
+  });
+
+  it('with a zone: the name first, then running once it points there', () => {
+    const pointName = decideMachine({ ...starting, name: { pointsTo: '13.0.0.1' } });
+    expect(pointName).toMatchObject({ kind: 'point-name', publicIp: '13.0.0.2' });
+    expect(stepRule(pointName)).toEqual({ place: 'cloud', sweep: true, then: 'go-on' });
+    expect(nextStep({ ...starting, name: { pointsTo: '13.0.0.1' } }, 'sweep').kind).toBe('point-name');
+    expect(decideMachine({ ...starting, name: { pointsTo: '13.0.0.2' } }).kind).toBe('mark-running');
+  });
+
+  it('Route 53 failing does not hold the machine: shown running with its address', () => {
+    expect(decideMachine({ ...starting, name: { pointsTo: null }, lastTry: 'name-failed' }).kind).toBe(
+      'mark-running',
+    );
+  });
+
+  it('a new machine: Remote Desktop answers, then the name, then ready', () => {
+    const provisioning: LifecycleInput = {
+      ...starting,
+      machine: { ...machine, state: 'provisioning', startRequestedAt: null },
+      remoteDesktop: 'open',
+      name: { pointsTo: null },
+    };
+    expect(decideMachine(provisioning).kind).toBe('point-name');
+    expect(decideMachine({ ...provisioning, remoteDesktop: undefined }).kind).toBe('probe-remote-desktop');
+    expect(decideMachine({ ...provisioning, name: { pointsTo: '13.0.0.2' } }).kind).toBe('mark-ready');
+  });
+
+  it('nameFirst alone', () => {
+    expect(nameFirst(undefined, '13.0.0.2', undefined)).toBeNull();
+    expect(nameFirst({ pointsTo: '13.0.0.2' }, '13.0.0.2', undefined)).toBeNull();
+    expect(nameFirst({ pointsTo: null }, '13.0.0.2', 'name-failed')).toBeNull();
+    expect(nameFirst({ pointsTo: null }, '13.0.0.2', 'start-failed')?.kind).toBe('point-name');
+  });
+});
+
+describe('what the dashboard shows and the files name', () => {
+  const row = { label: 'pc-7k2m9q4x', pointsTo: '13.0.0.2', released: false };
+  const suffix = 'play.legendcloud.in';
+  const host = 'pc-7k2m9q4x.play.legendcloud.in';
+
+  it('the name once it leads to the PC; the IP while it is being updated; nothing to connect to while stopped', () => {
+    const current = machineNameView(row, suffix, running('13.0.0.2'));
+    expect(current).toEqual({ host, current: true });
+    expect(connectAddress(current, '13.0.0.2')).toBe(host);
+    const updating = machineNameView(row, suffix, running('13.0.0.9'));
+    expect(updating).toEqual({ host, current: false });
+    expect(connectAddress(updating, '13.0.0.9')).toBe('13.0.0.9');
+    const stopped = machineNameView(row, suffix, { state: 'stopped', publicIp: null });
+    expect(stopped).toEqual({ host, current: null });
+    expect(connectAddress(stopped, null)).toBeNull();
+  });
+
+  it('no name without a zone, for a released one, or for a gone machine', () => {
+    expect(machineNameView(row, null, running('13.0.0.2'))).toBeNull();
+    expect(machineNameView({ ...row, released: true }, suffix, running('13.0.0.2'))).toBeNull();
+    expect(machineNameView(row, suffix, { state: 'terminated', publicIp: null })).toBeNull();
+    expect(machineNameView(null, suffix, running('13.0.0.2'))).toBeNull();
+    expect(connectAddress(null, '13.0.0.2')).toBe('13.0.0.2');
+  });
+});

@@ -1,0 +1,210 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { requestStart, requestStop, requestTerminate } from '../../core/commands/vmActions.ts';
+import { findMachineName } from '../../core/db/machineNames.ts';
+import { listAlerts } from '../../core/db/operatorAlerts.ts';
+import { sql } from '../../core/db/pool.ts';
+import { LABEL_PATTERN, MACHINE_NAME_TTL_SECONDS } from '../../core/domain/machineName.ts';
+import { SANDBOX_ROUTE53_ZONE } from '../../sandbox/route53/index.ts';
+import { syncNames } from '../../worker/jobs/machineName.ts';
+import { startVm } from '../../worker/jobs/vmStart.ts';
+import { stopVm } from '../../worker/jobs/vmStop.ts';
+import { syncVms } from '../../worker/jobs/vmSync.ts';
+import { terminateVm } from '../../worker/jobs/vmTerminate.ts';
+import { logIn, newClient } from '../support/accounts.ts';
+import { cloudPcHelpers } from '../support/cloudPc.ts';
+import { machineHelpers } from '../support/machines.ts';
+import { startTestStack } from '../support/stack.ts';
+
+/**
+ * The PC keeps its name, through the real lifecycle handlers and the real Route 53 SDK against the
+ * sandbox's Route 53: the record is pointed before the machine is shown running and follows it
+ * across STOP/START, the dashboard and the Remote Desktop, DCV and browser-desktop links carry
+ * the name; an outage shows the IP with a note and alerts after 10 minutes; a record someone else
+ * edited is corrected at the next start and alerted; a gone machine's record is deleted, a failed
+ * delete retried.
+ */
+
+const SUFFIX = SANDBOX_ROUTE53_ZONE.name;
+const stack = await startTestStack({
+  env: {
+    MACHINE_DNS_ZONE_ID: SANDBOX_ROUTE53_ZONE.id,
+    MACHINE_DNS_SUFFIX: SUFFIX,
+    DCV_WEB_URL: 'http://{host}:8443/',
+    SNAPSHOT_KEEP_DAYS: '0',
+  },
+});
+const cloud = cloudPcHelpers(stack);
+const deps = cloud.deps();
+const machines = machineHelpers(stack, cloud, deps);
+const db = stack.services.db;
+const MINUTE = 60_000;
+afterAll(() => cloud.destroy());
+
+type Records = Array<{ name: string; type: string; ttl: number; values: string[] }>;
+async function records(): Promise<Records> {
+  const state = (await stack.api('/sandbox/route53/_state')).body as {
+    zones: Array<{ id: string; records: Records }>;
+  };
+  return state.zones.find((z) => z.id === SANDBOX_ROUTE53_ZONE.id)?.records ?? [];
+}
+async function recordOf(host: string) {
+  return (await records()).find((r) => r.name === `${host}.`) ?? null;
+}
+async function route53(control: Record<string, unknown>) {
+  expect((await stack.api('/sandbox/route53/_control', { method: 'POST', body: control })).status).toBe(204);
+}
+
+async function stopAndStart(vmId: string) {
+  await requestStop(db, stack.services.boss, vmId, 'user', new Date());
+  await stopVm(deps, { vmId });
+  cloud.advance(2 * MINUTE);
+  await syncVms(deps, { vmId });
+  expect((await cloud.vm(vmId)).state).toBe('stopped');
+  await requestStart(db, stack.services.boss, vmId, 'user', new Date());
+  await startVm(deps, { vmId });
+  cloud.advance(2 * MINUTE);
+  await syncVms(deps, { vmId });
+  return cloud.vm(vmId);
+}
+
+async function signedIn(email: string) {
+  const client = newClient(stack);
+  await logIn(client, email);
+  return client;
+}
+
+describe('a machine keeps its name', () => {
+  it('is named before it runs, and its name follows it across STOP/START; the files and links carry it', async () => {
+    const { user, vm } = await machines.runningMachine();
+    const name = await findMachineName(db, vm.id);
+    expect(name?.label).toMatch(LABEL_PATTERN);
+    const host = `${name?.label}.${SUFFIX}`;
+    // Pointed before it was shown running: the record names the address the row has.
+    expect(name?.points_to).toBe(vm.public_ip);
+    expect(await recordOf(host)).toEqual({
+      name: `${host}.`,
+      type: 'A',
+      ttl: MACHINE_NAME_TTL_SECONDS,
+      values: [vm.public_ip],
+    });
+
+    const client = await signedIn(user.email);
+    const record = (await client.call('/api/vm/dashboard')).body;
+    expect(record.machineName).toEqual({ host, current: true });
+    expect(record.namesEnabled).toBe(true);
+    expect(record.vmPublicIp).toBe(vm.public_ip);
+    const rdp = await client.call('/api/vm/rdp');
+    expect(rdp.status).toBe(200);
+    expect(rdp.body).toContain(`full address:s:${host}\r\n`);
+    const dcv = await client.call('/api/vm/dcv-file');
+    expect(dcv.status).toBe(200);
+    expect(dcv.body).toContain(`host=${host}\r\nport=8443\r\n`);
+    const desktop = await client.call('/api/vm/desktop-token', { method: 'POST', body: {} });
+    expect(desktop.status).toBe(200);
+    expect(desktop.body.url).toMatch(new RegExp(`^http://${host.replaceAll('.', '\\.')}:8443/\\?authToken=`));
+
+    const started = await stopAndStart(vm.id);
+    expect(started.state).toBe('running');
+    expect(started.public_ip).not.toBe(vm.public_ip);
+    expect((await findMachineName(db, vm.id))?.label).toBe(name?.label);
+    expect((await recordOf(host))?.values).toEqual([started.public_ip]);
+    expect((await client.call('/api/vm/dashboard')).body.machineName).toEqual({ host, current: true });
+    expect((await client.call('/api/vm/rdp')).body).toContain(`full address:s:${host}\r\n`);
+    // Never reused: the next machine has a name of its own.
+    const other = await machines.runningMachine();
+    expect((await findMachineName(db, other.vm.id))?.label).not.toBe(name?.label);
+  });
+
+  it('a Route 53 outage at START: shown running with its IP and a note; alerted after 10 minutes; corrected when it returns', async () => {
+    const { user, vm } = await machines.runningMachine();
+    const label = (await findMachineName(db, vm.id))!.label;
+    const host = `${label}.${SUFFIX}`;
+    const client = await signedIn(user.email);
+    await route53({ failing: 'ServiceUnavailable' });
+    let started;
+    try {
+      started = await stopAndStart(vm.id);
+      expect(started.state).toBe('running');
+      const record = (await client.call('/api/vm/dashboard')).body;
+      expect(record.machineName).toEqual({ host, current: false });
+      expect(record.vmPublicIp).toBe(started.public_ip);
+      // The files name the address that works now.
+      expect((await client.call('/api/vm/rdp')).body).toContain(`full address:s:${started.public_ip}\r\n`);
+      const failing = await findMachineName(db, vm.id);
+      expect(failing?.failing_since).not.toBeNull();
+      expect(failing?.last_error).toMatch(/ServiceUnavailable/);
+      // Retried with backoff by its own job.
+      const queued = await cloud.jobs('machine-name', { vmId: vm.id });
+      expect(queued.length).toBeGreaterThan(0);
+
+      // Nine minutes of failing: no alert yet. Ten: the sweep tells an operator, once.
+      const failFor = (minutes: number) =>
+        db.query(sql.unsafe`
+          UPDATE machine_names SET failing_since = now() - ${`${minutes} minutes`}::interval WHERE label = ${label}`);
+      await failFor(9);
+      await syncNames(deps);
+      expect(await nameAlerts('machine-name-failing', vm.id)).toHaveLength(0);
+      await failFor(11);
+      await syncNames(deps);
+      await syncNames(deps);
+      const alerts = await nameAlerts('machine-name-failing', vm.id);
+      expect(alerts).toHaveLength(1);
+      expect(alerts[0]?.occurrences).toBe(1);
+      expect(alerts[0]?.message).toMatch(new RegExp(`${host.replaceAll('.', '\\.')} has not been updated`));
+    } finally {
+      await route53({ failing: null });
+    }
+    await syncNames(deps);
+    expect((await recordOf(host))?.values).toEqual([started.public_ip]);
+    expect((await client.call('/api/vm/dashboard')).body.machineName).toEqual({ host, current: true });
+    expect(await nameAlerts('machine-name-failing', vm.id)).toHaveLength(0);
+  });
+
+  it('a record someone pointed elsewhere is corrected at the next start, and an operator is told', async () => {
+    const { vm } = await machines.runningMachine();
+    const host = `${(await findMachineName(db, vm.id))!.label}.${SUFFIX}`;
+    await route53({ set: { name: host, ip: '198.51.100.77' } });
+    const started = await stopAndStart(vm.id);
+    expect((await recordOf(host))?.values).toEqual([started.public_ip]);
+    const [drift] = await nameAlerts('machine-name-drift', vm.id);
+    expect(drift?.message).toContain('198.51.100.77');
+  });
+
+  it("a gone machine's record is deleted; a failed delete is retried, never left silently", async () => {
+    const { vm } = await machines.runningMachine();
+    const label = (await findMachineName(db, vm.id))!.label;
+    const host = `${label}.${SUFFIX}`;
+    await requestTerminate(db, stack.services.boss, vm.id, 'account-deleted', new Date());
+    await terminateVm(deps, { vmId: vm.id });
+    cloud.advance(5 * MINUTE);
+    await syncVms(deps, { vmId: vm.id });
+    expect((await cloud.vm(vm.id)).state).toBe('terminated');
+    expect(await recordOf(host)).not.toBeNull();
+
+    await route53({ failing: 'Throttling' });
+    try {
+      await syncNames(deps);
+      const failing = await findMachineName(db, vm.id);
+      expect(failing?.released_at).toBeNull();
+      expect(failing?.last_error).toMatch(/Throttling/);
+      expect(await recordOf(host)).not.toBeNull();
+    } finally {
+      await route53({ failing: null });
+    }
+    await syncNames(deps);
+    expect(await recordOf(host)).toBeNull();
+    const released = await findMachineName(db, vm.id);
+    expect(released?.released_at).not.toBeNull();
+    expect(released?.failing_since).toBeNull();
+    // The label stays taken for good: the table refuses it to anyone else.
+    await expect(
+      db.query(sql.unsafe`
+        INSERT INTO machine_names (label, user_id, vm_id)
+        SELECT ${label}, user_id, id FROM vms WHERE id <> ${vm.id} LIMIT 1`),
+    ).rejects.toThrow();
+  });
+});
+
+async function nameAlerts(kind: string, vmId: string) {
+  return (await listAlerts(db)).filter((a) => a.kind === kind && a.vm_id === vmId);
+}

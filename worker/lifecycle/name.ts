@@ -1,0 +1,19 @@
+import { sendJob } from '../../core/queue.ts';
+import { advanceName } from '../machineName.ts';
+import type { Step } from './step.ts';
+
+/**
+ * The machine's DNS name is pointed at the address it is about to be shown with (one try). If
+ * Route 53 fails, the machine is shown running all the same, with its address and a note that
+ * the name is being updated, and the `machine-name` job retries with backoff.
+ */
+export const pointName: Step<'point-name'> = async ({ deps, vm, log }, decision) => {
+  const outcome = await advanceName(deps, vm, { state: 'running', publicIp: decision.publicIp });
+  if (outcome === 'done') return {};
+  await sendJob(deps.boss, 'machine-name', { vmId: vm.id }, { singletonKey: vm.id, startAfter: 5 });
+  log.warn(
+    { publicIp: decision.publicIp },
+    'lifecycle: name not pointed yet; shown with its address, retried',
+  );
+  return { lastTry: 'name-failed' };
+};
