@@ -4,7 +4,6 @@ import {
   connectAddress,
   decideName,
   isDnsSuffix,
-  LABEL_PATTERN,
   machineHostName,
   machineLabel,
   machineNameView,
@@ -13,6 +12,9 @@ import {
   type NameFacts,
   type NameInput,
 } from './machineName.ts';
+
+/** A name's label: `pc-` and 8 of Crockford's base32 letters, lowercase (no i, l, o, u). */
+const LABEL_PATTERN = /^pc-[0-9a-hjkmnp-tv-z]{8}$/;
 
 const NOW = new Date('2026-06-10T12:00:00Z');
 const MIN = 60_000;

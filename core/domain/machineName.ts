@@ -27,7 +27,6 @@ export const NAME_ALERT_AFTER_MS = 10 * 60_000;
 const LABEL_ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 /** 8 letters of 32: 40 random bits, a trillion names, none derived from the customer. */
 export const LABEL_LENGTH = 8;
-export const LABEL_PATTERN = /^pc-[0-9a-hjkmnp-tv-z]{8}$/;
 
 /**
  * A new label from random bytes (at least LABEL_LENGTH of them; 5 bits of each are used). It

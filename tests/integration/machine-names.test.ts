@@ -3,7 +3,7 @@ import { requestStart, requestStop, requestTerminate } from '../../core/commands
 import { findMachineName } from '../../core/db/machineNames.ts';
 import { listAlerts } from '../../core/db/operatorAlerts.ts';
 import { sql } from '../../core/db/pool.ts';
-import { LABEL_PATTERN, MACHINE_NAME_TTL_SECONDS } from '../../core/domain/machineName.ts';
+import { MACHINE_NAME_TTL_SECONDS } from '../../core/domain/machineName.ts';
 import { SANDBOX_ROUTE53_ZONE } from '../../sandbox/route53/index.ts';
 import { syncNames } from '../../worker/jobs/machineName.ts';
 import { startVm } from '../../worker/jobs/vmStart.ts';
@@ -14,6 +14,9 @@ import { logIn, newClient } from '../support/accounts.ts';
 import { cloudPcHelpers } from '../support/cloudPc.ts';
 import { machineHelpers } from '../support/machines.ts';
 import { startTestStack } from '../support/stack.ts';
+
+/** A name's label: `pc-` and 8 of Crockford's base32 letters, lowercase (no i, l, o, u). */
+const LABEL_PATTERN = /^pc-[0-9a-hjkmnp-tv-z]{8}$/;
 
 /**
  * The PC keeps its name, through the real lifecycle handlers and the real Route 53 SDK against the
