@@ -35,6 +35,14 @@ export const ALERT_KINDS = [
   'stream-host-unreachable',
   // AutoPay: a PayU answer we cannot read, or a renewal that needs a person.
   'autopay-problem',
+  // The cloud misbehaving: a step failing for 5 minutes (its action and error), a plan's warm pool
+  // on hold (its cause and fix), a launch budget spent, a lost machine replaced, an EC2 event
+  // scheduled on a machine's hardware.
+  'step-failing',
+  'pool-hold',
+  'launch-budget',
+  'instance-replaced',
+  'scheduled-event',
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 

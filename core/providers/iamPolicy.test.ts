@@ -19,6 +19,7 @@ const SERVICE_PREFIX: Record<string, string> = {
   'client-ec2': 'ec2',
   'client-cloudwatch': 'cloudwatch',
   'client-service-quotas': 'servicequotas',
+  'client-iam': 'iam',
 };
 
 /** Actions a call needs besides its own (AWS authorises them separately). */

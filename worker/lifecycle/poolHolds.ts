@@ -1,0 +1,72 @@
+import { holdFacts, insertPoolHold, latestPoolHolds, setPoolHoldAlert } from '../../core/db/launches.ts';
+import { findAlert, raiseAlert, resolveAlertsByKeys } from '../../core/db/operatorAlerts.ts';
+import { nextPoolHold, poolHoldAlertMessage, type PoolHoldCause } from '../../core/domain/launchBudget.ts';
+import { getPlan, type PlanId } from '../../core/domain/plans.ts';
+import type { WorkerDeps } from '../deps.ts';
+
+/**
+ * Putting a plan's warm pool on hold, and lifting the word of it: the hold's row (its backoff
+ * from `nextPoolHold`), one operator alert per plan naming the cause and the fix, resolved once a
+ * spare of the plan is ready again. Whether a pool is held now is `poolHoldStatus`, read from
+ * these rows by `pool-replenish`.
+ */
+
+export const poolHoldAlertKey = (planId: string) => `pool-hold:${planId}`;
+
+/** The environment variable naming a plan's own image. */
+function planImageVar(planId: string): string {
+  return `EC2_AMI_${planId.toUpperCase().replaceAll('-', '_')}`;
+}
+
+export async function holdPool(
+  deps: Pick<WorkerDeps, 'db' | 'log' | 'config'>,
+  failed: { planId: string; poolInstanceId: string | null; instanceId: string | null },
+  cause: PoolHoldCause,
+  detail: string,
+  now: Date,
+): Promise<void> {
+  const { db, log, config } = deps;
+  const latest = (await latestPoolHolds(db, failed.planId)).get(failed.planId) ?? null;
+  const next = nextPoolHold(latest && holdFacts(latest), latest?.ready_since ?? false, cause, now);
+  const hold = await insertPoolHold(db, {
+    planId: failed.planId,
+    cause,
+    detail,
+    level: next.level,
+    begunAt: now,
+    until: new Date(next.until),
+    poolInstanceId: failed.poolInstanceId,
+  });
+  // The same failed spare seen again: its hold exists already.
+  if (!hold) return;
+  const key = poolHoldAlertKey(failed.planId);
+  // An operator acknowledged the last hold and it failed again: a new alert, so a person hears of it.
+  const previousAlert = latest?.alert_id ? await findAlert(db, latest.alert_id) : null;
+  if (previousAlert?.acknowledged_at && !previousAlert.resolved_at) await resolveAlertsByKeys(db, [key]);
+  const { alert } = await raiseAlert(db, {
+    kind: 'pool-hold',
+    dedupeKey: key,
+    message: poolHoldAlertMessage({
+      planName: getPlan(failed.planId as PlanId).displayName,
+      cause,
+      detail,
+      until: next.until,
+      level: next.level,
+      keyName: config.ec2.keyName,
+      planEnv: planImageVar(failed.planId),
+    }),
+    instanceId: failed.instanceId,
+    details: { planId: failed.planId, cause, level: next.level, until: new Date(next.until).toISOString() },
+  });
+  await setPoolHoldAlert(db, hold.id, alert.id);
+  log.warn(
+    { planId: failed.planId, cause, level: next.level, until: new Date(next.until).toISOString() },
+    'pool: on hold, no spare is launched until then',
+  );
+}
+
+/** A spare of the plan is ready: whatever held the pool is over, and so is its alert. */
+export async function poolRecovered(deps: Pick<WorkerDeps, 'db' | 'log'>, planId: string): Promise<void> {
+  if ((await resolveAlertsByKeys(deps.db, [poolHoldAlertKey(planId)])) > 0)
+    deps.log.info({ planId }, 'pool: a spare is ready again; the hold alert is resolved');
+}
