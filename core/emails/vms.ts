@@ -152,7 +152,7 @@ export function diskRestoredMail(person: Person, publicUrl: string): Mail {
     [
       `Hi ${person.name},`,
       '',
-      'Your old cloud PC has now been deleted. Nothing is lost: your new PC was made from the copy of its disk we saved, so your files, games and projects are on it.',
+      'Your old cloud PC has now been deleted. Nothing is lost: your new PC is made from the copy of its disk we saved, so your files, games and projects are on it.',
     ],
     dashboard(publicUrl),
   );

@@ -99,7 +99,7 @@ export async function replenishPool(deps: WorkerDeps, now: Date = new Date()): P
       storageGb: plan.storageGb,
       imageId: config.ec2.amiByPlan[plan.id],
     };
-    const rows = await db.transaction(async (trx) => {
+    const created = await db.transaction(async (trx) => {
       await lockPoolPlan(trx, plan.id);
       const topUp = decidePoolTopUp({
         warmSize: warm,
@@ -112,19 +112,23 @@ export async function replenishPool(deps: WorkerDeps, now: Date = new Date()): P
         warmFilling: await countPoolFilling(trx, plan.id, false),
         hotFilling: await countPoolFilling(trx, plan.id, true),
       });
-      if (topUp.warm + topUp.hot === 0) return [];
+      if (topUp.warm + topUp.hot === 0) return { rows: [], held: null };
       // A held pool gets no new rows either: they would only wait, counted as filling.
-      const held = await latestPoolHolds(trx, plan.id);
-      const latest = held.get(plan.id) ?? null;
-      if (poolHoldStatus(latest && holdFacts(latest), latest?.ready_since ?? false, now).kind === 'held')
-        return [];
+      const latest = (await latestPoolHolds(trx, plan.id)).get(plan.id) ?? null;
+      const status = poolHoldStatus(latest && holdFacts(latest), latest?.ready_since ?? false, now);
+      if (status.kind === 'held') return { rows: [], held: status.reason };
       deps.log.debug({ planId: plan.id, ...topUp }, 'pool-replenish: top-up');
-      return [
-        ...(await insertPoolInstances(trx, spec, topUp.warm)),
-        ...(await insertPoolInstances(trx, spec, topUp.hot, true)),
-      ];
+      return {
+        rows: [
+          ...(await insertPoolInstances(trx, spec, topUp.warm)),
+          ...(await insertPoolInstances(trx, spec, topUp.hot, true)),
+        ],
+        held: null,
+      };
     });
-    report.created += rows.length;
+    report.created += created.rows.length;
+    if (created.held)
+      await refused(deps, plan.id, 'hold', created.held, { budget: { freesAt: null } }, now, report);
   }
 
   const awaiting = await listPoolAwaitingLaunch(db);

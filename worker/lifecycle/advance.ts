@@ -68,7 +68,12 @@ export async function advanceMachine(
   } catch (error) {
     // A decision to retry carries no failure of its own: the step that failed recorded it.
     if (!(error instanceof RetryLater) || error.cause !== undefined)
-      await recordStepFailure(deps, { kind: 'vm', id: start.id, instanceId: start.instance_id }, error);
+      await recordStepFailure(
+        deps,
+        { kind: 'vm', id: start.id, instanceId: start.instance_id },
+        error,
+        options.now,
+      );
     throw error;
   }
 }
