@@ -43,6 +43,7 @@ try {
     serviceQuotasEndpoint: ec2.serviceQuotasEndpoint,
     iamEndpoint: ec2.iamEndpoint,
     mode: ec2.mode,
+    sandboxUrl: ec2.mode === 'sandbox' ? config.sandbox.url : undefined,
     plans: CARD_PLANS.map((plan) => ({
       id: plan.id,
       instanceType: plan.instanceType,

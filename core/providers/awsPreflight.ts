@@ -39,6 +39,8 @@ export type PreflightInput = {
   iamEndpoint?: string | undefined;
   /** Whether the account is AWS (an instance profile is then required) or the sandbox. */
   mode: 'aws' | 'sandbox';
+  /** Where the sandbox runs, in sandbox mode: an endpoint under it that does not answer means the sandbox is not running. */
+  sandboxUrl?: string | undefined;
   /** The plans sold now: what each launches. */
   plans: Array<{ id: string; instanceType: string; imageId: string; volumeSizeGb: number }>;
   subnetIds: string[];
@@ -78,9 +80,12 @@ function failed(
   check: string,
   error: unknown,
   otherwise: string,
-  where: { mode: 'aws' | 'sandbox'; endpoint?: string | undefined; endpointVar?: string | undefined } = {
-    mode: 'aws',
-  },
+  where: {
+    mode: 'aws' | 'sandbox';
+    endpoint?: string | undefined;
+    endpointVar?: string | undefined;
+    sandboxUrl?: string | undefined;
+  } = { mode: 'aws' },
 ): PreflightResult {
   const code = errorCode(error);
   const message = oneLine(error);
@@ -110,7 +115,7 @@ function failed(
       ok: false,
       detail: `${network}${at}: ${message}`,
       fix:
-        where.mode === 'sandbox'
+        where.mode === 'sandbox' && (!where.endpoint || where.endpoint.startsWith(where.sandboxUrl ?? '\0'))
           ? 'start the sandbox (npm start), or set SANDBOX_URL to where it runs'
           : `make the endpoint reachable from here${where.endpointVar ? `, or set ${where.endpointVar}` : ''}`,
     };
@@ -177,7 +182,12 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightResu
   const iam = new IAMClient(
     awsClientConfig({ ...input.client, region: 'us-east-1', endpoint: input.iamEndpoint, maxAttempts: 2 }),
   );
-  const where = { mode: input.mode, endpoint: input.client.endpoint, endpointVar: 'EC2_ENDPOINT' };
+  const where = {
+    mode: input.mode,
+    endpoint: input.client.endpoint,
+    endpointVar: 'EC2_ENDPOINT',
+    sandboxUrl: input.sandboxUrl,
+  };
   const results: PreflightResult[] = [];
   const region = input.client.region;
   try {
@@ -302,17 +312,20 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightResu
     }
 
     // The G-instance vCPU quota against what CAPACITY_LIMITS lets us sell.
+    // Which endpoint failed decides the fix: EC2's (the types' vCPUs) or Service Quotas'.
+    let asking: 'ec2' | 'servicequotas' = 'ec2';
     try {
+      if (input.serviceQuotasEndpoint === null)
+        throw Object.assign(new Error('EC2_ENDPOINT is a VPC endpoint of EC2 alone'), {
+          name: 'NoServiceQuotasEndpoint',
+        });
       const described = await ec2.client.send(
         new DescribeInstanceTypesCommand({ InstanceTypes: types as _InstanceType[] }),
       );
       const vcpus = new Map(
         (described.InstanceTypes ?? []).map((t) => [t.InstanceType as string, t.VCpuInfo?.DefaultVCpus ?? 0]),
       );
-      if (input.serviceQuotasEndpoint === null)
-        throw Object.assign(new Error('EC2_ENDPOINT is a VPC endpoint of EC2 alone'), {
-          name: 'NoServiceQuotasEndpoint',
-        });
+      asking = 'servicequotas';
       const quota = await quotas.send(
         new GetServiceQuotaCommand({ ServiceCode: 'ec2', QuotaCode: G_VCPU_QUOTA_CODE }),
       );
@@ -347,14 +360,22 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightResu
           ? {
               check: 'G-instance vCPU quota',
               ok: false,
-              detail: `EC2_ENDPOINT (${input.client.endpoint ?? ''}) is a VPC endpoint's own hostname, which names no Service Quotas endpoint`,
+              detail: `EC2_ENDPOINT (${input.client.endpoint ?? ''}) names no Service Quotas endpoint to derive (a VPC endpoint's own hostname, or a host that is not ec2.<region>…)`,
               fix: "set SERVICE_QUOTAS_ENDPOINT to the Service Quotas VPC endpoint's hostname (or AWS's https://servicequotas.<region>.amazonaws.com)",
             }
-          : failed('G-instance vCPU quota', error, 'check the region and Service Quotas access', {
-              mode: input.mode,
-              endpoint: input.serviceQuotasEndpoint ?? undefined,
-              endpointVar: 'SERVICE_QUOTAS_ENDPOINT',
-            }),
+          : failed(
+              'G-instance vCPU quota',
+              error,
+              'check the region and Service Quotas access',
+              asking === 'ec2'
+                ? where
+                : {
+                    mode: input.mode,
+                    endpoint: input.serviceQuotasEndpoint ?? undefined,
+                    endpointVar: 'SERVICE_QUOTAS_ENDPOINT',
+                    sandboxUrl: input.sandboxUrl,
+                  },
+            ),
       );
     }
 
@@ -503,6 +524,7 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightResu
             : failed(check, error, 'check EC2_INSTANCE_PROFILE', {
                 mode: input.mode,
                 endpoint: input.iamEndpoint,
+                sandboxUrl: input.sandboxUrl,
               }),
         );
       }
