@@ -1,12 +1,14 @@
 import { findPoolInstance, markPoolSynced, type PoolInstance } from '../../core/db/poolInstances.ts';
 import { findSubscription, findSubscriptionsByIds } from '../../core/db/subscriptions.ts';
-import { findVm, markVmsSynced, type Vm } from '../../core/db/vms.ts';
+import { findVm, markVmsSynced, recordVmError, type Vm } from '../../core/db/vms.ts';
 import { findStepFailures, poolSubject, vmSubject } from '../../core/db/stepFailures.ts';
 import { followUpOf, poolFollowUp } from '../../core/domain/lifecycle.ts';
 import { ACCOUNT_SUBJECT, backedOff } from '../../core/domain/stepBackoff.ts';
 import { parsePayload, sendJob, type Job, type Payload } from '../../core/queue.ts';
 import { scheduleVmCheck } from '../../core/commands/vmActions.ts';
 import type { WorkerDeps } from '../deps.ts';
+import { describeEc2Error } from '../ec2Errors.ts';
+import { clearFailures, recordStepFailure } from '../lifecycle/failures.ts';
 import { observeInstances, planFacts } from '../lifecycle/inputs.ts';
 import { stepMachine, sweepFleet, syncPool } from '../lifecycle/sweep.ts';
 
@@ -46,10 +48,28 @@ export async function syncVms(deps: WorkerDeps, target: Payload<'vm-sync'> = {})
   const pool: PoolInstance[] = target.poolInstanceId
     ? [await findPoolInstance(db, target.poolInstanceId)].filter((p): p is PoolInstance => p !== null)
     : [];
-  const instances = await observeInstances(
-    deps,
-    [...vms, ...pool].map((row) => row.instance_id).filter((id): id is string => id !== null),
-  );
+  let instances: Awaited<ReturnType<typeof observeInstances>>;
+  try {
+    instances = await observeInstances(
+      deps,
+      [...vms, ...pool].map((row) => row.instance_id).filter((id): id is string => id !== null),
+    );
+  } catch (error) {
+    // The look itself failed: counted against the machine (backoff, log level, alert after 5
+    // minutes), and looked at again when its backoff says.
+    for (const vm of vms) {
+      await recordVmError(db, vm.id, `sync: ${describeEc2Error(error)}`, new Date());
+      await recordStepFailure(deps, { kind: 'vm', id: vm.id, instanceId: vm.instance_id }, error);
+    }
+    for (const row of pool)
+      await recordStepFailure(deps, { kind: 'pool', id: row.id, instanceId: row.instance_id }, error);
+    await followUp(deps, target);
+    return;
+  }
+  // The look went through: a run of failed looks is over.
+  const looked = new Set(['DescribeInstances']);
+  for (const vm of vms) await clearFailures(deps, { kind: 'vm', id: vm.id }, looked);
+  for (const row of pool) await clearFailures(deps, { kind: 'pool', id: row.id }, looked);
   const subscriptions = await findSubscriptionsByIds(
     db,
     vms.map((v) => v.subscription_id),
