@@ -29,8 +29,10 @@ CREATE TABLE pool_holds (
   level integer NOT NULL CHECK (level >= 0),
   begun_at timestamptz NOT NULL,
   until timestamptz NOT NULL,
-  -- The spare whose failure began it: one hold per failed spare, however often it is seen.
+  -- The spare whose failure began it (one hold per failed spare, however often it is seen), or
+  -- the machine fresh from the image whose health report showed the image's fault (one per machine).
   pool_instance_id uuid UNIQUE REFERENCES pool_instances (id),
+  vm_id uuid UNIQUE REFERENCES vms (id),
   alert_id uuid REFERENCES operator_alerts (id)
 );
 CREATE INDEX pool_holds_plan ON pool_holds (plan_id, begun_at DESC);

@@ -5,6 +5,7 @@ import { applyHealthReport } from '../../core/commands/machineHealth.ts';
 import { DecryptError } from '../../core/crypto/crypto.ts';
 import { healthSignatureValid, openHealthSecret } from '../../core/crypto/machineSecrets.ts';
 import { findReportingMachine, recordHealthRefusal } from '../../core/db/machineHealth.ts';
+import { holdPoolForImageFault } from '../../core/commands/poolHolds.ts';
 import {
   HEALTH_REFUSAL_MESSAGES,
   HEALTH_REPORT_INTERVAL_SECONDS,
@@ -164,6 +165,12 @@ export function machineHealthRoutes(services: Services): Router<AppState> {
         receivedAt: now,
       });
       if (!stored) return refuse('replayed', { vmId: machine.vm_id });
+      // A fault of the image on a machine fresh from it: the plan's spares would carry it too.
+      await holdPoolForImageFault(
+        { db, log: ctx.state.log, config },
+        { vmId: machine.vm_id, instanceId: report.instanceId, report },
+        now,
+      );
       ctx.state.log.info({ vmId: machine.vm_id, instanceId: report.instanceId }, 'machine health report');
       reply(ctx, 200, { accepted: true, nextReportSeconds: HEALTH_REPORT_INTERVAL_SECONDS });
     },

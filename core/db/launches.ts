@@ -94,7 +94,7 @@ export function holdFacts(row: PoolHoldRow): PoolHoldFacts {
   };
 }
 
-/** A new hold, once per failed spare (a second sighting of the same failure adds nothing). */
+/** A new hold, once per failed spare or reporting machine (a second sighting adds nothing). */
 export async function insertPoolHold(
   db: Db,
   hold: {
@@ -105,13 +105,14 @@ export async function insertPoolHold(
     begunAt: Date;
     until: Date;
     poolInstanceId: string | null;
+    vmId?: string | null;
   },
 ): Promise<{ id: string } | null> {
   return db.maybeOne(sql.type(z.object({ id: z.uuid() }))`
-    INSERT INTO pool_holds (plan_id, cause, detail, level, begun_at, until, pool_instance_id)
+    INSERT INTO pool_holds (plan_id, cause, detail, level, begun_at, until, pool_instance_id, vm_id)
     VALUES (${hold.planId}, ${hold.cause}, ${hold.detail.slice(0, 1000)}, ${hold.level}, ${ts(hold.begunAt)},
-            ${ts(hold.until)}, ${hold.poolInstanceId})
-    ON CONFLICT (pool_instance_id) DO NOTHING
+            ${ts(hold.until)}, ${hold.poolInstanceId}, ${hold.vmId ?? null})
+    ON CONFLICT DO NOTHING
     RETURNING id`);
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  healthHoldCause,
   launchBudgetLeft,
   launchErrorHoldCause,
   machineLaunchAllowed,
@@ -171,5 +172,18 @@ describe('the hold alert', () => {
     expect(message).toContain('LEGEND on hold for 30 minutes');
     expect(message).toContain('EC2_PRIVATE_KEY_PEM to the private key of key pair legend-prod');
     expect(message).toContain('npm run alerts -- ack');
+  });
+});
+
+describe('healthHoldCause: a fault of the image on a machine fresh from it', () => {
+  const ready = { readyAt: at(0) };
+  it.each([
+    ['an unlicensed driver within the hour', ['driver-unlicensed'], ready, at(20), 'unhealthy'],
+    ['no display within the hour', ['no-display', 'disk-low'], ready, at(59), 'unhealthy'],
+    ['a host fault (no GPU): a stop and start cures it', ['no-gpu'], ready, at(20), null],
+    ['an image fault on a machine ready for hours', ['driver-unlicensed'], ready, at(120), null],
+    ['not ready yet', ['driver-unlicensed'], { readyAt: null }, at(5), null],
+  ] as const)('%s', (_name, problems, machine, now, cause) => {
+    expect(healthHoldCause(problems, machine, now)).toBe(cause);
   });
 });

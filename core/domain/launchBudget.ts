@@ -49,6 +49,29 @@ export function launchErrorHoldCause(code: string, message = ''): PoolHoldCause 
   return null;
 }
 
+/**
+ * Faults a machine fresh from the plan's image reports that are the image's, not its host's: a
+ * GPU driver without its licence, no (virtual) display. A host's fault (no GPU answering) is
+ * cured by a stop and start and says nothing of the next spare.
+ */
+export const IMAGE_HEALTH_FAULTS = ['driver-unlicensed', 'no-display'] as const;
+/** How long after it first became ready a machine still speaks for its image. */
+export const FRESH_FROM_IMAGE_MS = HOUR_MS;
+
+/**
+ * The hold cause of a health report: `unhealthy` when a machine made from the plan's image in
+ * the last hour reports a fault of the image (its spares would carry it too), else null.
+ */
+export function healthHoldCause(
+  problems: readonly string[],
+  machine: { readyAt: Instant | null },
+  now: Instant,
+): PoolHoldCause | null {
+  const ready = toEpochMsOrNull(machine.readyAt);
+  if (ready === null || toEpochMs(now) - ready > FRESH_FROM_IMAGE_MS) return null;
+  return problems.some((p) => (IMAGE_HEALTH_FAULTS as readonly string[]).includes(p)) ? 'unhealthy' : null;
+}
+
 /** A hold as read from its row, with its alert's acknowledgement. */
 export type PoolHoldFacts = {
   cause: PoolHoldCause;

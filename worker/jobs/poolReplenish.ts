@@ -40,7 +40,7 @@ import { describeEc2Error } from '../ec2Errors.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { accountBackoff, clearFailures, recordStepFailure } from '../lifecycle/failures.ts';
 import { runLaunch } from '../lifecycle/launch.ts';
-import { holdPool } from '../lifecycle/poolHolds.ts';
+import { holdPool } from '../../core/commands/poolHolds.ts';
 
 /**
  * `pool-replenish` (cron, and after every claim): keeps at least WARM_POOL_SIZE instances per

@@ -22,7 +22,7 @@ import { sendJob } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { cloudView, limitsOf, observeInstances, poolFacts } from './inputs.ts';
 import { capturePassword } from './password.ts';
-import { holdPool, poolRecovered } from './poolHolds.ts';
+import { holdPool, poolRecovered } from '../../core/commands/poolHolds.ts';
 import type { Step } from './step.ts';
 
 /**
