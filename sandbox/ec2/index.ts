@@ -685,6 +685,7 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
   });
   router.post('/_reset', async (ctx) => {
     engine.reset();
+    instanceProfiles.clear();
     await syncListeners();
     ctx.status = 204;
   });
@@ -702,7 +703,10 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
     },
     syncRdp: syncListeners,
     state: () => engine.snapshot(),
-    reset: () => engine.reset(),
+    reset: () => {
+      engine.reset();
+      instanceProfiles.clear();
+    },
     defaultKeyName: options.defaultKeyName ?? 'legend-sandbox',
     defaultPrivateKeyPem: () => engine.defaultPrivateKeyPem(),
     flush: async () => {
