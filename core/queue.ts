@@ -235,6 +235,14 @@ export const QUEUES = {
     retryDelayMax: 900,
     expireInSeconds: 120,
   }),
+  // Events EC2 schedules on machines' hardware (cron, every 5 minutes): each run reads them all
+  // again and acts by their date, so a failed run needs only the next one.
+  'vm-events': defineQueue(Sweep, {
+    retryLimit: 1,
+    retryDelay: 60,
+    retryBackoff: false,
+    expireInSeconds: 300,
+  }),
   'pool-replenish': defineQueue(Sweep, {
     retryLimit: 5,
     retryDelay: 30,

@@ -41,6 +41,7 @@ export function createSandbox(options: SandboxOptions): Middleware {
   const ec2 = options.ec2 ?? createSandboxEc2({ profile: options.profile });
   router.use('/ec2', ec2.router.routes(), ec2.router.allowedMethods());
   router.use('/servicequotas', ec2.serviceQuotas.routes(), ec2.serviceQuotas.allowedMethods());
+  router.use('/iam', ec2.iam.routes(), ec2.iam.allowedMethods());
   // Each machine's Sunshine and health reporter (game streaming), when the EC2 stand-in runs them.
   if (ec2.sunshine) router.use('/sunshine', ec2.sunshine.routes(), ec2.sunshine.allowedMethods());
   // CloudWatch has points only for instances the EC2 stand-in says are running (usage page).

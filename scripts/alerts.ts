@@ -17,14 +17,17 @@ const USAGE = `usage: npm run alerts -- [command]
   (none)                 open operator alerts, most recent first
   all                    every alert, resolved ones too
   show <id>              one alert in full: details, occurrences, when a person was told
-  ack <id>               someone is on it: no more reminders (it stays open until resolved)
+  ack <id>               someone is on it: no more reminders (it stays open until resolved);
+                         a pool-hold alert's hold is released at once (fix its cause first)
   resolve <id>           mark an alert handled
   orphans                instances tagged as ours that no machine owns (terminated after ORPHAN_GRACE_MINUTES)
   reprovision <vmId>     a machine that ended in error: retire it and provision its plan again`;
 
 /**
  * Operator alerts of the cloud PCs: provisioning late or failed, quota reached,
- * starts given up, passwords that do not decrypt, instances lost or unowned. Reads DATABASE_URL.
+ * starts given up, passwords that do not decrypt, instances lost or unowned, steps failing, pools
+ * on hold. Acknowledging a pool-hold alert releases the hold: the pool's decision reads the
+ * acknowledgement from the alert's row (core/domain/launchBudget.ts). Reads DATABASE_URL.
  */
 const [command, ...args] = process.argv.slice(2);
 const config = loadConfig();

@@ -19,6 +19,7 @@ const SWEEPS = [
   'vm-reaper',
   'pool-replenish',
   'vm-reconcile',
+  'vm-events',
   'payment-reconcile',
   'housekeeping',
   'alert-notify',

@@ -13,6 +13,8 @@ export async function registerSchedules(deps: WorkerDeps): Promise<void> {
   await deps.boss.schedule('vm-reaper', '* * * * *', {});
   await deps.boss.schedule('pool-replenish', '*/5 * * * *', {});
   await deps.boss.schedule('vm-reconcile', '*/10 * * * *', {});
+  // Events EC2 schedules on machines' hardware: acted on days ahead, so five minutes is soon enough.
+  await deps.boss.schedule('vm-events', '*/5 * * * *', {});
   // Usage page: CPU/GPU samples from CloudWatch (METRICS_PULL_CRON).
   await deps.boss.schedule('metrics-pull', deps.config.metrics.pullCron, {});
   // Idle auto-stop: machines nobody uses for the customer's window are warned, then stopped.

@@ -19,6 +19,7 @@ import { poolReplenish } from './jobs/poolReplenish.ts';
 import { planExpiry } from './jobs/planExpiry.ts';
 import { vmReaper } from './jobs/vmReaper.ts';
 import { vmReconcile } from './jobs/vmReconcile.ts';
+import { vmEvents } from './jobs/vmEvents.ts';
 import { createVmEc2, type VmEc2 } from '../core/providers/vmEc2.ts';
 import { metricsPull } from './jobs/metricsPull.ts';
 import { vmIdle } from './jobs/vmIdle.ts';
@@ -95,6 +96,7 @@ const HANDLERS: Record<QueueName, QueueWorker> = {
   'plan-expiry': { handler: planExpiry, batchSize: 1, localConcurrency: 1 },
   'vm-reaper': { handler: vmReaper, batchSize: 1, localConcurrency: 1 },
   'vm-reconcile': { handler: vmReconcile, batchSize: 1, localConcurrency: 1 },
+  'vm-events': { handler: vmEvents, batchSize: 1, localConcurrency: 1 },
   'metrics-pull': { handler: metricsPull, batchSize: 1, localConcurrency: 1 },
   'vm-idle': { handler: vmIdle, batchSize: 1, localConcurrency: 1 },
   housekeeping: { handler: housekeeping, batchSize: 1, localConcurrency: 1 },

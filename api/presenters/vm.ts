@@ -107,6 +107,7 @@ export function dashboardBody(input: {
           saving: disk.state === 'creating',
           savedOn: disk.completed_at?.toISOString() ?? null,
           keptUntil: disk.keep_until.toISOString(),
+          deleting: vm?.state === 'terminating',
         }
       : null;
 
@@ -260,7 +261,10 @@ function noticeFor(
   if (plan.restoring) return VM_MESSAGES.restoringFiles;
   if (vm?.state === 'error') return vm.problem ?? VM_MESSAGES.failed;
   if (vm?.state === 'terminated' && !plan.planActive) return VM_MESSAGES.terminated;
-  if (state === 'provisioning' && vm?.delayed_at) return VM_MESSAGES.delayed;
+  // The reaper's words for what holds it up (no capacity, the image, the password, a permission).
+  if (state === 'provisioning' && vm?.delayed_at) return vm.problem ?? VM_MESSAGES.delayed;
+  // A move off hardware EC2 retires: the date, and that it restarts while nobody is connected.
+  if (vm?.state === 'running' && vm.problem) return vm.problem;
   if (vm?.state === 'provisioning' && vm.remote_desktop_waiting_since)
     return VM_MESSAGES.waitingForRemoteDesktop;
   if (!plan.planActive) return VM_MESSAGES.planExpired;

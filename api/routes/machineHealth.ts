@@ -8,6 +8,7 @@ import { healthSignatureValid, openHealthSecret } from '../../core/crypto/machin
 import { recordSmokeReport } from '../../core/db/imageSmokeRuns.ts';
 import { findReportingMachine, recordClockAhead, recordHealthRefusal } from '../../core/db/machineHealth.ts';
 import { CLOCK_MESSAGES, reportClock } from '../../core/domain/reportClock.ts';
+import { holdPoolForImageFault } from '../../core/commands/poolHolds.ts';
 import {
   HEALTH_REFUSAL_MESSAGES,
   HEALTH_REPORT_INTERVAL_SECONDS,
@@ -223,6 +224,12 @@ export function machineHealthRoutes(services: Services): Router<AppState> {
           { vmId: machine.vm_id },
           { singletonKey: machine.vm_id },
         );
+      // A fault of the image on a machine fresh from it: the plan's spares would carry it too.
+      await holdPoolForImageFault(
+        { db, log: ctx.state.log, config },
+        { vmId: machine.vm_id, instanceId: report.instanceId, report },
+        now,
+      );
       ctx.state.log.info({ vmId: machine.vm_id, instanceId: report.instanceId }, 'machine health report');
       reply(ctx, 200, { accepted: true, nextReportSeconds: HEALTH_REPORT_INTERVAL_SECONDS });
     },

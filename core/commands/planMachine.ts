@@ -77,6 +77,8 @@ export async function choosePlanMachine(
             instanceType: subscription.instance_type,
             storageGb: Math.max(subscription.storage_gb, choice.restoreFrom ? (kept?.volume_gb ?? 0) : 0),
             restoreSnapshotId: choice.restoreFrom,
+            // A machine of this plan came before (lost, or retired by an operator): its hours stay used.
+            usageSeconds: planMachine?.usage_seconds ?? 0,
           },
           now,
         );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.ts';
-import { SANDBOX_EC2 } from './vmConfig.ts';
+import { deriveEndpoint, SANDBOX_EC2 } from './vmConfig.ts';
 import { subnetForAttempt } from '../domain/lifecycle.ts';
 import { PRODUCTION_ENV } from './productionEnv.fixture.ts';
 
@@ -130,5 +130,62 @@ describe('cloud-PC configuration', () => {
       'subnet-b1',
     ]);
     expect(subnetForAttempt({ ...ec2, fallbackSubnetIds: [] }, 5, 2)).toBe('subnet-a2');
+  });
+});
+
+describe('the preflight endpoints and the launch budget', () => {
+  it('derives Service Quotas and IAM from EC2_ENDPOINT the way the SDK builds hostnames', () => {
+    expect(deriveEndpoint(undefined, 'servicequotas')).toBeUndefined();
+    expect(deriveEndpoint('https://ec2.ap-south-1.amazonaws.com', 'servicequotas')).toBe(
+      'https://servicequotas.ap-south-1.amazonaws.com/',
+    );
+    expect(deriveEndpoint('https://ec2-fips.us-east-1.amazonaws.com', 'servicequotas')).toBe(
+      'https://servicequotas-fips.us-east-1.amazonaws.com/',
+    );
+    expect(deriveEndpoint('https://ec2.ap-south-1.amazonaws.com', 'iam')).toBe('https://iam.amazonaws.com/');
+    expect(deriveEndpoint('http://127.0.0.1:4100/sandbox/ec2/', 'servicequotas')).toBe(
+      'http://127.0.0.1:4100/sandbox/servicequotas/',
+    );
+    expect(deriveEndpoint('http://127.0.0.1:4100/sandbox/ec2/', 'iam')).toBe(
+      'http://127.0.0.1:4100/sandbox/iam/',
+    );
+    // A VPC endpoint's own hostname names EC2 only.
+    expect(
+      deriveEndpoint('https://vpce-0a1b2c3d4e5f-abcd1234.ec2.ap-south-1.vpce.amazonaws.com', 'servicequotas'),
+    ).toBeNull();
+  });
+
+  it('takes SERVICE_QUOTAS_ENDPOINT as given, and says when none can be derived', () => {
+    const sandbox = loadConfig({ PORT: '4100' });
+    expect(sandbox.ec2.serviceQuotasEndpoint).toBe('http://127.0.0.1:4100/sandbox/servicequotas/');
+    expect(sandbox.ec2.iamEndpoint).toBe('http://127.0.0.1:4100/sandbox/iam/');
+    const vpce = loadConfig({
+      PORT: '4100',
+      EC2_ENDPOINT: 'https://vpce-0a1b2c3d4e5f-abcd1234.ec2.ap-south-1.vpce.amazonaws.com',
+    });
+    expect(vpce.ec2.serviceQuotasEndpoint).toBeNull();
+    const given = loadConfig({
+      PORT: '4100',
+      EC2_ENDPOINT: 'https://vpce-0a1b2c3d4e5f-abcd1234.ec2.ap-south-1.vpce.amazonaws.com',
+      SERVICE_QUOTAS_ENDPOINT: 'https://vpce-9f8e-aa11.servicequotas.ap-south-1.vpce.amazonaws.com',
+    });
+    expect(given.ec2.serviceQuotasEndpoint).toBe(
+      'https://vpce-9f8e-aa11.servicequotas.ap-south-1.vpce.amazonaws.com',
+    );
+  });
+
+  it('reads LAUNCH_BUDGET_PER_HOUR: 4 each by default, one number, or pairs', () => {
+    expect(loadConfig({ PORT: '4100' }).vm.launchBudget).toEqual({
+      pool: { legend: 4, 'pro-legend': 4, 'ultra-legend': 4, 'editor-low': 4, 'editor-high': 4 },
+      machine: 4,
+    });
+    expect(loadConfig({ PORT: '4100', LAUNCH_BUDGET_PER_HOUR: '2' }).vm.launchBudget.machine).toBe(2);
+    expect(
+      loadConfig({ PORT: '4100', LAUNCH_BUDGET_PER_HOUR: 'legend=6,machine=3' }).vm.launchBudget,
+    ).toMatchObject({ pool: { legend: 6, 'pro-legend': 4 }, machine: 3 });
+    expect(() => loadConfig({ PORT: '4100', LAUNCH_BUDGET_PER_HOUR: 'gold=2' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: '4100', LAUNCH_BUDGET_PER_HOUR: 'gold=2' })).toThrow(
+      /LAUNCH_BUDGET_PER_HOUR: "gold=2" is not plan=count/,
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DCV_WEB_URL_DEFAULT } from '../domain/desktop.ts';
 import { DEFAULT_SNAPSHOT_DEADLINE_MS } from '../domain/lifecycle.ts';
+import { DEFAULT_LAUNCH_BUDGET } from '../domain/launchBudget.ts';
 import { CARD_PLANS, PLAN_IDS, type PlanId } from '../domain/plans.ts';
 import { MOONLIGHT_HOME_URL, parseCidr4 } from '../domain/streaming.ts';
 
@@ -60,6 +61,18 @@ export const VM_ENV = {
     .optional()
     .describe(
       "Another EC2 endpoint, e.g. a VPC endpoint. Default: AWS's (sandbox: `SANDBOX_URL/sandbox/ec2/`).",
+    ),
+  SERVICE_QUOTAS_ENDPOINT: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe(
+      "Where `npm run aws:check` asks Service Quotas for the G-instance vCPU quota. Default: derived from `EC2_ENDPOINT` as the SDK builds hostnames (service label `ec2` → `servicequotas`, e.g. https://ec2.ap-south-1.amazonaws.com → https://servicequotas.ap-south-1.amazonaws.com; the sandbox's /sandbox/ec2/ → /sandbox/servicequotas/), AWS's own when `EC2_ENDPOINT` is unset. Production: set it when `EC2_ENDPOINT` is a VPC endpoint's own hostname (vpce-…), which names no other service.",
+    ),
+  LAUNCH_BUDGET_PER_HOUR: z
+    .string()
+    .optional()
+    .describe(
+      "Instances that may be launched per hour, for each plan's warm pool and for each customer's plan (its machine and any replacement): one number for all (`4`), or `plan=count` pairs with `machine=count` for customers' plans (`legend=6,pro-legend=2,machine=3`). Past it nothing is launched until the hour frees one, and an operator is alerted. Default: `4` each. Production: keep it small; every Windows GPU launch is billed.",
     ),
   EC2_KEY_NAME: z
     .string()
@@ -237,6 +250,13 @@ export type Ec2Config = {
   deploymentTag: string;
   /** Where the worker's calls to the machines come from (WORKER_EGRESS_CIDRS); the preflight checks the group against it. */
   workerEgressCidrs: string[];
+  /**
+   * Service Quotas and IAM for the preflight (`deriveEndpoint`); undefined: AWS's own; null:
+   * EC2_ENDPOINT names no other service (a VPC endpoint's own hostname) and
+   * SERVICE_QUOTAS_ENDPOINT is unset.
+   */
+  serviceQuotasEndpoint: string | undefined | null;
+  iamEndpoint: string | undefined;
 };
 
 export type VmConfig = {
@@ -262,6 +282,8 @@ export type VmConfig = {
   stuckSeconds: number;
   /** Launch attempts in the main subnets before the fallback subnets are tried. */
   launchAttemptsBeforeFallback: number;
+  /** Instances per hour each plan's warm pool, and each customer's plan, may launch (LAUNCH_BUDGET_PER_HOUR). */
+  launchBudget: { pool: Record<PlanId, number>; machine: number };
   orphanGraceMinutes: number;
   streamingClientUrl: string;
   setupVideoUrl: string | null;
@@ -322,6 +344,61 @@ export function missingInProduction(env: VmEnv): string[] {
   if (plansWithoutAmi.length > 0)
     missing.push(`EC2_AMI_ID (or ${plansWithoutAmi.map((p) => AMI_VARS[p.id]).join(', ')})`);
   return missing;
+}
+
+/**
+ * The preflight's other endpoints, derived from EC2_ENDPOINT the way the SDK builds an endpoint
+ * (`https://{service}.{region}.{dnsSuffix}`): the service label of EC2's hostname (`ec2`,
+ * `ec2-fips`) replaced by the other service's, or the sandbox's path (`/sandbox/ec2/`) by its
+ * sibling. A VPC endpoint's own hostname (`vpce-…`) names no other service: nothing is derived
+ * (SERVICE_QUOTAS_ENDPOINT must say), and undefined means AWS's own endpoint.
+ */
+export function deriveEndpoint(
+  ec2Endpoint: string | undefined,
+  service: 'servicequotas' | 'iam',
+): string | undefined | null {
+  if (!ec2Endpoint) return undefined;
+  const url = new URL(ec2Endpoint);
+  if (/\/ec2\/?$/.test(url.pathname)) {
+    url.pathname = url.pathname.replace(/\/ec2\/?$/, `/${service}/`);
+    return url.toString();
+  }
+  const [label, ...rest] = url.hostname.split('.');
+  if (label === 'ec2' || label === 'ec2-fips') {
+    // IAM is global: one endpoint for every region (iam.amazonaws.com, iam-fips.amazonaws.com).
+    const host =
+      service === 'iam'
+        ? `${label === 'ec2-fips' ? 'iam-fips' : 'iam'}.${rest.slice(1).join('.')}`
+        : `${label === 'ec2-fips' ? 'servicequotas-fips' : 'servicequotas'}.${rest.join('.')}`;
+    url.hostname = host;
+    return url.toString();
+  }
+  return null;
+}
+
+/** Launches per hour: one number for every plan's pool and every customer's plan, or pairs. */
+function parseLaunchBudget(text: string | undefined): { pool: Record<PlanId, number>; machine: number } {
+  const value = text?.trim() || String(DEFAULT_LAUNCH_BUDGET);
+  const pool = Object.fromEntries(PLAN_IDS.map((id) => [id, DEFAULT_LAUNCH_BUDGET])) as Record<
+    PlanId,
+    number
+  >;
+  if (/^\d{1,3}$/.test(value)) {
+    for (const id of PLAN_IDS) pool[id] = Number(value);
+    return { pool, machine: Number(value) };
+  }
+  let machine = DEFAULT_LAUNCH_BUDGET;
+  for (const pair of value.split(',')) {
+    const match = /^\s*([a-z-]+)\s*=\s*(\d{1,3})\s*$/.exec(pair);
+    const name = match?.[1];
+    if (!match?.[2] || !name || !(name === 'machine' || (PLAN_IDS as readonly string[]).includes(name)))
+      throw new Error(
+        `LAUNCH_BUDGET_PER_HOUR: "${pair.trim()}" is not plan=count or machine=count (plans: ${PLAN_IDS.join(', ')})`,
+      );
+    if (name === 'machine') machine = Number(match[2]);
+    else pool[name as PlanId] = Number(match[2]);
+  }
+  return { pool, machine };
 }
 
 function parseWarmPoolSize(text: string | undefined): Record<PlanId, number> {
@@ -417,7 +494,12 @@ export function parseVmConfig(
     deploymentTag,
     // The sandbox's machines are loopback addresses, reached from this host.
     workerEgressCidrs: env.WORKER_EGRESS_CIDRS ?? (sandbox ? [...SANDBOX_EC2.workerEgressCidrs] : []),
+    serviceQuotasEndpoint: undefined,
+    iamEndpoint: undefined,
   };
+  const endpoint = ec2.endpoint;
+  ec2.serviceQuotasEndpoint = env.SERVICE_QUOTAS_ENDPOINT ?? deriveEndpoint(endpoint, 'servicequotas');
+  ec2.iamEndpoint = deriveEndpoint(endpoint, 'iam') ?? undefined;
   const vm: VmConfig = {
     warmPoolSize: parseWarmPoolSize(env.WARM_POOL_SIZE),
     // Running spares cost their full hourly price: none unless asked for.
@@ -430,6 +512,7 @@ export function parseVmConfig(
     pollSeconds: env.VM_POLL_SECONDS ?? (sandbox && context.profile === 'fast' ? 1 : 10),
     stuckSeconds: env.VM_STUCK_SECONDS ?? 30 * 60,
     launchAttemptsBeforeFallback: 2,
+    launchBudget: parseLaunchBudget(env.LAUNCH_BUDGET_PER_HOUR),
     orphanGraceMinutes: env.ORPHAN_GRACE_MINUTES ?? 60,
     streamingClientUrl: env.STREAMING_CLIENT_URL ?? DEFAULT_STREAMING_CLIENT_URL,
     setupVideoUrl: env.SETUP_VIDEO_URL ?? null,

@@ -39,6 +39,14 @@ export const ALERT_KINDS = [
   // address we never wrote (someone edited the zone; corrected at the machine's start).
   'machine-name-failing',
   'machine-name-drift',
+  // The cloud misbehaving: a step failing for 5 minutes (its action and error), a plan's warm pool
+  // on hold (its cause and fix), a launch budget spent, a lost machine replaced, an EC2 event
+  // scheduled on a machine's hardware.
+  'step-failing',
+  'pool-hold',
+  'launch-budget',
+  'instance-replaced',
+  'scheduled-event',
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 

@@ -39,9 +39,12 @@ export async function findLiveSnapshotOfVm(db: Db, vmId: string): Promise<VmSnap
     SELECT ${COLUMNS} FROM vm_snapshots WHERE vm_id = ${vmId} AND state IN ('creating', 'completed')`);
 }
 
-/** Whether a copy of this machine's disk was given to the customer's new machine. */
-export async function snapshotOfVmRestored(db: Db, vmId: string): Promise<boolean> {
-  return db.exists(sql.unsafe`SELECT 1 FROM vm_snapshots WHERE vm_id = ${vmId} AND state = 'restored'`);
+/** Every copy ever taken of this machine's disk, oldest first (a safe copy stays safe, whatever its state now). */
+export async function listSnapshotsOfVm(db: Db, vmId: string): Promise<VmSnapshot[]> {
+  return [
+    ...(await db.any(sql.type(VmSnapshot)`
+      SELECT ${COLUMNS} FROM vm_snapshots WHERE vm_id = ${vmId} ORDER BY created_at, id`)),
+  ];
 }
 
 export async function findSnapshot(db: Db, id: string): Promise<VmSnapshot | null> {
@@ -58,14 +61,15 @@ export async function findKeptSnapshotOfUser(db: Db, userId: string): Promise<Vm
 
 /**
  * Whether the customer's machine being deleted keeps its disk but has no copy of it in the
- * making, kept or given to a new machine (not begun yet, or the last one failed).
+ * making, nor one that ever completed (kept, given to a new machine, or since deleted): not
+ * begun yet, or the last one failed. `keptCopyOf` (core/domain/machineEnding.ts) is the same rule.
  */
 export async function diskCopyNotBegun(db: Db, userId: string): Promise<boolean> {
   return db.exists(sql.unsafe`
     SELECT 1 FROM vms v
     WHERE v.user_id = ${userId} AND v.state = 'terminating' AND v.keep_disk
       AND NOT EXISTS (SELECT 1 FROM vm_snapshots s
-                      WHERE s.vm_id = v.id AND s.state IN ('creating', 'completed', 'restored'))`);
+                      WHERE s.vm_id = v.id AND (s.state = 'creating' OR s.completed_at IS NOT NULL))`);
 }
 
 /** A new row for a snapshot about to be asked for; null when one is already in the making or kept. */
@@ -119,6 +123,19 @@ export async function markSnapshotRestored(db: Db, id: string, vmId: string): Pr
     UPDATE vm_snapshots SET state = 'restored', restored_vm_id = ${vmId}, updated_at = now()
     WHERE id = ${id} AND (state = 'completed' OR (state = 'restored' AND restored_vm_id = ${vmId}))
     RETURNING ${COLUMNS}`);
+}
+
+/**
+ * A machine made from a copy was lost before it was ever ready: the copy is back in its window,
+ * so the machine that replaces it is made from it (the sweep does the same for failed restores).
+ */
+export async function releaseRestoreOf(db: Db, vmId: string): Promise<number> {
+  const rows = await db.anyFirst(sql.type(z.object({ id: z.uuid() }))`
+    UPDATE vm_snapshots s SET state = 'completed', restored_vm_id = NULL, updated_at = now()
+    FROM vms v
+    WHERE s.state = 'restored' AND s.restored_vm_id = ${vmId} AND v.id = s.restored_vm_id AND v.ready_at IS NULL
+    RETURNING s.id`);
+  return rows.length;
 }
 
 export async function markSnapshotDeleted(db: Db, id: string, now: Date): Promise<VmSnapshot | null> {

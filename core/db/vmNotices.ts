@@ -21,6 +21,8 @@ export const NOTICE_KINDS = [
   'provision-failed',
   'disk-kept',
   'disk-deleted',
+  'disk-restored',
+  'vm-replaced',
 ] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];
 
@@ -46,6 +48,21 @@ export async function recordNotice(
             ${notice.subscriptionId ?? null}, ${notice.vmId ?? null})
     ON CONFLICT (key) DO NOTHING
     RETURNING key`);
+  return inserted !== null;
+}
+
+/**
+ * The one ending mail of a machine: true when this call recorded it, false when the machine's
+ * ending was already mailed (of whatever kind).
+ */
+export async function recordEnding(
+  db: Db,
+  ending: { vmId: string; kind: string; noticeKey: string },
+): Promise<boolean> {
+  const inserted = await db.maybeOneFirst(sql.type(z.object({ vm_id: z.uuid() }))`
+    INSERT INTO vm_endings (vm_id, kind, notice_key) VALUES (${ending.vmId}, ${ending.kind}, ${ending.noticeKey})
+    ON CONFLICT (vm_id) DO NOTHING
+    RETURNING vm_id`);
   return inserted !== null;
 }
 

@@ -189,14 +189,16 @@ export type NewVm = {
   storageGb: number;
   /** Launched from this kept snapshot (the customer's files back). */
   restoreSnapshotId?: string | null;
+  /** Hours already used of the plan by a machine this one replaces (never given back, never counted twice). */
+  usageSeconds?: number;
 };
 
 export async function insertVm(db: Db, vm: NewVm, now: Date): Promise<Vm> {
   return db.one(sql.type(Vm)`
     INSERT INTO vms (user_id, subscription_id, subscription_attached_at, plan_id, instance_type, storage_gb,
-                     state_changed_at, requested_at, restore_snapshot_id)
+                     state_changed_at, requested_at, restore_snapshot_id, usage_seconds)
     VALUES (${vm.userId}, ${vm.subscriptionId}, ${ts(now)}, ${vm.planId}, ${vm.instanceType}, ${vm.storageGb},
-            ${ts(now)}, ${ts(now)}, ${vm.restoreSnapshotId ?? null})
+            ${ts(now)}, ${ts(now)}, ${vm.restoreSnapshotId ?? null}, ${vm.usageSeconds ?? 0})
     RETURNING ${COLUMNS}`);
 }
 
@@ -473,12 +475,32 @@ export async function markVmError(
   return transitionClosingSegment(db, vmId, now, update);
 }
 
-/** The customer has been told provisioning is late: once per VM. */
-export async function markVmDelayed(db: Db, vmId: string, now: Date): Promise<Vm | null> {
+/** The customer has been told provisioning is late, and why (`problem`, the dashboard's line): once per VM. */
+export async function markVmDelayed(db: Db, vmId: string, now: Date, problem: string): Promise<Vm | null> {
   return db.maybeOne(sql.type(Vm)`
-    UPDATE vms SET delayed_at = ${ts(now)}, updated_at = now()
+    UPDATE vms SET delayed_at = ${ts(now)}, problem = ${problem}, updated_at = now()
     WHERE id = ${vmId} AND delayed_at IS NULL AND state IN ('requested', 'provisioning')
     RETURNING ${COLUMNS}`);
+}
+
+/** Late machines still being made: the reaper keeps the dashboard's "why" current. */
+export async function listDelayedProvisioning(db: Db, limit = 200): Promise<Vm[]> {
+  return [
+    ...(await db.any(sql.type(Vm)`
+      SELECT ${COLUMNS} FROM vms
+      WHERE state IN ('requested', 'provisioning') AND delayed_at IS NOT NULL
+      ORDER BY delayed_at LIMIT ${limit}`)),
+  ];
+}
+
+/** A late machine's cause changed: the dashboard says the new one (no write when it is the same). */
+export async function setDelayProblem(db: Db, vmId: string, problem: string): Promise<boolean> {
+  const row = await db.maybeOne(sql.type(z.object({ id: z.uuid() }))`
+    UPDATE vms SET problem = ${problem}
+    WHERE id = ${vmId} AND delayed_at IS NOT NULL AND state IN ('requested', 'provisioning')
+      AND problem IS DISTINCT FROM ${problem}
+    RETURNING id`);
+  return row !== null;
 }
 
 export async function markVmsSynced(db: Db, vmIds: string[], now: Date): Promise<void> {
@@ -677,6 +699,12 @@ export async function listPaidWithoutMachine(
       ORDER BY s.purchased_at
       LIMIT ${limit}`)),
   ];
+}
+
+/** Machines of a plan that were replaced after losing their instance (a plan's replacements are bounded). */
+export async function countReplacedMachines(db: Db, subscriptionId: string): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ count: z.number() }))`
+    SELECT count(*)::int AS count FROM vms WHERE subscription_id = ${subscriptionId} AND state_reason = 'replaced'`);
 }
 
 /** Running with its password, but Remote Desktop does not answer yet: the dashboard says so. */

@@ -489,8 +489,17 @@ const cases: Case[] = [
   ['terminating, not looked at', machine('terminating'), 'expired', 'unseen', 'observe', /gone/],
   ['terminating, stopped', machine('terminating'), 'expired', 'stopped', 'terminate', /deleted/],
   ['terminating, running', machine('terminating'), 'inForce', 'running', 'terminate', /deleted/],
-  ['terminating, gone', machine('terminating'), 'expired', 'terminated', 'mark-terminated', /gone/],
-  ['terminating, missing', machine('terminating'), 'expired', 'missing', 'mark-terminated', /gone/],
+  ['terminating, gone', machine('terminating'), 'expired', 'terminated', 'mark-terminated', /confirms/],
+  ['terminating, missing', machine('terminating'), 'expired', 'missing', 'mark-terminated', /confirms/],
+  // Deleted only once EC2 says terminated: shutting-down is still "being deleted".
+  [
+    'terminating, shutting down',
+    machine('terminating'),
+    'expired',
+    'shuttingDown',
+    'check-later',
+    /shutting-down/,
+  ],
   [
     'terminating, launch sent, none recorded',
     machine('terminating', { instanceId: null, launchAttempts: 1 }),
@@ -1123,7 +1132,48 @@ describe('decideMachine: the choices the executor used to make', () => {
       'stopped for a plan change and changed: started',
       input(machine('stopped', { stateReason: 'plan-change' }), { cloud: cloudOf('stopped') }),
       'request-start',
-      /changed for the new plan/,
+      /stopped for plan-change: started again/,
+    ],
+    // A move off hardware EC2 retires: stopped by us, started again at once (elsewhere).
+    [
+      'stopped to move off retiring hardware: started again',
+      input(machine('stopped', { stateReason: 'hardware-move' }), { cloud: cloudOf('stopped') }),
+      'request-start',
+      /hardware-move/,
+    ],
+    [
+      'stopped to move it, plan ended meanwhile: left',
+      input(machine('stopped', { stateReason: 'hardware-move' }), {
+        cloud: cloudOf('stopped'),
+        plan: expired,
+      }),
+      'nothing',
+      /stopped/,
+    ],
+    // The plan's launch budget (LAUNCH_BUDGET_PER_HOUR).
+    [
+      'a launch needed, the budget spent: waits until the hour frees one',
+      input(machine('provisioning', { instanceId: null, launchAttempts: 0 }), {
+        launchBudget: { left: 0, freesAt: NOW.getTime() + 20 * MIN },
+      }),
+      'wait-launch-budget',
+      /launch budget is spent/,
+    ],
+    [
+      'a launch needed, budget left: launches',
+      input(machine('provisioning', { instanceId: null, launchAttempts: 0 }), {
+        launchBudget: { left: 1, freesAt: null },
+      }),
+      'launch',
+      /no instance yet/,
+    ],
+    [
+      'an earlier launch to adopt: the budget does not stop the look',
+      input(machine('provisioning', { instanceId: null, launchAttempts: 2 }), {
+        launchBudget: { left: 0, freesAt: NOW.getTime() + 20 * MIN },
+      }),
+      'adopt',
+      /ClientToken/,
     ],
     [
       'stopped for a plan change, plan ended meanwhile: left',

@@ -14,6 +14,8 @@ import { hourAlertsReached, planSeconds, remainingSeconds, type HourAlertPercent
 import { mayClaimSpare } from './pool.ts';
 import { isGone } from './machineGone.ts';
 import { nameFirst, type NameView, type PointNameDecision } from './machineName.ts';
+import { machineLaunchAllowed } from './launchBudget.ts';
+import { HARDWARE_MOVE_REASON } from './machineEvents.ts';
 
 export const MACHINE_STATES = [
   'requested',
@@ -267,6 +269,8 @@ export type LifecycleInput = {
   lastTry?: LastTry | undefined;
   /** Its DNS name (machineName.ts); undefined when no zone is configured. */
   name?: NameView | undefined;
+  /** For a machine that needs a launch: what its plan's launch budget has left (launchBudget.ts). */
+  launchBudget?: { left: number; freesAt: number | null } | undefined;
   now: Instant;
   limits: LifecycleLimits;
 };
@@ -336,7 +340,8 @@ export type Decision =
   | { kind: 'refuse-start'; reason: string; why: 'out-of-hours' | 'plan-expired' }
   | { kind: 'lost'; reason: string; during: LostWhile }
   | { kind: 'repoint-restore'; reason: string; snapshotId: string }
-  | PointNameDecision;
+  | PointNameDecision
+  | { kind: 'wait-launch-budget'; reason: string; until: number | null };
 
 export type DecisionKind = Decision['kind'];
 
@@ -413,6 +418,7 @@ export function stepRule(decision: Decision): StepRule {
     case 'lost':
     case 'check-later':
     case 'note-remote-desktop-wait':
+    case 'wait-launch-budget':
       return row('end');
     case 'retry-later':
       return { place: 'retry', sweep: false, then: 'end' };
@@ -571,6 +577,9 @@ function decideLaunch(input: LifecycleInput): Decision {
       kind: 'adopt',
       reason: 'a launch was sent but its answer was not recorded: find it by ClientToken',
     };
+  const budget = input.launchBudget && machineLaunchAllowed(input.launchBudget);
+  if (budget?.kind === 'wait')
+    return { kind: 'wait-launch-budget', reason: budget.reason, until: budget.until };
   return {
     kind: 'launch',
     reason:
@@ -591,7 +600,11 @@ function decideTerminating(input: LifecycleInput): Decision {
       ? { kind: 'terminate', reason: 'a launch was sent: delete whatever it made' }
       : { kind: 'mark-terminated', reason: 'the machine never had an instance' };
   if (cloud === undefined) return { kind: 'observe', reason: 'terminating: is the instance gone?' };
-  if (cloud === null || gone(cloud)) return { kind: 'mark-terminated', reason: 'the instance is gone' };
+  if (cloud === null || cloud.state === 'terminated')
+    return { kind: 'mark-terminated', reason: 'EC2 confirms the instance is gone' };
+  // Deleted only once EC2 says so: until then the customer reads "being deleted".
+  if (cloud.state === 'shutting-down')
+    return { kind: 'check-later', reason: 'EC2 is deleting the instance (shutting-down)' };
   if (machine.keepDisk) {
     const kept = decideKeptDisk(input.snapshot, input.now, input.limits);
     if (kept) return kept;
@@ -721,11 +734,13 @@ function decideStopped(input: LifecycleInput, cloud: NonNullable<CloudView>): De
     return input.lastTry === 'stop-refused'
       ? { kind: 'wait', reason: `the instance is ${cloud.state}: it is stopped once it runs` }
       : { kind: 'alert-unexpected', reason: `the instance is ${cloud.state} but nobody asked for it` };
-  // Stopped for a plan change (not by the customer, not after a failed start): change it, then start it.
-  if (machine.stateReason === 'plan-change' && cloud.state === 'stopped' && planInForce(plan, now))
+  // Stopped for a plan change or to move it off retiring hardware (not by the customer, not after
+  // a failed start): change it if the plan asks, then start it.
+  const restarts = machine.stateReason === 'plan-change' || machine.stateReason === HARDWARE_MOVE_REASON;
+  if (restarts && cloud.state === 'stopped' && planInForce(plan, now))
     return machine.resizeTo
       ? { kind: 'resize', reason: 'stopped for the plan change: change the instance, then start it' }
-      : { kind: 'request-start', reason: 'changed for the new plan: started as the renewal wants' };
+      : { kind: 'request-start', reason: `stopped for ${machine.stateReason}: started again` };
   return { kind: 'nothing', reason: `stopped (EC2: ${cloud.state})` };
 }
 

@@ -48,12 +48,14 @@ export const VM_MESSAGES = {
     "Your files are coming back: a copy of your old PC's disk is being saved right now, and your new PC starts from it once it is complete. This can take up to 20 minutes; your hours have not started.",
   diskSaving:
     'Your plan ended and was not renewed, so your PC is being deleted. We are saving a copy of its disk first; the dates it is kept until appear here once it is saved.',
+  diskSavedDeleting: 'Your PC is being deleted; your files are saved.',
   stopping: 'Stopping…',
   stopConfirm:
     'Stop your VM? Save your work first: open programs will be closed. Your hours stop counting once it stops.',
   stopFailed: 'Could not stop VM. Try again.',
+  // The reaper words the cause (core/domain/provisionDelay.ts); this is the line until it has.
   delayed:
-    'Setting up your PC is taking longer than usual: there is no free machine of this kind right now. We keep trying and will email you as soon as it is ready. Your hours have not started.',
+    'Setting up your PC is taking longer than usual. We keep at it and will email you as soon as it is ready. Your hours have not started.',
   failed:
     'We could not set up your PC. Our team has been alerted and will contact you. Your hours have not started.',
   startGaveUp:
@@ -208,7 +210,13 @@ export type DashboardRecord = {
    * `keptUntil` (a purchase before then brings the files back). Null when there is none, or
    * while a machine of the customer's is live.
    */
-  keptDisk: { saving: boolean; savedOn: string | null; keptUntil: string } | null;
+  keptDisk: {
+    saving: boolean;
+    savedOn: string | null;
+    keptUntil: string;
+    /** The copy is saved but EC2 has not confirmed the PC's deletion yet: it is "being deleted". */
+    deleting: boolean;
+  } | null;
   /**
    * A new machine waiting for the copy of the old one's disk to be saved (it is made from it,
    * up to 20 minutes): the dashboard says so, and asks less often than in a transition.

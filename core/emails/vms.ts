@@ -110,15 +110,24 @@ export function vmTerminatedMail(person: Person, publicUrl: string): Mail {
     [
       `Hi ${person.name},`,
       '',
-      'Your plan ended and was not renewed, so your cloud PC and its disk have been deleted.',
+      'Your plan ended and was not renewed, so your cloud PC and its disk have now been deleted.',
       'Choose a plan whenever you want a new one.',
     ],
     { url: `${publicUrl}/select-vm`, label: 'Choose a plan' },
   );
 }
 
-/** The machine is deleted, its disk kept as a snapshot until `keptUntil`. */
-export function diskKeptMail(person: Person, snapshotAt: Date, keptUntil: Date, publicUrl: string): Mail {
+/**
+ * The machine is deleted (EC2 confirmed it), its disk kept as a snapshot until `keptUntil`. Says
+ * "not renewed" only when nothing was.
+ */
+export function diskKeptMail(
+  person: Person,
+  snapshotAt: Date,
+  keptUntil: Date,
+  publicUrl: string,
+  renewed = false,
+): Mail {
   return mail(
     'disk-kept',
     person.email,
@@ -126,11 +135,50 @@ export function diskKeptMail(person: Person, snapshotAt: Date, keptUntil: Date, 
     [
       `Hi ${person.name},`,
       '',
-      `Your plan ended and was not renewed, so your cloud PC has been deleted. Before deleting it we saved a copy of its disk on ${formatLongDate(snapshotAt)}.`,
+      `${renewed ? 'Your old cloud PC' : 'Your plan ended and was not renewed, so your cloud PC'} has been deleted. Before deleting it we saved a copy of its disk on ${formatLongDate(snapshotAt)}.`,
       `We keep that copy until ${formatLongDate(keptUntil)}. Buy any plan before then and your new PC starts with all your files, games and projects back.`,
       `The copy will be deleted on ${formatLongDate(keptUntil)}.`,
     ],
     renew(publicUrl),
+  );
+}
+
+/** The old machine is deleted; its files went to the machine of the plan the customer bought since. */
+export function diskRestoredMail(person: Person, publicUrl: string): Mail {
+  return mail(
+    'disk-restored',
+    person.email,
+    'Your old cloud PC has been deleted; your files are on your new one',
+    [
+      `Hi ${person.name},`,
+      '',
+      'Your old cloud PC has now been deleted. Nothing is lost: your new PC is made from the copy of its disk we saved, so your files, games and projects are on it.',
+    ],
+    dashboard(publicUrl),
+  );
+}
+
+/**
+ * The customer's machine was lost at AWS (its instance is gone) and a new one is being set up for
+ * the same plan: with the files from the copy of the disk saved on `restoredFrom`, or without
+ * them when there is no copy. Plainly either way.
+ */
+export function vmReplacedMail(person: Person, restoredFrom: Date | null, publicUrl: string): Mail {
+  return mail(
+    'vm-replaced',
+    person.email,
+    restoredFrom
+      ? 'Your cloud PC is being replaced; your files come back'
+      : 'Your cloud PC is being replaced; your files could not be saved',
+    [
+      `Hi ${person.name},`,
+      '',
+      'The machine your cloud PC ran on at Amazon stopped existing, so we are setting up a new one for your plan now. It is ready in a few minutes; the hours it takes are not counted.',
+      restoredFrom
+        ? `Your files come back: the new PC starts from the copy of your disk saved on ${formatLongDate(restoredFrom)}. Anything you saved after that date is not on it.`
+        : 'Your files did not come back: there was no saved copy of its disk, so the new PC starts as a fresh Windows. We are sorry; our team has been told.',
+    ],
+    dashboard(publicUrl),
   );
 }
 
@@ -150,17 +198,13 @@ export function diskDeletedMail(person: Person, deletedOn: Date, publicUrl: stri
   );
 }
 
-export function provisionDelayedMail(person: Person, publicUrl: string): Mail {
+/** Provisioning is late, and why (core/domain/provisionDelay.ts words the cause). */
+export function provisionDelayedMail(person: Person, publicUrl: string, why: string): Mail {
   return mail(
     'vm-provision-delayed',
     person.email,
     'Your cloud PC is taking longer than usual',
-    [
-      `Hi ${person.name},`,
-      '',
-      'Setting up your cloud PC is taking longer than usual: there is no free machine of its kind in our region right now.',
-      'We keep trying and will email you as soon as it is ready. Your hours have not started.',
-    ],
+    [`Hi ${person.name},`, '', why],
     dashboard(publicUrl),
   );
 }

@@ -142,6 +142,46 @@ export function registerFleetMetrics(registry: Registry, db: Db, cacheMs = FLEET
       async () =>
         (await snapshot()).healthRefusals.map((r) => ({ labels: { outcome: r.outcome }, value: r.count })),
     ),
+    computedMetric(
+      'legend_ec2_launches_total',
+      'EC2 launches by kind (pool, machine), plan, outcome (launched, failed, refused) and cause (ok; the error class of a failure; hold or launch-budget for a refusal).',
+      'counter',
+      async () =>
+        (await snapshot()).launches.map((r) => ({
+          labels: { kind: r.kind, plan: r.plan, outcome: r.outcome, cause: r.cause },
+          value: r.count,
+        })),
+    ),
+    computedMetric(
+      'legend_pool_held',
+      'Whether each plan’s warm pool is on hold now (1), by the cause of its latest hold: nothing is launched for it until the hold ends or its alert is acknowledged.',
+      'gauge',
+      async () =>
+        (await snapshot()).poolHolds.map((r) => ({
+          labels: { plan: r.plan, cause: r.cause },
+          value: r.held,
+        })),
+    ),
+    computedMetric(
+      'legend_pool_holds_total',
+      'Warm-pool holds begun, by plan and cause (password-undecryptable, image-fault, permission-denied, unhealthy).',
+      'counter',
+      async () =>
+        (await snapshot()).poolHolds.map((r) => ({
+          labels: { plan: r.plan, cause: r.cause },
+          value: r.total,
+        })),
+    ),
+    computedMetric(
+      'legend_backed_off_steps',
+      'Machines, spares and the account waiting out a backoff after failing steps, by EC2 action and cause (throttled, capacity, permission, password…).',
+      'gauge',
+      async () =>
+        (await snapshot()).backedOffSteps.map((r) => ({
+          labels: { action: r.action, cause: r.cause },
+          value: r.count,
+        })),
+    ),
   ];
   for (const metric of metrics) registry.registerMetric(metric);
 }

@@ -4,6 +4,10 @@ import { ALERT_KINDS } from '../db/operatorAlerts.ts';
 import { MACHINE_STATES as VM_STATES } from '../domain/lifecycle.ts';
 import { HEALTH_OUTCOMES } from '../domain/machineHealth.ts';
 import { BOSS_SCHEMA, QUEUE_NAMES, deadLetterQueue } from '../queue.ts';
+import { countLaunches, countPoolHolds, holdFacts, latestPoolHolds } from '../db/launches.ts';
+import { listStepFailures } from '../db/stepFailures.ts';
+import { poolHoldStatus } from '../domain/launchBudget.ts';
+import { backedOff, backoffCauseOf } from '../domain/stepBackoff.ts';
 
 /**
  * Fleet-wide figures for /metrics, read from Postgres (read-only). The web process serves
@@ -29,14 +33,80 @@ export type FleetSnapshot = {
   alertsOpen: Array<{ kind: string; count: number }>;
   /** Machines' health reports refused in the last hour, by why (forged, wrong address, replayed…). */
   healthRefusals: Array<{ outcome: string; count: number }>;
+  /** EC2 launches by kind (pool, machine), plan, outcome (launched, failed, refused) and cause. */
+  launches: Array<{ kind: string; plan: string; outcome: string; cause: string; count: number }>;
+  /** Plans whose warm pool is held now, by cause; and every hold begun so far. */
+  poolHolds: Array<{ plan: string; cause: string; held: number; total: number }>;
+  /** Steps waiting out a backoff now, by EC2 action and cause (throttled, capacity, permission…). */
+  backedOffSteps: Array<{ action: string; cause: string; count: number }>;
 };
 
 const Count = z.object({ key: z.string(), sub: z.string().nullable(), count: z.number() });
 
-export async function readFleetSnapshot(db: Db): Promise<FleetSnapshot> {
+/** What the cause label of a launch says: fine, the error's class, or what refused it. */
+function launchCause(outcome: string, code: string | null): string {
+  if (outcome === 'launched') return 'ok';
+  if (code === 'PoolHold') return 'hold';
+  return backoffCauseOf(code ?? 'Error');
+}
+
+async function readCloudFaults(
+  db: Db,
+  now: Date,
+): Promise<Pick<FleetSnapshot, 'launches' | 'poolHolds' | 'backedOffSteps'>> {
+  const [launchRows, holdTotals, latest, failures] = await Promise.all([
+    countLaunches(db),
+    countPoolHolds(db),
+    latestPoolHolds(db),
+    listStepFailures(db),
+  ]);
+  const launches = new Map<string, FleetSnapshot['launches'][number]>();
+  for (const row of launchRows) {
+    const cause = launchCause(row.outcome, row.error_code);
+    const key = `${row.kind}|${row.plan_id}|${row.outcome}|${cause}`;
+    const entry = launches.get(key) ?? {
+      kind: row.kind,
+      plan: row.plan_id,
+      outcome: row.outcome,
+      cause,
+      count: 0,
+    };
+    entry.count += row.count;
+    launches.set(key, entry);
+  }
+  const holds = new Map<string, FleetSnapshot['poolHolds'][number]>();
+  for (const row of holdTotals)
+    holds.set(`${row.plan_id}|${row.cause}`, {
+      plan: row.plan_id,
+      cause: row.cause,
+      held: 0,
+      total: row.count,
+    });
+  for (const [plan, row] of latest) {
+    const status = poolHoldStatus(holdFacts(row), row.ready_since, now);
+    const entry = holds.get(`${plan}|${row.cause}`);
+    if (entry && status.kind === 'held') entry.held = 1;
+  }
+  const steps = new Map<string, FleetSnapshot['backedOffSteps'][number]>();
+  for (const row of failures) {
+    if (!backedOff({ nextAt: row.next_at }, now)) continue;
+    const cause = backoffCauseOf(row.code);
+    const key = `${row.action}|${cause}`;
+    const entry = steps.get(key) ?? { action: row.action, cause, count: 0 };
+    entry.count += 1;
+    steps.set(key, entry);
+  }
+  return {
+    launches: [...launches.values()],
+    poolHolds: [...holds.values()],
+    backedOffSteps: [...steps.values()],
+  };
+}
+
+export async function readFleetSnapshot(db: Db, now: Date = new Date()): Promise<FleetSnapshot> {
   const jobTable = sql.identifier([BOSS_SCHEMA, 'job']);
   const dlqNames = QUEUE_NAMES.map(deadLetterQueue);
-  const [jobs, dead, provision, payments, machines, alerts, refusals] = await Promise.all([
+  const [jobs, dead, provision, payments, machines, alerts, refusals, cloudFaults] = await Promise.all([
     db.any(sql.type(Count)`
       SELECT name AS key, state::text AS sub, count(*)::int AS count FROM ${jobTable}
       WHERE name = ANY(${sql.array(QUEUE_NAMES, 'text')})
@@ -61,6 +131,7 @@ export async function readFleetSnapshot(db: Db): Promise<FleetSnapshot> {
     db.any(sql.type(Count)`
       SELECT outcome AS key, NULL AS sub, count(*)::int AS count FROM machine_health_refusals
       WHERE at > now() - interval '1 hour' GROUP BY outcome`),
+    readCloudFaults(db, now),
   ]);
   const countOf = (rows: readonly z.infer<typeof Count>[], key: string, sub: string | null = null) =>
     rows.find((r) => r.key === key && r.sub === sub)?.count ?? 0;
@@ -84,6 +155,7 @@ export async function readFleetSnapshot(db: Db): Promise<FleetSnapshot> {
       outcome,
       count: countOf(refusals, outcome),
     })),
+    ...cloudFaults,
   };
 }
 

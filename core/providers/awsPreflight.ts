@@ -10,6 +10,7 @@ import {
   type _InstanceType,
   type IpPermission,
 } from '@aws-sdk/client-ec2';
+import { GetInstanceProfileCommand, IAMClient } from '@aws-sdk/client-iam';
 import { GetServiceQuotaCommand, ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import { awsClientConfig, type AwsClientOptions } from './awsClientConfig.ts';
 import { createEc2Client, type LaunchInput } from './ec2.ts';
@@ -20,16 +21,26 @@ import { streamingIngressResults } from '../domain/streaming.ts';
  * The questions an operator's AWS account must answer before the first customer pays: can the
  * worker's credentials reach the region, are the images Windows, are the GPU types offered
  * where we launch, does the vCPU quota cover what we sell, does the security group let Remote
- * Desktop in, does the key pair exist, and would a launch be allowed (RunInstances DryRun).
- * Every check ends in one OK or FAIL with the fix; none changes anything in the account.
+ * Desktop in, does the key pair exist, does the instance profile exist, and would a launch be
+ * allowed (RunInstances DryRun). Every check ends in one OK or FAIL line with the fix (one
+ * sentence, never a stack trace); none changes anything in the account. Each service is asked at
+ * the endpoint the configuration names (EC2_ENDPOINT, SERVICE_QUOTAS_ENDPOINT or what is derived
+ * from EC2_ENDPOINT: core/config/vmConfig.ts `deriveEndpoint`).
  */
 
 export type PreflightInput = {
   client: AwsClientOptions;
-  /** Another Service Quotas endpoint (the sandbox's); unset means AWS's own. */
-  serviceQuotasEndpoint?: string | undefined;
+  /**
+   * The Service Quotas endpoint (SERVICE_QUOTAS_ENDPOINT, or derived from EC2_ENDPOINT); unset
+   * means AWS's own; null: EC2_ENDPOINT names no other service and none was given.
+   */
+  serviceQuotasEndpoint?: string | null | undefined;
+  /** The IAM endpoint, derived from EC2_ENDPOINT; unset means AWS's own (global). */
+  iamEndpoint?: string | undefined;
   /** Whether the account is AWS (an instance profile is then required) or the sandbox. */
   mode: 'aws' | 'sandbox';
+  /** Where the sandbox runs, in sandbox mode: an endpoint under it that does not answer means the sandbox is not running. */
+  sandboxUrl?: string | undefined;
   /** The plans sold now: what each launches. */
   plans: Array<{ id: string; instanceType: string; imageId: string; volumeSizeGb: number }>;
   subnetIds: string[];
@@ -58,10 +69,26 @@ function errorCode(error: unknown): string {
   return typeof name === 'string' ? name : 'Error';
 }
 
+/** An error's message on one line (an SDK message can span several, or carry a raw body). */
+function oneLine(error: unknown): string {
+  const message = (error as Error)?.message ?? String(error);
+  return message.replace(/\s+/g, ' ').trim().slice(0, 300);
+}
+
 /** What to do about a failed call: IAM denials name the policy, the rest the error. */
-function failed(check: string, error: unknown, otherwise: string): PreflightResult {
+function failed(
+  check: string,
+  error: unknown,
+  otherwise: string,
+  where: {
+    mode: 'aws' | 'sandbox';
+    endpoint?: string | undefined;
+    endpointVar?: string | undefined;
+    sandboxUrl?: string | undefined;
+  } = { mode: 'aws' },
+): PreflightResult {
   const code = errorCode(error);
-  const message = (error as Error).message ?? String(error);
+  const message = oneLine(error);
   if (code === 'UnauthorizedOperation' || code === 'AccessDeniedException' || code === 'AccessDenied') {
     return { check, ok: false, detail: `denied: ${message}`, fix: POLICY_HINT };
   }
@@ -82,14 +109,37 @@ function failed(check: string, error: unknown, otherwise: string): PreflightResu
     typeof network === 'string' &&
     /^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|EAI_AGAIN)$/.test(network)
   ) {
+    const at = where.endpoint ? ` at ${where.endpoint}` : '';
     return {
       check,
       ok: false,
-      detail: `${network}: ${message}`,
-      fix: 'make the endpoint reachable (against the sandbox: run npm start, or set SANDBOX_URL to where it runs)',
+      detail: `${network}${at}: ${message}`,
+      fix:
+        where.mode === 'sandbox' && (!where.endpoint || where.endpoint.startsWith(where.sandboxUrl ?? '\0'))
+          ? 'start the sandbox (npm start), or set SANDBOX_URL to where it runs'
+          : `make the endpoint reachable from here${where.endpointVar ? `, or set ${where.endpointVar}` : ''}`,
+    };
+  }
+  // An endpoint that answers, but not as the service would (a proxy's page, the wrong service).
+  if (
+    /Deserialization error|Unexpected token|not valid JSON|char 0/i.test(message) ||
+    code === 'SyntaxError'
+  ) {
+    return {
+      check,
+      ok: false,
+      detail: `${where.endpoint ?? "AWS's endpoint"} did not answer as the service does (${code})`,
+      fix: where.endpointVar
+        ? `point ${where.endpointVar} at the service's endpoint`
+        : 'check the endpoint configuration',
     };
   }
   return { check, ok: false, detail: `${code}: ${message}`, fix: otherwise };
+}
+
+/** An instance profile's name, from its name or its ARN (arn:aws:iam::…:instance-profile/path/name). */
+export function instanceProfileName(nameOrArn: string): string {
+  return nameOrArn.startsWith('arn:') ? (nameOrArn.split('/').at(-1) ?? nameOrArn) : nameOrArn;
 }
 
 function allowsPort(permission: IpPermission, port: number): boolean {
@@ -126,8 +176,18 @@ function fingerprintsOf(privateKeyPem: string): string[] {
 export async function runPreflight(input: PreflightInput): Promise<PreflightResult[]> {
   const ec2 = createEc2Client({ ...input.client, instanceProfile: input.instanceProfile, maxAttempts: 2 });
   const quotas = new ServiceQuotasClient(
-    awsClientConfig({ ...input.client, endpoint: input.serviceQuotasEndpoint, maxAttempts: 2 }),
+    awsClientConfig({ ...input.client, endpoint: input.serviceQuotasEndpoint ?? undefined, maxAttempts: 2 }),
   );
+  // IAM is global: signed for us-east-1 whatever the region (the SDK's own endpoint rules).
+  const iam = new IAMClient(
+    awsClientConfig({ ...input.client, region: 'us-east-1', endpoint: input.iamEndpoint, maxAttempts: 2 }),
+  );
+  const where = {
+    mode: input.mode,
+    endpoint: input.client.endpoint,
+    endpointVar: 'EC2_ENDPOINT',
+    sandboxUrl: input.sandboxUrl,
+  };
   const results: PreflightResult[] = [];
   const region = input.client.region;
   try {
@@ -151,7 +211,9 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightResu
           : { check: 'credentials and region', ok: true, detail: `${region} answers with these credentials` },
       );
     } catch (error) {
-      results.push(failed('credentials and region', error, 'set AWS_REGION to a region such as ap-south-1'));
+      results.push(
+        failed('credentials and region', error, 'set AWS_REGION to a region such as ap-south-1', where),
+      );
     }
 
     // Images: each distinct AMI exists, is available and is Windows.
@@ -188,11 +250,12 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightResu
           results.push({ check, ok: true, detail: `${image.Name ?? imageId}: Windows, available` });
         }
       } catch (error) {
-        results.push(failed(check, error, 'check EC2_AMI_ID (or EC2_AMI_<PLAN>) and AWS_REGION'));
+        results.push(failed(check, error, 'check EC2_AMI_ID (or EC2_AMI_<PLAN>) and AWS_REGION', where));
       }
     }
 
-    // Instance types offered in the zones of our subnets.
+    // Instance types offered in every zone a launch may go to: the primary subnets' and the
+    // fallback subnets' (tried after capacity errors).
     const types = [...new Set(input.plans.map((p) => p.instanceType))];
     try {
       const subnets = await ec2.client.send(
@@ -203,8 +266,9 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightResu
       const zoneOf = new Map(
         (subnets.Subnets ?? []).map((s) => [s.SubnetId ?? '', s.AvailabilityZone ?? '']),
       );
-      const missingSubnets = input.subnetIds.filter((id) => !zoneOf.has(id));
-      const zones = [...new Set(input.subnetIds.map((id) => zoneOf.get(id)).filter((z): z is string => !!z))];
+      const named = [...input.subnetIds, ...input.fallbackSubnetIds];
+      const missingSubnets = named.filter((id) => !zoneOf.has(id));
+      const zones = [...new Set(named.map((id) => zoneOf.get(id)).filter((z): z is string => !!z))];
       const offerings = await ec2.client.send(
         new DescribeInstanceTypeOfferingsCommand({
           LocationType: 'availability-zone',
@@ -214,41 +278,54 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightResu
           ],
         }),
       );
-      const offered = new Set((offerings.InstanceTypeOfferings ?? []).map((o) => o.InstanceType as string));
-      const notOffered = types.filter((t) => !offered.has(t));
+      const offeredIn = new Set(
+        (offerings.InstanceTypeOfferings ?? []).map((o) => `${o.InstanceType as string}@${o.Location ?? ''}`),
+      );
+      const gaps = zones.flatMap((zone) =>
+        types.filter((t) => !offeredIn.has(`${t}@${zone}`)).map((t) => `${t} in ${zone}`),
+      );
       results.push(
         missingSubnets.length > 0
           ? {
               check: 'instance types offered',
               ok: false,
               detail: `subnets not found: ${missingSubnets.join(', ')}`,
-              fix: 'check EC2_SUBNET_IDS',
+              fix: 'check EC2_SUBNET_IDS and EC2_FALLBACK_SUBNET_IDS',
             }
-          : notOffered.length > 0
+          : gaps.length > 0
             ? {
                 check: 'instance types offered',
                 ok: false,
-                detail: `${notOffered.join(', ')} not offered in ${zones.join(', ')}`,
-                fix: 'add subnets in zones that offer them to EC2_SUBNET_IDS',
+                detail: `not offered: ${gaps.join(', ')}`,
+                fix: 'use subnets (EC2_SUBNET_IDS, EC2_FALLBACK_SUBNET_IDS) in zones that offer every plan type',
               }
             : {
                 check: 'instance types offered',
                 ok: true,
-                detail: `${types.join(', ')} in ${zones.join(', ')}`,
+                detail: `${types.join(', ')} in ${zones.join(', ')} (primary and fallback subnets)`,
               },
       );
     } catch (error) {
-      results.push(failed('instance types offered', error, 'check EC2_SUBNET_IDS'));
+      results.push(
+        failed('instance types offered', error, 'check EC2_SUBNET_IDS and EC2_FALLBACK_SUBNET_IDS', where),
+      );
     }
 
     // The G-instance vCPU quota against what CAPACITY_LIMITS lets us sell.
+    // Which endpoint failed decides the fix: EC2's (the types' vCPUs) or Service Quotas'.
+    let asking: 'ec2' | 'servicequotas' = 'ec2';
     try {
+      if (input.serviceQuotasEndpoint === null)
+        throw Object.assign(new Error('EC2_ENDPOINT is a VPC endpoint of EC2 alone'), {
+          name: 'NoServiceQuotasEndpoint',
+        });
       const described = await ec2.client.send(
         new DescribeInstanceTypesCommand({ InstanceTypes: types as _InstanceType[] }),
       );
       const vcpus = new Map(
         (described.InstanceTypes ?? []).map((t) => [t.InstanceType as string, t.VCpuInfo?.DefaultVCpus ?? 0]),
       );
+      asking = 'servicequotas';
       const quota = await quotas.send(
         new GetServiceQuotaCommand({ ServiceCode: 'ec2', QuotaCode: G_VCPU_QUOTA_CODE }),
       );
@@ -278,7 +355,28 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightResu
         });
       }
     } catch (error) {
-      results.push(failed('G-instance vCPU quota', error, 'check the region and Service Quotas access'));
+      results.push(
+        errorCode(error) === 'NoServiceQuotasEndpoint'
+          ? {
+              check: 'G-instance vCPU quota',
+              ok: false,
+              detail: `EC2_ENDPOINT (${input.client.endpoint ?? ''}) names no Service Quotas endpoint to derive (a VPC endpoint's own hostname, or a host that is not ec2.<region>…)`,
+              fix: "set SERVICE_QUOTAS_ENDPOINT to the Service Quotas VPC endpoint's hostname (or AWS's https://servicequotas.<region>.amazonaws.com)",
+            }
+          : failed(
+              'G-instance vCPU quota',
+              error,
+              'check the region and Service Quotas access',
+              asking === 'ec2'
+                ? where
+                : {
+                    mode: input.mode,
+                    endpoint: input.serviceQuotasEndpoint ?? undefined,
+                    endpointVar: 'SERVICE_QUOTAS_ENDPOINT',
+                    sandboxUrl: input.sandboxUrl,
+                  },
+            ),
+      );
     }
 
     // Security groups let Remote Desktop in.
@@ -339,7 +437,9 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightResu
         ),
       );
     } catch (error) {
-      results.push(failed(`security group allows ${input.rdpPort}`, error, 'check EC2_SECURITY_GROUP_IDS'));
+      results.push(
+        failed(`security group allows ${input.rdpPort}`, error, 'check EC2_SECURITY_GROUP_IDS', where),
+      );
     }
 
     // The key pair Windows encrypts its password to, and our half of it.
@@ -385,13 +485,49 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightResu
       }
     } catch (error) {
       results.push(
-        failed(`key pair ${input.keyName}`, error, 'create or import an RSA key pair and set EC2_KEY_NAME'),
+        failed(
+          `key pair ${input.keyName}`,
+          error,
+          'create or import an RSA key pair and set EC2_KEY_NAME',
+          where,
+        ),
       );
     }
 
-    // The instance profile the CloudWatch agent and GPU poller publish with.
+    // The instance profile the CloudWatch agent and GPU poller publish with: it must exist.
     if (input.instanceProfile) {
-      results.push({ check: 'instance profile', ok: true, detail: input.instanceProfile });
+      const name = instanceProfileName(input.instanceProfile);
+      const check = 'instance profile';
+      try {
+        const answer = await iam.send(new GetInstanceProfileCommand({ InstanceProfileName: name }));
+        const profile = answer.InstanceProfile;
+        const roles = (profile?.Roles ?? []).map((r) => r.RoleName).filter(Boolean);
+        results.push(
+          roles.length === 0
+            ? {
+                check,
+                ok: false,
+                detail: `${name} exists but holds no role: machines could not publish their metrics`,
+                fix: `aws iam add-role-to-instance-profile --instance-profile-name ${name} --role-name legend-cloud-pc (infra/README.md)`,
+              }
+            : { check, ok: true, detail: `${name} exists (role ${roles.join(', ')})` },
+        );
+      } catch (error) {
+        results.push(
+          errorCode(error) === 'NoSuchEntity' || errorCode(error) === 'NoSuchEntityException'
+            ? {
+                check,
+                ok: false,
+                detail: `${name} does not exist in this account`,
+                fix: 'create it with infra/iam/instance-policy.json (infra/README.md), or set EC2_INSTANCE_PROFILE to one that exists',
+              }
+            : failed(check, error, 'check EC2_INSTANCE_PROFILE', {
+                mode: input.mode,
+                endpoint: input.iamEndpoint,
+                sandboxUrl: input.sandboxUrl,
+              }),
+        );
+      }
     } else {
       results.push({
         check: 'instance profile',
@@ -435,12 +571,13 @@ export async function runPreflight(input: PreflightInput): Promise<PreflightResu
               },
         );
       } catch (error) {
-        results.push(failed('RunInstances DryRun', error, 'fix the parameter EC2 names above'));
+        results.push(failed('RunInstances DryRun', error, 'fix the parameter EC2 names above', where));
       }
     }
   } finally {
     ec2.destroy();
     quotas.destroy();
+    iam.destroy();
   }
   return results;
 }

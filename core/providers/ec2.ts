@@ -2,6 +2,7 @@ import {
   CreateSnapshotCommand,
   CreateTagsCommand,
   DeleteSnapshotCommand,
+  DescribeInstanceStatusCommand,
   DescribeInstancesCommand,
   DescribeSnapshotsCommand,
   EC2Client,
@@ -67,6 +68,15 @@ export type Ec2Snapshot = {
 };
 
 export type Ec2StateChange = { instanceId: string; previous: Ec2State; current: Ec2State };
+
+/** An event EC2 scheduled on an instance's hardware (retirement, a scheduled stop, maintenance). */
+export type Ec2ScheduledEvent = {
+  eventId: string;
+  code: string;
+  description: string | null;
+  notBefore: Date;
+  notAfter: Date | null;
+};
 
 export type LaunchInput = {
   /** Idempotency key: our VM id, so a retried or replayed job never launches twice. */
@@ -141,6 +151,11 @@ export type Ec2 = {
   ): Promise<Ec2Snapshot[]>;
   /** Deleting a snapshot that is already gone is success. */
   deleteSnapshot(snapshotId: string): Promise<void>;
+  /**
+   * Instances of the account with events scheduled on their hardware, stopped ones included
+   * (DescribeInstanceStatus, every page). Events already completed or cancelled are left out.
+   */
+  scheduledEvents(): Promise<Array<{ instanceId: string; state: Ec2State; events: Ec2ScheduledEvent[] }>>;
   destroy(): void;
 };
 
@@ -150,6 +165,18 @@ const PAGE_SIZE = 1000;
 
 export function createEc2Client(options: Ec2ClientOptions): Ec2 {
   const client = new EC2Client(awsClientConfig(options));
+  // Every failure says which call it was and on what, whoever catches it.
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        annotateEc2Error(error, context.commandName, args.input);
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'legendEc2ErrorContext' },
+  );
   const profile = options.instanceProfile
     ? options.instanceProfile.startsWith('arn:')
       ? { Arn: options.instanceProfile }
@@ -364,11 +391,57 @@ export function createEc2Client(options: Ec2ClientOptions): Ec2 {
       }
     },
 
+    async scheduledEvents() {
+      const found: Array<{ instanceId: string; state: Ec2State; events: Ec2ScheduledEvent[] }> = [];
+      let nextToken: string | undefined;
+      do {
+        const page = await client.send(
+          new DescribeInstanceStatusCommand({
+            IncludeAllInstances: true,
+            Filters: [{ Name: 'event.code', Values: [...SCHEDULED_EVENT_CODES] }],
+            MaxResults: PAGE_SIZE,
+            NextToken: nextToken,
+          }),
+        );
+        for (const status of page.InstanceStatuses ?? []) {
+          if (!status.InstanceId) continue;
+          const events = (status.Events ?? [])
+            // EC2 keeps completed and cancelled events listed a while, their description so marked.
+            .filter((e) => e.NotBefore && !/^\[(Completed|Canceled)\]/i.test(e.Description ?? ''))
+            .map((e) => ({
+              eventId:
+                e.InstanceEventId ?? `${status.InstanceId}:${e.Code ?? ''}:${e.NotBefore?.toISOString()}`,
+              code: e.Code ?? 'unknown',
+              description: e.Description ?? null,
+              notBefore: e.NotBefore as Date,
+              notAfter: e.NotAfter ?? null,
+            }));
+          if (events.length > 0)
+            found.push({
+              instanceId: status.InstanceId,
+              state: toState(status.InstanceState?.Code, status.InstanceState?.Name),
+              events,
+            });
+        }
+        nextToken = page.NextToken || undefined;
+      } while (nextToken);
+      return found;
+    },
+
     destroy() {
       client.destroy();
     },
   };
 }
+
+/** The codes of events EC2 schedules on an instance's hardware. */
+export const SCHEDULED_EVENT_CODES = [
+  'instance-reboot',
+  'system-reboot',
+  'system-maintenance',
+  'instance-retirement',
+  'instance-stop',
+] as const;
 
 function toSnapshot(snapshot: Snapshot): Ec2Snapshot {
   if (!snapshot.SnapshotId) throw new Error('EC2 answered a snapshot without an id');
@@ -463,6 +536,83 @@ export function classifyEc2Error(error: unknown): Ec2ErrorClass {
   if (typeof error !== 'object' || error === null) return 'other';
   const name = (error as { name?: unknown }).name;
   return typeof name === 'string' ? (CLASSES[name] ?? 'other') : 'other';
+}
+
+/** What a failed call was: the EC2 action and what it was about (ids, a filter, a token). */
+export type Ec2CallContext = { action: string; target: string };
+
+const CONTEXT = Symbol.for('legend.ec2Call');
+
+function listOf(value: unknown): string[] {
+  return Array.isArray(value) ? value.map(String) : [];
+}
+
+/** The ids, filters or token a call named, short enough for a log line and an alert. */
+export function describeEc2Target(input: unknown): string {
+  const i = (input ?? {}) as Record<string, unknown>;
+  const parts: string[] = [];
+  for (const key of [
+    'InstanceIds',
+    'SnapshotIds',
+    'Resources',
+    'ImageIds',
+    'SubnetIds',
+    'GroupIds',
+    'KeyNames',
+  ]) {
+    const ids = listOf(i[key]);
+    if (ids.length > 0)
+      parts.push(`${key}=${ids.slice(0, 5).join(',')}${ids.length > 5 ? ` (+${ids.length - 5})` : ''}`);
+  }
+  for (const key of ['InstanceId', 'VolumeId', 'SnapshotId', 'ClientToken', 'SubnetId', 'InstanceType']) {
+    const value = i[key];
+    if (typeof value === 'string') parts.push(`${key}=${value}`);
+    else if (value && typeof value === 'object' && typeof (value as { Value?: unknown }).Value === 'string')
+      parts.push(`${key}=${(value as { Value: string }).Value}`);
+  }
+  for (const filter of Array.isArray(i.Filters)
+    ? (i.Filters as Array<{ Name?: string; Values?: string[] }>)
+    : []) {
+    const values = filter.Values ?? [];
+    parts.push(
+      `filter ${filter.Name ?? '?'}=${values.slice(0, 5).join(',')}${values.length > 5 ? ` (+${values.length - 5})` : ''}`,
+    );
+  }
+  return parts.join(' ').slice(0, 300);
+}
+
+/** Records on an error which call failed (done once, by the client's middleware). */
+export function annotateEc2Error(error: unknown, commandName: string | undefined, input: unknown): void {
+  if (typeof error !== 'object' || error === null || CONTEXT in error) return;
+  const context: Ec2CallContext = {
+    action: (commandName ?? 'EC2').replace(/Command$/, ''),
+    target: describeEc2Target(input),
+  };
+  Object.defineProperty(error, CONTEXT, { value: context, enumerable: false });
+}
+
+/** The call a failure came from, looking through errors that wrap it (`cause`). */
+export function ec2CallOf(error: unknown): Ec2CallContext | undefined {
+  for (let e = error, depth = 0; typeof e === 'object' && e !== null && depth < 5; depth += 1) {
+    const context = (e as { [CONTEXT]?: Ec2CallContext })[CONTEXT];
+    if (context) return context;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * AWS's error code of a failure (the SDK puts it in `name`), or a network error's code
+ * (`ECONNREFUSED`…), looking through wrappers to the failure that carries one.
+ */
+export function ec2ErrorCode(error: unknown): string {
+  for (let e = error, depth = 0; typeof e === 'object' && e !== null && depth < 5; depth += 1) {
+    const { name, code } = e as { name?: unknown; code?: unknown };
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
+    if (typeof name === 'string' && name !== 'Error' && name !== 'RetryLater') return name;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return 'Error';
 }
 
 /** The request id of a failed call (from the `x-amzn-requestid` header), for logs and AWS support. */

@@ -21,6 +21,7 @@ const SERVICE_PREFIX: Record<string, string> = {
   'client-cloudwatch': 'cloudwatch',
   'client-service-quotas': 'servicequotas',
   'client-route-53': 'route53',
+  'client-iam': 'iam',
 };
 
 /** Actions a call needs besides its own (AWS authorises them separately). */

@@ -117,6 +117,26 @@ describe('decryptWindowsPassword', () => {
     ).toBe('undecryptable');
   });
 
+  it('says which check failed, data first, then the key: base64, length, padding', () => {
+    const data = encrypt(right.publicKey, PASSWORD);
+    const bytes = Buffer.from(data, 'base64');
+    const wrong = rsa();
+    expect(failureOf(() => decryptWindowsPassword('not*base64!', right.privatePem))).toMatchObject({
+      check: 'base64',
+      facts: { dataLength: 11 },
+    });
+    expect(
+      failureOf(() => decryptWindowsPassword(bytes.subarray(0, 128).toString('base64'), right.privatePem)),
+    ).toMatchObject({ check: 'length', facts: { bytes: 128, modulusBytes: 256 } });
+    // Well-formed data under another key: the padding does not check out, so the key is blamed.
+    expect(failureOf(() => decryptWindowsPassword(data, wrong.privatePem)).check).toBe('padding');
+    expect(failureOf(() => decryptWindowsPassword(data, 'not a key')).check).toBe('key');
+    // Never the data or the key in what it says.
+    expect(failureOf(() => decryptWindowsPassword(data, wrong.privatePem)).message).not.toContain(
+      data.slice(0, 16),
+    );
+  });
+
   it('checks the padding itself: block type, separator position, printable length', () => {
     const message = Buffer.from(PASSWORD, 'ascii');
     // The helper builds valid blocks: the control case.

@@ -14,6 +14,7 @@ import {
   STATE_CODES,
   type InstanceRecord,
   type PersistedState,
+  type ScheduledEventRecord,
   type SnapshotRecord,
   type StateName,
   type TokenRecord,
@@ -55,6 +56,8 @@ export type Fault = {
   status?: number | undefined;
   /** How many more requests it answers; it is removed at zero. */
   times: number;
+  /** Sandbox time (ms) after which it answers no more, when given. */
+  until?: number | undefined;
   subnetId?: string | undefined;
   instanceType?: string | undefined;
   instanceId?: string | undefined;
@@ -104,8 +107,25 @@ export type DescribeRequest = {
   nextToken: string | null;
 };
 
+/** An event scheduled on an instance's hardware: `inMs` from the sandbox's now, or at `notBefore`. */
+export type EventInput = {
+  instanceId: string;
+  code: string;
+  description?: string | undefined;
+  inMs?: number | undefined;
+  notBefore?: string | undefined;
+  durationMs?: number | undefined;
+};
+
+export type InstanceStatusView = { record: InstanceRecord; state: StateName; events: ScheduledEventRecord[] };
+
 export type ControlInput = {
-  faults?: Array<Omit<Fault, 'times'> & { times?: number | undefined }> | undefined;
+  /** `forMs`: the fault answers for that long of sandbox time (`times` then defaults to unlimited). */
+  faults?:
+    | Array<Omit<Fault, 'times' | 'until'> & { times?: number | undefined; forMs?: number | undefined }>
+    | undefined;
+  /** Events scheduled on instances' hardware, answered by DescribeInstanceStatus. */
+  events?: EventInput[] | undefined;
   clearFaults?: boolean | undefined;
   capacity?: Record<string, number | null> | undefined;
   defaultCapacity?: number | undefined;
@@ -322,9 +342,48 @@ export function createEngine(options: EngineOptions) {
     };
   }
 
+  /**
+   * An event whose time came while the instance still runs on that hardware happens: a retirement
+   * or a scheduled stop stops it (EBS-backed, as ours are), at the event's time; a reboot or
+   * maintenance passes. Either way the event is over.
+   */
+  function applyDueEvents(record: InstanceRecord, t: number): void {
+    if (record.events.length === 0) return;
+    const due = record.events.filter((e) => e.notBefore <= t);
+    if (due.length === 0) return;
+    record.events = record.events.filter((e) => e.notBefore > t);
+    const stops = due.find((e) => e.code === 'instance-retirement' || e.code === 'instance-stop');
+    if (stops && stateAt(record, stops.notBefore) === 'running') {
+      closeSegment(record, stops.notBefore);
+      releaseIpKeepingLast(record);
+      record.transition = { kind: 'stop', at: stops.notBefore, until: stops.notBefore + 30_000 };
+      record.stoppedByEvent = stops.code;
+    }
+    options.onChange();
+  }
+
+  function scheduleEvent(input: EventInput): void {
+    const record = instances.get(input.instanceId);
+    if (!record) throw new Error(`no instance ${input.instanceId}`);
+    const notBefore = input.notBefore ? Date.parse(input.notBefore) : now() + (input.inMs ?? 7 * 86_400_000);
+    if (!Number.isFinite(notBefore)) throw new Error('notBefore is not a date');
+    record.events.push({
+      eventId: `instance-event-${randomBytes(9).toString('hex').slice(0, 17)}`,
+      code: input.code,
+      description:
+        input.description ??
+        (input.code === 'instance-retirement'
+          ? 'The instance is running on degraded hardware'
+          : `Scheduled ${input.code}`),
+      notBefore,
+      notAfter: input.durationMs === undefined ? null : notBefore + input.durationMs,
+    });
+  }
+
   /** Terminated instances leave DescribeInstances after a while, as in AWS. */
   function sweep(t: number): void {
     for (const [id, record] of instances) {
+      applyDueEvents(record, t);
       if (
         record.transition.kind === 'terminate' &&
         t >= record.transition.until + options.terminatedVisibleMs
@@ -429,6 +488,8 @@ export function createEngine(options: EngineOptions) {
     action: string,
     context: { subnetIds: string[]; instanceTypes: string[]; instanceIds: string[] },
   ): void {
+    const t = now();
+    faults = faults.filter((f) => f.until === undefined || f.until > t);
     const index = faults.findIndex(
       (f) =>
         (f.action === '*' || f.action === action) &&
@@ -613,6 +674,8 @@ export function createEngine(options: EngineOptions) {
         publicIp: null,
         restoredFromSnapshot: fromSnapshot?.snapshotId ?? null,
         userData: request.userData ?? null,
+        events: [],
+        stoppedByEvent: null,
       };
       record.publicIp = allocateIp(instanceId, null);
       instances.set(instanceId, record);
@@ -774,6 +837,9 @@ export function createEngine(options: EngineOptions) {
       const previous = stateAt(record, t);
       if (previous === 'stopped') {
         const lastIp = record.publicIp;
+        // A stopped EBS-backed instance starts on other hardware: what was scheduled on the old is not its own.
+        record.events = [];
+        record.stoppedByEvent = null;
         record.transition = { kind: 'start', at: t, until: t + sample(plan.start, options.random) };
         record.startedAt = t;
         record.publicIp = allocateIp(record.instanceId, lastIp);
@@ -834,6 +900,60 @@ export function createEngine(options: EngineOptions) {
     });
     if (changed) options.onChange();
     return changes;
+  }
+
+  function describeInstanceStatus(request: {
+    instanceIds: string[];
+    includeAll: boolean;
+    filters: Filter[];
+    maxResults: number | null;
+    nextToken: string | null;
+  }): { views: InstanceStatusView[]; nextToken: string | null } {
+    const t = now();
+    sweep(t);
+    if (request.maxResults !== null && (request.maxResults < 5 || request.maxResults > 1000))
+      throw invalidValue('MaxResults', String(request.maxResults), 'Value must be between 5 and 1000.');
+    for (const filter of request.filters) {
+      if (!['event.code', 'instance-state-name', 'availability-zone'].includes(filter.name))
+        throw new Ec2Error('InvalidParameterValue', `The filter '${filter.name}' is invalid`);
+    }
+    const source =
+      request.instanceIds.length > 0
+        ? findAll(request.instanceIds, t).sort((a, b) => a.seq - b.seq)
+        : [...instances.values()].filter((r) => visible(r, t)).sort((a, b) => a.seq - b.seq);
+    let afterSeq = 0;
+    if (request.nextToken !== null) {
+      afterSeq = Number(Buffer.from(request.nextToken, 'base64url').toString('utf8'));
+      if (!Number.isInteger(afterSeq))
+        throw new Ec2Error('InvalidParameterValue', 'The value of the NextToken parameter is not valid.');
+    }
+    const limit = request.maxResults ?? Number.POSITIVE_INFINITY;
+    const views: InstanceStatusView[] = [];
+    let nextToken: string | null = null;
+    for (const record of source) {
+      if (record.seq <= afterSeq) continue;
+      const state = stateAt(record, t);
+      // Without IncludeAllInstances, EC2 answers for running instances only.
+      if (!request.includeAll && state !== 'running') continue;
+      const matchesAll = request.filters.every((f) => {
+        const candidates =
+          f.name === 'event.code'
+            ? record.events.map((e) => e.code)
+            : f.name === 'instance-state-name'
+              ? [state]
+              : [record.availabilityZone];
+        return f.values.some((value) => candidates.includes(value));
+      });
+      if (!matchesAll) continue;
+      if (views.length >= limit) {
+        nextToken = Buffer.from(String(views[views.length - 1]?.record.seq ?? afterSeq)).toString(
+          'base64url',
+        );
+        break;
+      }
+      views.push({ record, state, events: [...record.events] });
+    }
+    return { views, nextToken };
   }
 
   function getPasswordData(instanceId: string): {
@@ -1042,7 +1162,13 @@ export function createEngine(options: EngineOptions) {
 
   function control(input: ControlInput): void {
     if (input.clearFaults) faults = [];
-    for (const fault of input.faults ?? []) faults.push({ ...fault, times: fault.times ?? 1 });
+    for (const { forMs, ...fault } of input.faults ?? [])
+      faults.push({
+        ...fault,
+        times: fault.times ?? (forMs === undefined ? 1 : Number.POSITIVE_INFINITY),
+        ...(forMs === undefined ? {} : { until: now() + forMs }),
+      });
+    for (const event of input.events ?? []) scheduleEvent(event);
     for (const [instanceType, limit] of Object.entries(input.capacity ?? {})) {
       if (limit === null) delete capacity[instanceType];
       else capacity[instanceType] = limit;
@@ -1126,6 +1252,12 @@ export function createEngine(options: EngineOptions) {
           iamInstanceProfile: record.iamInstanceProfile,
           tags: Object.fromEntries(record.tags.map((tag) => [tag.key, tag.value])),
           passwordReady: v.passwordReadyAt !== null,
+          events: record.events.map((e) => ({
+            eventId: e.eventId,
+            code: e.code,
+            notBefore: new Date(e.notBefore).toISOString(),
+          })),
+          stoppedByEvent: record.stoppedByEvent,
           transition: {
             kind: record.transition.kind,
             at: new Date(record.transition.at).toISOString(),
@@ -1222,12 +1354,17 @@ export function createEngine(options: EngineOptions) {
       return found;
     },
     vcpuLimit: () => vcpuLimit,
+    /** The instance whose root volume this is (for a fault aimed at the instance). */
+    instancesOfVolume(volumeId: string): string[] {
+      return [...instances.values()].filter((r) => r.volumeId === volumeId).map((r) => r.instanceId);
+    },
     runInstances,
     describeInstances,
     startInstances,
     stopInstances,
     terminateInstances,
     getPasswordData,
+    describeInstanceStatus,
     createTags,
     modifyInstanceType,
     modifyVolume,

@@ -28,10 +28,12 @@ import {
   type Params,
 } from './query.ts';
 import { createRdpListeners, type RdpListeners } from './rdpListeners.ts';
+import { STATE_CODES } from './records.ts';
 import { createDcvServers, type DcvServers } from '../dcv/index.ts';
 import { createSunshineHosts, type SunshineHosts } from '../sunshine/index.ts';
 import { reservationsXml, instanceXml, stateChangeXml } from './render.ts';
 import { createSandboxServiceQuotas } from './serviceQuotas.ts';
+import { createSandboxIam } from './iam.ts';
 import type { ProfileName } from './timing.ts';
 import { errorDocument, items, leaf, node, responseDocument } from './xml.ts';
 
@@ -100,6 +102,8 @@ export type SandboxEc2 = {
   flush(): Promise<void>;
   /** The Service Quotas stand-in over the same account: mount at /sandbox/servicequotas. */
   serviceQuotas: Router;
+  /** The IAM stand-in over the same account (its instance profiles): mount at /sandbox/iam. */
+  iam: Router;
   /** The Sunshine stand-ins' control and state (mount at /sandbox/sunshine), when they run. */
   sunshine: Router | null;
   /** Closes the Remote Desktop listeners (and flushes state). */
@@ -121,6 +125,8 @@ export const ControlSchema = z.strictObject({
         message: z.string().optional(),
         status: z.number().int().min(400).max(599).optional(),
         times: z.number().int().min(1).optional(),
+        /** Sandbox milliseconds it answers for (times then unlimited unless given). */
+        forMs: z.number().int().min(1).optional(),
         subnetId: z.string().optional(),
         instanceType: z.string().optional(),
         instanceId: z.string().optional(),
@@ -128,6 +134,25 @@ export const ControlSchema = z.strictObject({
     )
     .optional(),
   clearFaults: z.boolean().optional(),
+  /** Events scheduled on instances' hardware (DescribeInstanceStatus): in `inMs`, or at `notBefore`. */
+  events: z
+    .array(
+      z.strictObject({
+        instanceId: z.string().regex(/^i-[0-9a-f]{8,17}$/),
+        code: z.enum([
+          'instance-retirement',
+          'instance-stop',
+          'instance-reboot',
+          'system-reboot',
+          'system-maintenance',
+        ]),
+        description: z.string().max(255).optional(),
+        inMs: z.number().int().min(0).optional(),
+        notBefore: z.iso.datetime().optional(),
+        durationMs: z.number().int().min(0).optional(),
+      }),
+    )
+    .optional(),
   capacity: z.record(z.string(), z.number().int().min(0).nullable()).optional(),
   defaultCapacity: z.number().int().min(0).optional(),
   vcpuLimit: z.number().int().min(0).nullable().optional(),
@@ -143,6 +168,8 @@ export const ControlSchema = z.strictObject({
     .array(z.string().regex(/^[a-z0-9-]+:[A-Za-z]+$/, 'an IAM action such as ec2:RunInstances'))
     .optional(),
   allow: z.array(z.string().regex(/^([a-z0-9-]+:[A-Za-z]+|\*)$/)).optional(),
+  /** Instance profiles the account has (IAM GetInstanceProfile), besides `legend-cloud-pc`. */
+  instanceProfiles: z.array(z.string().regex(/^[\w+=,.@-]{1,128}$/)).optional(),
   /** Shut or reopen an instance's Remote Desktop listener (it still runs in EC2's eyes). */
   rdp: z.record(z.string().regex(/^i-[0-9a-f]{8,17}$/), z.enum(['open', 'closed'])).optional(),
   /**
@@ -156,6 +183,9 @@ export const ControlSchema = z.strictObject({
     )
     .optional(),
 });
+
+/** The instance profile the account has from the start: the one infra/README.md creates. */
+const DEFAULT_INSTANCE_PROFILE = 'legend-cloud-pc';
 
 /** Zones the sandbox region has, and the GPU types it offers in each. */
 const ZONE_LETTERS = ['a', 'b', 'c'];
@@ -220,6 +250,7 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
     saver = createSaver(file, () => engine.serialize(), options.saveDebounceMs ?? 250, warn);
   }
 
+  const instanceProfiles = new Set<string>();
   const listeners: RdpListeners | null = options.rdpListener
     ? createRdpListeners(options.rdpListener.port, warn)
     : null;
@@ -297,7 +328,11 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
       }
       case 'DescribeInstances': {
         const instanceIds = scalarList(params, 'InstanceId');
-        engine.checkFaults(action, { instanceIds });
+        // Asked by filter (as the worker asks), the ids named there are what a fault can target.
+        const filteredIds = filters(params)
+          .filter((f) => f.name === 'instance-id')
+          .flatMap((f) => f.values);
+        engine.checkFaults(action, { instanceIds: [...instanceIds, ...filteredIds] });
         dryRun(params);
         const result = engine.describeInstances({
           instanceIds,
@@ -337,6 +372,46 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
           leaf('passwordData', result.passwordData)
         );
       }
+      case 'DescribeInstanceStatus': {
+        const instanceIds = scalarList(params, 'InstanceId');
+        engine.checkFaults(action, { instanceIds });
+        dryRun(params);
+        const result = engine.describeInstanceStatus({
+          instanceIds,
+          includeAll: bool(params, 'IncludeAllInstances'),
+          filters: filters(params),
+          maxResults: int(params, 'MaxResults') ?? null,
+          nextToken: str(params, 'NextToken') || null,
+        });
+        const ok =
+          leaf('status', 'ok') + items('details', [leaf('name', 'reachability') + leaf('status', 'passed')]);
+        return (
+          items(
+            'instanceStatusSet',
+            result.views.map(
+              (v) =>
+                leaf('instanceId', v.record.instanceId) +
+                leaf('availabilityZone', v.record.availabilityZone) +
+                items(
+                  'eventsSet',
+                  v.events.map(
+                    (e) =>
+                      leaf('instanceEventId', e.eventId) +
+                      leaf('code', e.code) +
+                      leaf('description', e.description) +
+                      leaf('notBefore', new Date(e.notBefore).toISOString()) +
+                      (e.notAfter === null ? '' : leaf('notAfter', new Date(e.notAfter).toISOString())),
+                  ),
+                ) +
+                node('instanceState', leaf('code', STATE_CODES[v.state]), leaf('name', v.state)) +
+                (v.state === 'running'
+                  ? node('systemStatus', ok) + node('instanceStatus', ok)
+                  : node('systemStatus', leaf('status', 'not-applicable')) +
+                    node('instanceStatus', leaf('status', 'not-applicable'))),
+            ),
+          ) + leaf('nextToken', result.nextToken)
+        );
+      }
       case 'CreateTags': {
         const resourceIds = scalarList(params, 'ResourceId');
         if (resourceIds.length === 0)
@@ -361,7 +436,7 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
         const size = int(params, 'Size');
         if (size === undefined)
           throw new Ec2Error('MissingParameter', 'The request must contain the parameter Size');
-        engine.checkFaults(action, {});
+        engine.checkFaults(action, { instanceIds: engine.instancesOfVolume(volumeId) });
         dryRun(params);
         const result = engine.modifyVolume(volumeId, size);
         const startTime = new Date(engine.now()).toISOString();
@@ -382,7 +457,8 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
         const snapshotTags = structList(params, 'TagSpecification')
           .filter((spec) => spec.get('ResourceType') === 'snapshot')
           .flatMap((spec) => tags(spec));
-        engine.checkFaults(action, {});
+        // A fault aimed at an instance (or its subnet) hits the copy of its volume too.
+        engine.checkFaults(action, { instanceIds: engine.instancesOfVolume(volumeId) });
         dryRun(params);
         return snapshotXml(engine.createSnapshot(volumeId, str(params, 'Description') ?? '', snapshotTags));
       }
@@ -636,6 +712,7 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
       engine.control(parsed.data);
       for (const [imageId, state] of Object.entries(parsed.data.fastLaunch ?? {}))
         fastLaunch.set(imageId, state);
+      for (const name of parsed.data.instanceProfiles ?? []) instanceProfiles.add(name);
     } catch (error) {
       ctx.status = 400;
       ctx.body = { message: (error as Error).message };
@@ -649,6 +726,7 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
   router.post('/_reset', async (ctx) => {
     engine.reset();
     fastLaunch.clear();
+    instanceProfiles.clear();
     await syncListeners();
     ctx.status = 204;
   });
@@ -659,6 +737,7 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
       const parsed = ControlSchema.parse(input);
       engine.control(parsed);
       for (const [imageId, state] of Object.entries(parsed.fastLaunch ?? {})) fastLaunch.set(imageId, state);
+      for (const name of parsed.instanceProfiles ?? []) instanceProfiles.add(name);
     },
     setRdp: async (instanceId, state) => {
       listeners?.set(instanceId, state);
@@ -666,7 +745,10 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
     },
     syncRdp: syncListeners,
     state: () => engine.snapshot(),
-    reset: () => engine.reset(),
+    reset: () => {
+      engine.reset();
+      instanceProfiles.clear();
+    },
     defaultKeyName: options.defaultKeyName ?? 'legend-sandbox',
     defaultPrivateKeyPem: () => engine.defaultPrivateKeyPem(),
     flush: async () => {
@@ -676,6 +758,11 @@ export function createSandboxEc2(options: SandboxEc2Options = {}): SandboxEc2 {
       region,
       ownerId,
       vcpuLimit: () => engine.vcpuLimit(),
+      checkAuthorized: (action) => engine.checkAuthorized(action),
+    }),
+    iam: createSandboxIam({
+      ownerId,
+      instanceProfiles: () => [DEFAULT_INSTANCE_PROFILE, ...instanceProfiles],
       checkAuthorized: (action) => engine.checkAuthorized(action),
     }),
     sunshine: sunshineHosts?.router ?? null,

@@ -19,6 +19,17 @@ export type StateName = keyof typeof STATE_CODES;
 
 const TagSchema = z.object({ key: z.string(), value: z.string() });
 
+/** An event EC2 scheduled on the instance's hardware (DescribeInstanceStatus). */
+const EventSchema = z.object({
+  eventId: z.string(),
+  code: z.string(),
+  description: z.string(),
+  notBefore: z.number(),
+  notAfter: z.number().nullable(),
+});
+
+export type ScheduledEventRecord = z.infer<typeof EventSchema>;
+
 const InstanceRecordSchema = z.object({
   seq: z.number().int(),
   instanceId: z.string(),
@@ -62,6 +73,10 @@ const InstanceRecordSchema = z.object({
   restoredFromSnapshot: z.string().nullable().default(null),
   /** UserData as RunInstances sent it (base64), for the machine to read; older state files have none. */
   userData: z.string().nullable().default(null),
+  /** Events scheduled on the hardware it runs on; a start moves it to other hardware (none then). */
+  events: z.array(EventSchema).default([]),
+  /** The event that stopped it because it still ran on the hardware when the event came. */
+  stoppedByEvent: z.string().nullable().default(null),
 });
 
 export type InstanceRecord = z.infer<typeof InstanceRecordSchema>;

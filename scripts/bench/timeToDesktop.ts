@@ -87,6 +87,9 @@ export async function benchTimeToDesktop(): Promise<{ coldMs: number; warmMs: nu
       EC2_ENDPOINT: endpoint,
       EC2_PRIVATE_KEY_PEM: sandbox.defaultPrivateKeyPem(),
       WARM_POOL_SIZE: 'legend=1',
+      // Dozens of spares are launched in seconds of real time here (the bench's clock is virtual;
+      // the launch budget counts real hours), which production's budget would rightly refuse.
+      LAUNCH_BUDGET_PER_HOUR: 'legend=999',
       // Every purchase's machine stays in use: room for all of them, so hot spares are not capped.
       CAPACITY_LIMITS: 'g4dn.xlarge=1000',
       // Production's defaults, stated so a change there is a conscious change here.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DESKTOP, hasBrowser, screenshotsAtBothWidths, useBrowser } from '../support/browser.ts';
-import { registeredUser, runningLegendMachine, waitForMail } from '../support/e2eUsers.ts';
+import { post, registeredUser, runningLegendMachine, waitForMail } from '../support/e2eUsers.ts';
 import { stackDatabase } from '../support/stackDb.ts';
 import { formatLongDate } from '../../core/domain/time.ts';
 
@@ -27,7 +27,42 @@ describe.skipIf(!hasBrowser())('kept disk after expiry', () => {
        WHERE user_id = (SELECT id FROM users WHERE email = $1) AND status = 'active'`,
       [user.email],
     );
-    const kept = await db.untilSwept('plan-expiry', 'the disk kept and the machine deleted', () =>
+    // EC2 refuses to terminate this machine's instance for half a minute: until it does, the
+    // customer reads that the PC is being deleted and the files are saved, never "deleted".
+    const machine = await db.one<{ instance_id: string }>(
+      `SELECT v.instance_id FROM vms v JOIN users u ON u.id = v.user_id WHERE u.email = $1 AND v.state = 'running'`,
+      [user.email],
+    );
+    const refused = await post('/sandbox/ec2/_control', {
+      faults: [
+        {
+          action: 'TerminateInstances',
+          code: 'ServiceUnavailable',
+          status: 503,
+          instanceId: machine!.instance_id,
+          forMs: 30_000,
+        },
+      ],
+    });
+    expect(refused.status).toBe(200);
+    const saved = await db.untilSwept('plan-expiry', 'the disk kept, the machine still being deleted', () =>
+      db.one<{ completed_at: Date }>(
+        `SELECT k.completed_at FROM vm_snapshots k JOIN vms v ON v.id = k.vm_id
+         WHERE k.user_id = (SELECT id FROM users WHERE email = $1) AND k.state = 'completed'
+           AND v.state = 'terminating'`,
+        [user.email],
+      ),
+    );
+    await page.goto('/dashboard');
+    const deleting = page.locator('.kept-disk');
+    await deleting.getByText('Your PC is being deleted; your files are saved.', { exact: false }).waitFor();
+    await expect(deleting.textContent()).resolves.toContain(
+      `We saved a copy of its disk on ${formatLongDate(saved.completed_at)}`,
+    );
+    await expect(deleting.textContent()).resolves.not.toMatch(/was deleted/);
+    await screenshotsAtBothWidths(page, 'kept-disk-being-deleted');
+
+    const kept = await db.untilSwept('vm-sync', 'the disk kept and the machine deleted', () =>
       db.one<{ completed_at: Date; keep_until: Date }>(
         `SELECT k.completed_at, k.keep_until FROM vm_snapshots k JOIN vms v ON v.id = k.vm_id
          WHERE k.user_id = (SELECT id FROM users WHERE email = $1) AND k.state = 'completed'

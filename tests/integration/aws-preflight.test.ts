@@ -31,7 +31,9 @@ afterAll(async () => {
 });
 
 /** The preflight as `npm run aws:check` runs it, with no AWS settings: the sandbox of the stack. */
-async function awsCheck(extraEnv: Record<string, string> = {}): Promise<{ code: number; lines: string[] }> {
+async function awsCheck(
+  extraEnv: Record<string, string> = {},
+): Promise<{ code: number; lines: string[]; stderr: string }> {
   const port = new URL(stack.url).port;
   const env = {
     PATH: process.env.PATH ?? '',
@@ -41,13 +43,27 @@ async function awsCheck(extraEnv: Record<string, string> = {}): Promise<{ code: 
     ...extraEnv,
   };
   try {
-    const { stdout } = await run(process.execPath, ['scripts/awsCheck.ts'], { cwd: ROOT, env });
-    return { code: 0, lines: stdout.trim().split('\n') };
+    const { stdout, stderr } = await run(process.execPath, ['scripts/awsCheck.ts'], { cwd: ROOT, env });
+    return { code: 0, lines: stdout.trim().split('\n'), stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
     if (typeof failed.code !== 'number') throw error;
-    return { code: failed.code, lines: (failed.stdout ?? '').trim().split('\n') };
+    return {
+      code: failed.code,
+      lines: (failed.stdout ?? '').trim().split('\n'),
+      stderr: failed.stderr ?? '',
+    };
   }
+}
+
+/** A loopback port nobody listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return typeof address === 'object' && address ? address.port : 1;
 }
 
 function launchInput(overrides: Partial<LaunchInput> = {}): LaunchInput {
@@ -167,6 +183,88 @@ describe('npm run aws:check and EC2 Fast Launch', () => {
     } finally {
       stack.sandboxEc2.control({ allow: ['ec2:DescribeFastLaunchImages'] });
     }
+  });
+});
+
+/** A stack trace's frames, wherever they show. */
+const STACK_FRAME = /^\s+at .+:\d+:\d+\)?$/m;
+
+describe('npm run aws:check follows its endpoints and says only the truth', () => {
+  it('checks the instance types in the fallback subnets’ zones too, and that the instance profile exists', async () => {
+    const { lines } = await awsCheck();
+    const offered = lines.find((line) => line.startsWith('OK   instance types offered'));
+    expect(offered).toMatch(/\(primary and fallback subnets\)/);
+    expect(lines.find((line) => line.startsWith('OK   instance profile'))).toMatch(
+      /legend-cloud-pc exists \(role legend-cloud-pc\)/,
+    );
+    const missing = await awsCheck({ EC2_INSTANCE_PROFILE: 'no-such-profile' });
+    expect(missing.lines.find((line) => line.startsWith('FAIL instance profile'))).toMatch(
+      /no-such-profile does not exist in this account — fix: create it with infra\/iam\/instance-policy\.json/,
+    );
+    expect(missing.code).toBe(1);
+  });
+
+  it('a Service Quotas endpoint that refuses: one FAIL line naming SERVICE_QUOTAS_ENDPOINT, no stack trace', async () => {
+    const refusing = await closedPort();
+    const { code, lines, stderr } = await awsCheck({
+      SERVICE_QUOTAS_ENDPOINT: `http://127.0.0.1:${refusing}/`,
+    });
+    const quota = lines.filter((line) => line.includes('G-instance vCPU quota'));
+    expect(quota).toHaveLength(1);
+    expect(quota[0]).toMatch(
+      new RegExp(
+        `^FAIL G-instance vCPU quota: ECONNREFUSED at http://127\\.0\\.0\\.1:${refusing}/: .* — fix: make the endpoint reachable from here, or set SERVICE_QUOTAS_ENDPOINT$`,
+      ),
+    );
+    // The other checks still ran against the sandbox.
+    expect(lines.find((line) => line.startsWith('OK   RunInstances DryRun'))).toBeDefined();
+    expect(`${lines.join('\n')}\n${stderr}`).not.toMatch(STACK_FRAME);
+    expect(code).toBe(1);
+  });
+
+  it('an endpoint that answers, but not as Service Quotas does: one FAIL line, no stack trace', async () => {
+    // The stack's own web process: an HTML page, not the service.
+    const { code, lines, stderr } = await awsCheck({ SERVICE_QUOTAS_ENDPOINT: `${stack.url}/` });
+    const quota = lines.filter((line) => line.includes('G-instance vCPU quota'));
+    expect(quota).toHaveLength(1);
+    expect(quota[0]).toMatch(/^FAIL G-instance vCPU quota: /);
+    expect(quota[0]).not.toMatch(/\n/);
+    expect(`${lines.join('\n')}\n${stderr}`).not.toMatch(STACK_FRAME);
+    expect(code).toBe(1);
+  });
+
+  it('bad configuration: one sentence, as npm start gives it, no stack trace', async () => {
+    const { code, lines, stderr } = await awsCheck({
+      EC2_ENDPOINT: 'not a url',
+      LAUNCH_BUDGET_PER_HOUR: 'gold=2',
+    });
+    expect(code).toBe(1);
+    expect(lines.filter((line) => /^(OK|FAIL) /.test(line))).toHaveLength(0);
+    const said = stderr.trim();
+    expect(said.split('\n')).toHaveLength(1);
+    expect(said).toMatch(/^aws:check cannot start: Invalid configuration: .*EC2_ENDPOINT/);
+    expect(said).not.toMatch(STACK_FRAME);
+  });
+
+  it('against AWS (not the sandbox), an unreachable endpoint is never blamed on the sandbox', async () => {
+    const refusing = await closedPort();
+    const { code, lines, stderr } = await awsCheck({
+      EC2_ENDPOINT: `http://127.0.0.1:${refusing}/`,
+      EC2_SUBNET_IDS: 'subnet-0aaaa1111bbbb2222',
+      AWS_ACCESS_KEY_ID: 'AKIAEXAMPLEEXAMPLE00',
+      AWS_SECRET_ACCESS_KEY: 'example-secret-example-secret-0000',
+      EC2_INSTANCE_PROFILE: 'legend-cloud-pc',
+      EC2_KEY_NAME: 'legend-prod',
+    });
+    expect(lines[0]).toMatch(/^checking AWS ap-south-1 via http:\/\/127\.0\.0\.1:\d+\//);
+    const fails = lines.filter((line) => line.startsWith('FAIL '));
+    expect(fails.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).not.toMatch(/sandbox|npm start/);
+    expect(lines.find((line) => line.startsWith('FAIL credentials and region'))).toMatch(
+      /ECONNREFUSED at http:\/\/127\.0\.0\.1:\d+\/.*fix: make the endpoint reachable from here, or set EC2_ENDPOINT/,
+    );
+    expect(`${lines.join('\n')}\n${stderr}`).not.toMatch(STACK_FRAME);
+    expect(code).toBe(1);
   });
 });
 

@@ -82,7 +82,20 @@ async function keptAfterExpiry() {
   expect(cloud.instancesOf(made.vm.id, { live: true })).toHaveLength(1);
   expect((await cloud.vm(made.vm.id)).state).toBe('terminating');
 
+  // The copy completes and the deletion is asked; until EC2 confirms it, the PC is "being
+  // deleted; your files are saved", and nobody is told it was deleted.
   cloud.advance(5 * MINUTE);
+  await syncVms(deps, { vmId: made.vm.id });
+  expect((await cloud.vm(made.vm.id)).state).toBe('terminating');
+  expect(cloud.instancesOf(made.vm.id)[0]?.state).toBe('shutting-down');
+  expect(await cloud.mailKinds(made.user.email)).not.toContain('disk-kept');
+  const shown = await findDashboardState(stack.services.pgPool, made.user.id);
+  expect(dashboardBody({ ...shown!, vmConfig: stack.config.vm, now: new Date() }).keptDisk).toMatchObject({
+    saving: false,
+    deleting: true,
+  });
+
+  cloud.advance(MINUTE);
   await syncVms(deps, { vmId: made.vm.id });
   expect((await cloud.vm(made.vm.id)).state).toBe('terminated');
   expect(cloud.instancesOf(made.vm.id, { live: true })).toHaveLength(0);
@@ -313,13 +326,19 @@ describe('an expired machine keeps its disk as a snapshot', () => {
     // instance goes; no "your files are kept" mail, since they are already on their way back.
     cloud.advance(5 * MINUTE);
     await syncVms(deps, { vmId: made.vm.id });
+    cloud.advance(MINUTE);
+    await syncVms(deps, { vmId: made.vm.id });
     expect((await cloud.vm(made.vm.id)).state).toBe('terminated');
     expect(await findSnapshot(cloud.db, saving!.id)).toMatchObject({
       state: 'restored',
       restored_vm_id: waiting!.id,
     });
     expect(await cloud.jobs('vm-provision', { subscriptionId: renewal.id })).not.toHaveLength(0);
-    expect(await cloud.mailKinds(made.user.email)).not.toContain('disk-kept');
+    // One ending mail, and it says the files are on the new PC, never "not renewed".
+    const endings = (await cloud.mailKinds(made.user.email)).filter((k) =>
+      ['disk-kept', 'disk-restored', 'vm-terminated'].includes(k),
+    );
+    expect(endings).toEqual(['disk-restored']);
 
     await expect(provisionVm(deps, { subscriptionId: renewal.id, userId: made.user.id })).resolves.toBe(
       'launched',

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { openHealthSecret, signHealthReport } from '../../core/crypto/machineSecrets.ts';
 import { sql } from '../../core/db/pool.ts';
-import { listAlerts } from '../../core/db/operatorAlerts.ts';
+import { acknowledgeAlert, listAlerts } from '../../core/db/operatorAlerts.ts';
 import { problemGuideHref } from '../../core/domain/machineHealth.ts';
 import { machineSettingsOf } from '../support/machineSettings.ts';
 import { STREAMING_MESSAGES } from '../../core/domain/streaming.ts';
@@ -380,6 +380,21 @@ describe('POST /api/machine/health', () => {
       'no-display',
     ]);
     expect(alerts[0]?.message).toContain(c.instanceId);
+    // A machine fresh from the plan's image, reporting the image's faults: its spares would
+    // carry them too, so the plan's warm pool is held, the alert naming the image to rebuild.
+    const plan = await db.oneFirst(
+      sql.type(z.object({ plan_id: z.string() }))`SELECT plan_id FROM vms WHERE id = ${c.vmId}`,
+    );
+    const hold = (await listAlerts(db)).find((a) => a.dedupe_key === `pool-hold:${plan}`);
+    expect(hold?.message).toMatch(
+      /reports: .*Fix: the plan's image .* boots without a working GPU driver or display/,
+    );
+    expect(
+      await db.oneFirst(sql.type(z.object({ cause: z.string() }))`
+        SELECT cause FROM pool_holds WHERE vm_id = ${c.vmId}`),
+    ).toBe('unhealthy');
+    // Released by an operator once the image is rebuilt (the next tests' spares are not held).
+    await acknowledgeAlert(db, hold!.id);
 
     await sunshine.control({ [c.ip]: { health: { driverLicensed: true, display: true } } });
     await waitFor('healthy again', async () => (await dashboard(c.client)).machineHealth?.status === 'ready');

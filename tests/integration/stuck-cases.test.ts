@@ -115,8 +115,10 @@ describe("a kept disk's copy that never completes", () => {
     expect(cloud.instancesOf(vm.id, { live: true })).toHaveLength(1);
     expect((await cloud.vm(vm.id)).state).toBe('terminating');
 
-    // The retake completes: the disk is kept from it, the customer told once, the instance goes.
+    // The retake completes: the disk is kept from it, the instance goes, the customer told once.
     cloud.advance(5 * MINUTE);
+    await syncVms(deps, { vmId: vm.id });
+    cloud.advance(MINUTE);
     await syncVms(deps, { vmId: vm.id });
     expect((await cloud.vm(vm.id)).state).toBe('terminated');
     expect(await findSnapshot(cloud.db, retake!.id)).toMatchObject({ state: 'completed' });
@@ -155,6 +157,8 @@ describe('a renewal as the expired machine is being deleted, before its copy is 
 
     // The copy completes and is handed over; the new machine is launched from it.
     cloud.advance(5 * MINUTE);
+    await syncVms(deps, { vmId: vm.id });
+    cloud.advance(MINUTE);
     await syncVms(deps, { vmId: vm.id });
     expect((await cloud.vm(vm.id)).state).toBe('terminated');
     await expect(provisionVm(deps, { subscriptionId: renewal.id, userId: user.id })).resolves.toBe(

@@ -106,6 +106,7 @@ describe('vm-sync sweep over the fleet', () => {
     cloud.advance(2 * MINUTE);
     const stats = await sweepFleet(deps);
     expect(stats.describedById).toBeGreaterThanOrEqual(1);
-    expect((await cloud.vm(vm.id)).state).toBe('error');
+    // Lost: retired, its paid plan given a new machine (replacement has its own tests).
+    expect(await cloud.vm(vm.id)).toMatchObject({ state: 'terminating', state_reason: 'replaced' });
   });
 });

@@ -6,7 +6,7 @@ import { DAY_MS } from '../../core/domain/time.ts';
 import { keptUntil } from '../../core/domain/lifecycle.ts';
 import { EXPIRY_REMINDER_DAYS, expiryRemindersDue } from '../../core/domain/subscription.ts';
 import { expiryRemindersWanted } from '../../core/domain/autopay.ts';
-import { expiryReminderMail, planExpiredMail, vmTerminatedMail } from '../../core/emails/vms.ts';
+import { expiryReminderMail, planExpiredMail } from '../../core/emails/vms.ts';
 import { parsePayload, type Job } from '../../core/queue.ts';
 import { requestTerminate } from '../../core/commands/vmActions.ts';
 import type { WorkerDeps } from '../deps.ts';
@@ -26,7 +26,8 @@ import { notify } from '../notices.ts';
  * 4. reminders 3 days and 1 day before expiry, once each (not for one-day trials, nor for a plan
  *    AutoPay renews: `expiryRemindersWanted`);
  * 5. machines whose plan ended more than VM_GRACE_DAYS ago, not renewed → terminated, their disk
- *    first kept as a snapshot for SNAPSHOT_KEEP_DAYS (the lifecycle takes it and mails the dates).
+ *    first kept as a snapshot for SNAPSHOT_KEEP_DAYS (the lifecycle takes it, and mails once EC2
+ *    confirms the deletion).
  */
 export function planExpiry(deps: WorkerDeps) {
   return async (jobs: Job<unknown>[]) => {
@@ -102,19 +103,12 @@ export async function runPlanExpiry(deps: WorkerDeps, now: Date = new Date()): P
     }
   }
 
-  // The disk is kept as a snapshot first (mailed with its dates once it is safe), unless
-  // SNAPSHOT_KEEP_DAYS is 0: then the machine and its disk go, and the customer is told now.
+  // The disk is kept as a snapshot first, unless SNAPSHOT_KEEP_DAYS is 0. Either way the
+  // customer is told once EC2 confirms the instance is deleted (the lifecycle's ending mail).
   const keepDisk = config.vm.snapshotKeepDays > 0;
   for (const vm of await listVmsPastGrace(db, now, config.vm.graceDays)) {
     if (!(await requestTerminate(db, boss, vm.id, 'plan-ended', now, { keepDisk }))) continue;
     report.terminated += 1;
-    if (keepDisk) continue;
-    await notify(
-      db,
-      boss,
-      { kind: 'vm-terminated', subjectId: vm.id, userId: vm.user_id, vmId: vm.id },
-      (person) => vmTerminatedMail(person, config.publicUrl),
-    );
   }
 
   if (Object.values(report).some((n) => n > 0)) deps.log.info(report, 'plan-expiry: sweep done');

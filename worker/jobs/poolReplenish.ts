@@ -1,4 +1,11 @@
-import { recordCapacityAvailable, recordCapacityShortage } from '../../core/db/ec2Fleet.ts';
+import {
+  countPoolInFlight,
+  holdFacts,
+  latestPoolHolds,
+  poolLaunchTimes,
+  recordLaunchAttempt,
+} from '../../core/db/launches.ts';
+import { raiseAlert } from '../../core/db/operatorAlerts.ts';
 import {
   beginPoolLaunch,
   countPoolClaimsSince,
@@ -13,27 +20,37 @@ import {
   type PoolInstance,
 } from '../../core/db/poolInstances.ts';
 import { countMachinesInUse } from '../../core/db/vms.ts';
-import { PLANS } from '../../core/domain/plans.ts';
+import {
+  LAUNCH_BUDGET_WINDOW_MS,
+  launchBudgetLeft,
+  launchErrorHoldCause,
+  poolHoldStatus,
+  poolLaunchAllowance,
+  type PoolHoldStatus,
+} from '../../core/domain/launchBudget.ts';
+import { PLANS, type PlanId } from '../../core/domain/plans.ts';
 import { decidePoolTopUp } from '../../core/domain/pool.ts';
 import { HOUR_MS } from '../../core/domain/time.ts';
-import type { Ec2Instance } from '../../core/providers/ec2.ts';
+import { ec2ErrorCode } from '../../core/providers/ec2.ts';
 import { attemptBudget, parsePayload, type Job } from '../../core/queue.ts';
 import { scheduleVmCheck } from '../../core/commands/vmActions.ts';
 import { poolTags } from '../../core/providers/vmEc2.ts';
 import { subnetForAttempt } from '../../core/domain/lifecycle.ts';
-import { describeEc2Error, isRetryableCapacity } from '../ec2Errors.ts';
+import { describeEc2Error } from '../ec2Errors.ts';
 import type { WorkerDeps } from '../deps.ts';
-import { userDataFor } from '../machineSetup.ts';
+import { accountBackoff, clearFailures, recordStepFailure } from '../lifecycle/failures.ts';
+import { runLaunch } from '../lifecycle/launch.ts';
+import { holdPool } from '../../core/commands/poolHolds.ts';
 
 /**
  * `pool-replenish` (cron, and after every claim): keeps at least WARM_POOL_SIZE instances per
  * plan launched, first-boot-done and stopped, so a purchase needs only a start — and, with
  * POOL_HOT, running spares, so a purchase needs no start at all; both follow the last hour's
- * demand. How many
- * of each is decided by core/domain/pool.ts; rows are counted and created under a per-plan lock
- * (two runs never top up twice); each row's launch carries the row id as ClientToken (a replayed
- * launch is the same instance). vm-sync takes each one through first boot, password capture and
- * the stop.
+ * demand. How many of each is decided by core/domain/pool.ts; whether any may be launched now
+ * (the plan's hold, its launch budget) by core/domain/launchBudget.ts, from rows. Rows are
+ * counted and created under a per-plan lock (two runs never top up twice); each is launched by
+ * the lifecycle's one launcher with the row id as ClientToken (a replayed launch is the same
+ * instance). vm-sync takes each one through first boot, password capture and the stop.
  */
 export function poolReplenish(deps: WorkerDeps) {
   return async (jobs: Job<unknown>[]) => {
@@ -44,12 +61,34 @@ export function poolReplenish(deps: WorkerDeps) {
   };
 }
 
-export async function replenishPool(
+export type ReplenishReport = {
+  created: number;
+  launched: number;
+  /** Plans whose spares were not launched, and why: on hold, or the hour's budget spent. */
+  refused: Array<{ planId: string; why: 'hold' | 'budget' }>;
+};
+
+/** Where a plan's pool stands now: its hold and its budget, read from rows. */
+async function poolGate(
   deps: WorkerDeps,
-  now: Date = new Date(),
-): Promise<{ created: number; launched: number }> {
+  planId: PlanId,
+  now: Date,
+): Promise<{ status: PoolHoldStatus; budget: { left: number; freesAt: number | null }; inFlight: number }> {
+  const latest = (await latestPoolHolds(deps.db, planId)).get(planId) ?? null;
+  const status = poolHoldStatus(latest && holdFacts(latest), latest?.ready_since ?? false, now);
+  const times = await poolLaunchTimes(deps.db, planId, new Date(now.getTime() - LAUNCH_BUDGET_WINDOW_MS));
+  return {
+    status,
+    budget: launchBudgetLeft(deps.config.vm.launchBudget.pool[planId], times, now),
+    inFlight: await countPoolInFlight(deps.db, planId),
+  };
+}
+
+export async function replenishPool(deps: WorkerDeps, now: Date = new Date()): Promise<ReplenishReport> {
   const { db, config } = deps;
-  let created = 0;
+  const report: ReplenishReport = { created: 0, launched: 0, refused: [] };
+  // AWS throttles the account: no launch until its backoff is over.
+  if (await accountBackoff(deps, now)) return report;
   for (const plan of PLANS) {
     const warm = config.vm.warmPoolSize[plan.id];
     const hotMax = config.vm.hotPoolMax[plan.id];
@@ -60,7 +99,7 @@ export async function replenishPool(
       storageGb: plan.storageGb,
       imageId: config.ec2.amiByPlan[plan.id],
     };
-    const rows = await db.transaction(async (trx) => {
+    const created = await db.transaction(async (trx) => {
       await lockPoolPlan(trx, plan.id);
       const topUp = decidePoolTopUp({
         warmSize: warm,
@@ -73,63 +112,116 @@ export async function replenishPool(
         warmFilling: await countPoolFilling(trx, plan.id, false),
         hotFilling: await countPoolFilling(trx, plan.id, true),
       });
-      if (topUp.warm + topUp.hot > 0) deps.log.debug({ planId: plan.id, ...topUp }, 'pool-replenish: top-up');
-      return [
-        ...(await insertPoolInstances(trx, spec, topUp.warm)),
-        ...(await insertPoolInstances(trx, spec, topUp.hot, true)),
-      ];
+      if (topUp.warm + topUp.hot === 0) return { rows: [], held: null };
+      // A held pool gets no new rows either: they would only wait, counted as filling.
+      const latest = (await latestPoolHolds(trx, plan.id)).get(plan.id) ?? null;
+      const status = poolHoldStatus(latest && holdFacts(latest), latest?.ready_since ?? false, now);
+      if (status.kind === 'held') return { rows: [], held: status.reason };
+      deps.log.debug({ planId: plan.id, ...topUp }, 'pool-replenish: top-up');
+      return {
+        rows: [
+          ...(await insertPoolInstances(trx, spec, topUp.warm)),
+          ...(await insertPoolInstances(trx, spec, topUp.hot, true)),
+        ],
+        held: null,
+      };
     });
-    created += rows.length;
+    report.created += created.rows.length;
+    if (created.held)
+      await refused(deps, plan.id, 'hold', created.held, { budget: { freesAt: null } }, now, report);
   }
-  let launched = 0;
-  for (const row of await listPoolAwaitingLaunch(db)) {
-    if (await launchPoolInstance(deps, row)) launched += 1;
+
+  const awaiting = await listPoolAwaitingLaunch(db);
+  for (const planId of [...new Set(awaiting.map((row) => row.plan_id as PlanId))]) {
+    const rows = awaiting.filter((row) => row.plan_id === planId);
+    const gate = await poolGate(deps, planId, now);
+    const allowance = poolLaunchAllowance({ wanted: rows.length, ...gate });
+    if (allowance.refused)
+      await refused(deps, planId, allowance.refused, allowance.reason, gate, now, report);
+    for (const row of rows.slice(0, allowance.allowed)) {
+      if (await launchPoolInstance(deps, row, now)) report.launched += 1;
+    }
   }
-  if (created > 0 || launched > 0)
-    deps.log.info({ created, launched }, 'pool-replenish: warm pool topped up');
-  return { created, launched };
+  if (report.created > 0 || report.launched > 0)
+    deps.log.info(
+      { created: report.created, launched: report.launched },
+      'pool-replenish: warm pool topped up',
+    );
+  return report;
 }
 
-async function launchPoolInstance(deps: WorkerDeps, row: PoolInstance): Promise<boolean> {
+/** A plan's spares were not launched: in the ledger (for /metrics), and a spent budget alerted. */
+async function refused(
+  deps: WorkerDeps,
+  planId: PlanId,
+  why: 'hold' | 'budget',
+  reason: string,
+  gate: { budget: { freesAt: number | null } },
+  now: Date,
+  report: ReplenishReport,
+): Promise<void> {
+  report.refused.push({ planId, why });
+  await recordLaunchAttempt(deps.db, {
+    kind: 'pool',
+    planId,
+    outcome: 'refused',
+    errorCode: why === 'hold' ? 'PoolHold' : 'LaunchBudgetSpent',
+    at: now,
+  });
+  deps.log.warn({ planId, why, reason }, 'pool-replenish: spares not launched');
+  // A hold has its own alert (its cause and fix); a spent budget is told here.
+  if (why === 'budget')
+    await raiseAlert(deps.db, {
+      kind: 'launch-budget',
+      dedupeKey: `launch-budget:pool:${planId}`,
+      message: `Warm pool of ${planId} launched ${deps.config.vm.launchBudget.pool[planId]} spares in the last hour (LAUNCH_BUDGET_PER_HOUR): no more until ${gate.budget.freesAt ? new Date(gate.budget.freesAt).toISOString() : 'the budget is raised'}. Spares keep failing or going: look at the pool's alerts (npm run alerts).`,
+    });
+}
+
+async function launchPoolInstance(deps: WorkerDeps, row: PoolInstance, now: Date): Promise<boolean> {
   const { db, config } = deps;
   const subnetId = subnetForAttempt(config.ec2, row.launch_attempts, config.vm.launchAttemptsBeforeFallback);
   const begun = await beginPoolLaunch(db, row.id, subnetId);
   if (!begun) return false;
-  // This machine's own secrets and where it reports (the same document on every retry).
-  const userData = await userDataFor(deps, row.id);
-  let instance: Ec2Instance | null = null;
-  try {
-    instance = await deps.vmEc2.launcher.launchInstance({
-      clientToken: row.id,
+  const result = await runLaunch(
+    deps,
+    {
+      kind: 'pool',
+      rowId: row.id,
+      planId: row.plan_id,
       instanceType: row.instance_type,
       imageId: row.image_id,
-      keyName: config.ec2.keyName,
-      securityGroupIds: config.ec2.securityGroupIds,
       subnetId,
       volumeSizeGb: row.storage_gb,
       tags: poolTags(config.ec2, { id: row.id, planId: row.plan_id }),
-      userData,
-    });
-  } catch (error) {
-    if ((error as { name?: string }).name === 'IdempotentParameterMismatch')
-      instance = (await deps.vmEc2.ec2.findByClientTokens([row.id])).get(row.id) ?? null;
-    if (!instance) {
-      const detail = describeEc2Error(error);
-      const now = new Date();
-      if (isRetryableCapacity(error)) await recordCapacityShortage(db, row.instance_type, detail, now);
-      // The pool is a nicety: a failure waits for the next replenish, customers are not affected.
-      if (begun.launch_attempts >= attemptBudget('vm-provision'))
-        await markPoolFailed(db, row.id, detail, now);
-      else await setPoolProblem(db, row.id, detail);
-      deps.log.warn(
-        { poolInstanceId: row.id, attempt: begun.launch_attempts, error: detail, err: error },
-        'pool-replenish: launch failed',
-      );
+    },
+    now,
+  );
+  const subject = { kind: 'pool' as const, id: row.id };
+  if (result.kind === 'failed') {
+    const { error } = result;
+    const detail = describeEc2Error(error);
+    const cause = launchErrorHoldCause(ec2ErrorCode(error), (error as Error)?.message ?? '');
+    // The next launch would fail the same way: the row goes, and the plan's pool is held.
+    if (cause) {
+      if (await markPoolFailed(db, row.id, detail, now))
+        await holdPool(
+          deps,
+          { planId: row.plan_id, poolInstanceId: row.id, instanceId: null },
+          cause,
+          `RunInstances refused: ${detail}`,
+          now,
+        );
       return false;
     }
+    await recordStepFailure(deps, subject, error, now);
+    // The pool is a nicety: a failure waits for the next replenish, customers are not affected.
+    if (begun.launch_attempts >= attemptBudget('vm-provision')) await markPoolFailed(db, row.id, detail, now);
+    else await setPoolProblem(db, row.id, detail);
+    return false;
   }
-  await recordPoolLaunch(db, row.id, instance, new Date());
-  await recordCapacityAvailable(db, row.instance_type, new Date());
+  await clearFailures(deps, subject, 'all');
+  await recordPoolLaunch(db, row.id, result.instance, now);
   await scheduleVmCheck(deps.boss, config, { poolInstanceId: row.id });
   return true;
 }

@@ -1,11 +1,21 @@
 import { raiseAlert } from '../../core/db/operatorAlerts.ts';
+import { findStepFailure, vmSubject } from '../../core/db/stepFailures.ts';
 import {
+  listDelayedProvisioning,
   listLateProvisioning,
   listPaidWithoutMachine,
   listStuckVms,
   markVmDelayed,
+  setDelayProblem,
   touchVm,
+  type Vm,
 } from '../../core/db/vms.ts';
+import {
+  PROVISION_DELAY_WORDS,
+  provisionDelayCause,
+  provisionDelayOperatorWords,
+  type LateMachineFacts,
+} from '../../core/domain/provisionDelay.ts';
 import { provisionDelayedMail } from '../../core/emails/vms.ts';
 import { parsePayload, sendJob, type Job } from '../../core/queue.ts';
 import { notify } from '../notices.ts';
@@ -15,7 +25,9 @@ import type { WorkerDeps } from '../deps.ts';
  * `vm-reaper` (cron, every minute): transitions that started and went silent.
  *
  * - Provisioning past PROVISION_DEADLINE_MINUTES: the customer is mailed once, the dashboard
- *   says so (delayed_at), an operator alert is recorded. Work goes on.
+ *   says so (delayed_at), an operator alert is recorded, each naming the real cause (no capacity,
+ *   the image, the password, a permission: core/domain/provisionDelay.ts). Work goes on; while it
+ *   is late, the dashboard's line follows the cause.
  * - A plan paid more than PROVISION_DEADLINE_MINUTES ago that no machine serves (`planAwaitsMachine`:
  *   the job died or dead-lettered before writing the row, or, for a renewal, before moving the
  *   live machine onto it): its provisioning is sent again, once per plan at a time.
@@ -32,6 +44,16 @@ export function vmReaper(deps: WorkerDeps) {
       parsePayload('vm-reaper', job.data);
       await reapVms(deps);
     }
+  };
+}
+
+/** What the rows say of a late machine: its instance, its password, its failing step. */
+async function lateFacts(deps: WorkerDeps, vm: Vm): Promise<LateMachineFacts> {
+  const failure = await findStepFailure(deps.db, vmSubject(vm.id));
+  return {
+    hasInstance: vm.instance_id !== null,
+    passwordStored: vm.password_encrypted !== null,
+    failure: failure && { action: failure.action, code: failure.code },
   };
 }
 
@@ -66,21 +88,34 @@ export async function reapVms(
     );
   }
   for (const vm of await listLateProvisioning(db, now, config.vm.provisionDeadlineMinutes)) {
-    const marked = await markVmDelayed(db, vm.id, now);
+    const facts = await lateFacts(deps, vm);
+    const cause = provisionDelayCause(facts);
+    const why = PROVISION_DELAY_WORDS[cause];
+    const marked = await markVmDelayed(db, vm.id, now, why);
     if (!marked) continue;
     late += 1;
     await notify(
       db,
       boss,
       { kind: 'provision-delayed', subjectId: vm.id, userId: vm.user_id, vmId: vm.id },
-      (person) => provisionDelayedMail(person, config.publicUrl),
+      (person) => provisionDelayedMail(person, config.publicUrl, why),
     );
     await raiseAlert(db, {
       kind: 'provision-delayed',
-      message: `No machine after ${config.vm.provisionDeadlineMinutes} minutes (${vm.instance_type}, ${vm.launch_attempts} launch attempts${vm.subnet_id ? `, last in ${vm.subnet_id}` : ''}).`,
+      message: provisionDelayOperatorWords(cause, {
+        ...facts,
+        minutes: config.vm.provisionDeadlineMinutes,
+        instanceType: vm.instance_type,
+        launchAttempts: vm.launch_attempts,
+      }),
       vmId: vm.id,
       instanceId: vm.instance_id,
+      details: { cause, subnetId: vm.subnet_id },
     });
+  }
+  // Still late: what holds it up may have changed (a launch went through, the password is stuck).
+  for (const vm of await listDelayedProvisioning(db)) {
+    await setDelayProblem(db, vm.id, PROVISION_DELAY_WORDS[provisionDelayCause(await lateFacts(deps, vm))]);
   }
 
   let retried = 0;

@@ -9,6 +9,7 @@ import { parsePayload, type Job } from '../../core/queue.ts';
 import { TAGS } from '../../core/providers/vmEc2.ts';
 import { describeEc2Error } from '../ec2Errors.ts';
 import type { WorkerDeps } from '../deps.ts';
+import { accountBackoff } from '../lifecycle/failures.ts';
 import { sweepSnapshots } from './snapshotSweep.ts';
 
 /**
@@ -22,6 +23,15 @@ export function vmReconcile(deps: WorkerDeps) {
   return async (jobs: Job<unknown>[]) => {
     for (const job of jobs) {
       parsePayload('vm-reconcile', job.data);
+      // AWS throttles the account: the next run (ten minutes on) asks again.
+      const throttled = await accountBackoff(deps);
+      if (throttled) {
+        deps.log.warn(
+          { until: throttled.next_at.toISOString() },
+          'vm-reconcile: AWS throttles the account; waiting for the next run',
+        );
+        continue;
+      }
       await reconcileInstances(deps);
       await sweepSnapshots(deps);
     }

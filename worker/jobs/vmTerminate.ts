@@ -14,12 +14,16 @@ export function vmTerminate(deps: WorkerDeps) {
   };
 }
 
+/**
+ * `deleting`: asked, EC2 not yet confirming (a follow-up check marks it deleted once EC2 says
+ * terminated, and only then is the customer told).
+ */
 export async function terminateVm(
   deps: WorkerDeps,
   { vmId }: Payload<'vm-terminate'>,
-): Promise<'terminated' | 'nothing-to-do'> {
+): Promise<'terminated' | 'deleting' | 'nothing-to-do'> {
   const vm = await findVm(deps.db, vmId);
   if (!vm || vm.state !== 'terminating') return 'nothing-to-do';
   const { vm: after } = await advanceMachine(deps, vm, { mode: 'job' });
-  return after.state === 'terminated' ? 'terminated' : 'nothing-to-do';
+  return after.state === 'terminated' ? 'terminated' : 'deleting';
 }

@@ -13,7 +13,16 @@ import {
 import type { Ec2Instance } from '../../core/providers/ec2.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { RetryLater } from '../ec2Errors.ts';
-import { cloudView, limitsOf, machineFacts, planFacts, readName, readRestore } from './inputs.ts';
+import { accountBackoff, clearFailures, recordStepFailure } from './failures.ts';
+import {
+  cloudView,
+  limitsOf,
+  machineFacts,
+  planFacts,
+  readLaunchBudget,
+  readName,
+  readRestore,
+} from './inputs.ts';
 import type { Outcome, StepContext, StepReport } from './step.ts';
 import { runStep } from './steps.ts';
 
@@ -53,7 +62,62 @@ export async function advanceMachine(
   start: Vm,
   options: { mode: Mode; subscription?: Subscription | null; instance?: Ec2Instance | null; now?: Date },
 ): Promise<Advance> {
+  // AWS throttles the account: no EC2 step of any machine until the account's backoff is over.
+  const throttled = await accountBackoff(deps, options.now ?? new Date());
+  if (throttled) {
+    const reason = `AWS throttles this account (${throttled.code} on ${throttled.action}): every EC2 step waits until ${throttled.next_at.toISOString()}`;
+    if (options.mode === 'job') throw new RetryLater(reason);
+    return { steps: [], last: { kind: 'wait', reason }, vm: start };
+  }
+  try {
+    const { succeeded, ...advanced } = await run(deps, start, options);
+    await clearFailures(deps, { kind: 'vm', id: start.id }, succeeded, advanced.vm.state !== start.state);
+    return advanced;
+  } catch (error) {
+    // A decision to retry carries no failure of its own: the step that failed recorded it.
+    if (!(error instanceof RetryLater) || error.cause !== undefined)
+      await recordStepFailure(
+        deps,
+        { kind: 'vm', id: start.id, instanceId: start.instance_id },
+        error,
+        options.now,
+      );
+    throw error;
+  }
+}
+
+/** The EC2 actions a step makes: when one goes through, a run of failures of that action is over. */
+const STEP_ACTIONS: Partial<Record<Decision['kind'], string[]>> = {
+  observe: ['DescribeInstances'],
+  'observe-snapshot': ['DescribeSnapshots'],
+  launch: ['RunInstances'],
+  adopt: ['DescribeInstances'],
+  tag: ['CreateTags'],
+  start: ['StartInstances'],
+  'start-claimed': ['StartInstances'],
+  stop: ['StopInstances'],
+  'alert-unexpected': ['StopInstances'],
+  terminate: ['TerminateInstances'],
+  resize: ['ModifyInstanceAttribute', 'ModifyVolume'],
+  'revert-resize': ['ModifyInstanceAttribute'],
+  'capture-password': ['GetPasswordData'],
+  snapshot: ['CreateSnapshot'],
+};
+
+/** What a step reports when its call failed as a fact the domain decides on (no throw). */
+const FAILED_TRIES = new Set(['launch-failed', 'start-failed', 'stop-refused', 'password-undecryptable']);
+
+async function run(
+  deps: WorkerDeps,
+  start: Vm,
+  options: { mode: Mode; subscription?: Subscription | null; instance?: Ec2Instance | null; now?: Date },
+): Promise<Advance & { succeeded: Set<string> }> {
   const { mode } = options;
+  const succeeded = new Set<string>();
+  const went = (kind: Decision['kind'], report: StepReport) => {
+    if (report.lastTry && FAILED_TRIES.has(report.lastTry)) return;
+    for (const action of STEP_ACTIONS[kind] ?? []) succeeded.add(action);
+  };
   const log = deps.log.child({ vmId: start.id });
   const clock = () => options.now ?? new Date();
   let vm = start;
@@ -65,6 +129,7 @@ export async function advanceMachine(
     cloud: options.instance === undefined ? undefined : cloudView(options.instance),
     restore: await readRestore(deps, vm),
     name: await readName(deps, vm),
+    launchBudget: await readLaunchBudget(deps, vm, clock()),
   };
   const steps: StepDone[] = [];
   const decide = (): Decision =>
@@ -87,12 +152,14 @@ export async function advanceMachine(
     log,
     now: clock(),
   });
-  const done = (decision: Decision, report: StepReport) =>
-    steps.push({
+  const done = (decision: Decision, report: StepReport) => {
+    went(decision.kind, report);
+    return steps.push({
       kind: decision.kind,
       reason: decision.reason,
       ...(report.outcome ? { outcome: report.outcome } : {}),
     });
+  };
   /** The row (and plan) as they now are, and the inputs that follow from them and from a step's report. */
   const reread = async (report?: StepReport) => {
     const fresh = await findVm(deps.db, vm.id);
@@ -103,6 +170,7 @@ export async function advanceMachine(
       ...(report ? merge(facts, report) : facts),
       restore: await readRestore(deps, vm),
       name: await readName(deps, vm),
+      launchBudget: await readLaunchBudget(deps, vm, clock()),
     };
     return fresh;
   };
@@ -112,18 +180,20 @@ export async function advanceMachine(
     const rule = stepRule(decision);
     switch (rule.place) {
       case 'end':
-        return { steps, last: decision, vm };
+        return { steps, last: decision, vm, succeeded };
       case 'retry':
         throw new RetryLater(vm.last_error ? `${decision.reason}: ${vm.last_error}` : decision.reason);
       case 'look': {
-        facts = merge(facts, await runStep(context(), decision));
+        const report = await runStep(context(), decision);
+        went(decision.kind, report);
+        facts = merge(facts, report);
         continue;
       }
       case 'row': {
         const report = await runStep(context(), decision);
         done(decision, report);
         await reread(report);
-        if (rule.then === 'end') return { steps, last: decision, vm };
+        if (rule.then === 'end') return { steps, last: decision, vm, succeeded };
         continue;
       }
       case 'cloud': {
@@ -138,9 +208,14 @@ export async function advanceMachine(
           return 'go-on' as const;
         });
         if (!held)
-          return { steps, last: { kind: 'wait', reason: 'another worker is acting on this machine' }, vm };
+          return {
+            steps,
+            last: { kind: 'wait', reason: 'another worker is acting on this machine' },
+            vm,
+            succeeded,
+          };
         if (held.value === 'gone')
-          return { steps, last: { kind: 'nothing', reason: 'the machine row is gone' }, vm };
+          return { steps, last: { kind: 'nothing', reason: 'the machine row is gone' }, vm, succeeded };
         continue;
       }
       default:

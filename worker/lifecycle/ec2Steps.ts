@@ -8,10 +8,12 @@ import {
   recordVmError,
   storeVmPassword,
 } from '../../core/db/vms.ts';
-import { classifyEc2Error } from '../../core/providers/ec2.ts';
+import type { CloudView } from '../../core/domain/lifecycle.ts';
+import { annotateEc2Error, classifyEc2Error } from '../../core/providers/ec2.ts';
 import { vmTags } from '../../core/providers/vmEc2.ts';
 import { scheduleVmCheck } from '../../core/commands/vmActions.ts';
 import { describeEc2Error, isRetryableCapacity, RetryLater } from '../ec2Errors.ts';
+import { recordStepFailure } from './failures.ts';
 import { capturePassword } from './password.ts';
 import { lose } from './rowSteps.ts';
 import { withState, type Step } from './step.ts';
@@ -54,6 +56,7 @@ export const startClaimed: Step<'start-claimed'> = async ({ deps, vm, cloud, now
     }
     if (isRetryableCapacity(error)) await recordCapacityShortage(deps.db, vm.instance_type, detail, now);
     await recordVmError(deps.db, vm.id, `starting warm-pool instance: ${detail}`, now);
+    await recordStepFailure(deps, { kind: 'vm', id: vm.id, instanceId: vm.instance_id }, error, now);
     return { lastTry: 'start-failed' };
   }
 };
@@ -81,7 +84,8 @@ export const start: Step<'start'> = async ({ deps, vm, cloud, log, now }) => {
     if (isRetryableCapacity(error)) await recordCapacityShortage(deps.db, vm.instance_type, detail, now);
     await recordVmError(deps.db, vm.id, `start: ${detail}`, now);
     const counted = await countStartAttempt(deps.db, vm.id);
-    log.warn({ attempt: counted?.start_attempts, error: detail }, 'lifecycle: start failed');
+    log.info({ attempt: counted?.start_attempts }, 'lifecycle: start attempt counted');
+    await recordStepFailure(deps, { kind: 'vm', id: vm.id, instanceId: vm.instance_id }, error, now);
     return { lastTry: 'start-failed' };
   }
 };
@@ -101,7 +105,7 @@ export const stop: Step<'stop'> = async ({ deps, vm, cloud, log, now }) => {
     }
     // On the row for operators (the reaper's alert quotes it if the stop stalls); retried.
     await recordVmError(deps.db, vm.id, `stop: ${describeEc2Error(error)}`, now);
-    throw new RetryLater(`stopping ${vm.instance_id}: ${describeEc2Error(error)}`);
+    throw new RetryLater(`stopping ${vm.instance_id}: ${describeEc2Error(error)}`, { cause: error });
   }
 };
 
@@ -125,27 +129,38 @@ export const alertUnexpected: Step<'alert-unexpected'> = async ({ deps, vm, clou
   }
 };
 
-/** TerminateInstances on the recorded instance and whatever a launch made under the machine's ClientToken. */
-export const terminate: Step<'terminate'> = async ({ deps, vm, log }) => {
+/**
+ * TerminateInstances on the recorded instance and whatever a launch made under the machine's
+ * ClientToken. The machine is deleted once EC2 says its instance is terminated (a later look):
+ * until then it is "being deleted". One that never recorded an instance has nothing to look at.
+ */
+export const terminate: Step<'terminate'> = async ({ deps, vm, cloud, log, now }) => {
   const ec2 = deps.vmEc2.ec2;
   const ids = new Set<string>(vm.instance_id ? [vm.instance_id] : []);
   if (vm.launch_attempts > 0) {
     const launched = (await ec2.findByClientTokens([vm.id])).get(vm.id);
     if (launched && launched.state !== 'terminated') ids.add(launched.instanceId);
   }
+  let recorded: CloudView | undefined = cloud;
   for (const instanceId of ids) {
     try {
-      await ec2.terminateInstance(instanceId);
+      const change = await ec2.terminateInstance(instanceId);
+      if (instanceId === vm.instance_id) recorded = withState(cloud, change.current);
     } catch (error) {
       if (classifyEc2Error(error) !== 'not-found') {
-        await recordVmError(deps.db, vm.id, `terminate: ${describeEc2Error(error)}`, new Date());
-        throw new RetryLater(`terminating ${instanceId}: ${describeEc2Error(error)}`);
+        await recordVmError(deps.db, vm.id, `terminate: ${describeEc2Error(error)}`, now);
+        throw new RetryLater(`terminating ${instanceId}: ${describeEc2Error(error)}`, { cause: error });
       }
+      if (instanceId === vm.instance_id) recorded = null;
     }
   }
-  await markVmTerminated(deps.db, vm.id, new Date());
-  log.info({ instances: [...ids], reason: vm.state_reason }, 'lifecycle: terminated');
-  return {};
+  log.info({ instances: [...ids], reason: vm.state_reason }, 'lifecycle: termination asked');
+  if (!vm.instance_id) {
+    await markVmTerminated(deps.db, vm.id, now);
+    return {};
+  }
+  await scheduleVmCheck(deps.boss, deps.config, { vmId: vm.id });
+  return { cloud: recorded };
 };
 
 /**
@@ -170,7 +185,7 @@ export const resize: Step<'resize'> = async ({ deps, vm, log, now }) => {
     await recordVmError(deps.db, vm.id, `plan change to ${toType}/${toGb} GB: ${detail}`, now);
     // Not stopped yet after all (a quick START): the next look decides again.
     if (classifyEc2Error(error) === 'incorrect-state') return { observeAgain: true };
-    throw new RetryLater(`plan change to ${toType}: ${detail}`);
+    throw new RetryLater(`plan change to ${toType}: ${detail}`, { cause: error });
   }
   await recordResized(deps.db, vm.id, {
     instanceType: toType,
@@ -192,7 +207,7 @@ export const revertResize: Step<'revert-resize'> = async ({ deps, vm, log, now }
   } catch (error) {
     const detail = `putting back ${vm.resized_from_type}: ${describeEc2Error(error)}`;
     await recordVmError(deps.db, vm.id, detail, now);
-    throw new RetryLater(detail);
+    throw new RetryLater(detail, { cause: error });
   }
   await recordResizeReverted(deps.db, vm.id);
   log.warn(
@@ -203,14 +218,14 @@ export const revertResize: Step<'revert-resize'> = async ({ deps, vm, log, now }
 };
 
 /** The Windows password, once the first boot is done; never garbage shown as a password. */
-export const capture: Step<'capture-password'> = async ({ deps, vm, log, now }) => {
+export const capture: Step<'capture-password'> = async ({ deps, vm, now }) => {
   if (!vm.instance_id) return {};
   const captured = await capturePassword(deps, deps.vmEc2.ec2, vm.instance_id);
   switch (captured.status) {
     case 'not-ready':
       return { lastTry: 'password-not-ready' };
-    case 'undecryptable':
-      // Stays provisioning; an operator is told.
+    case 'undecryptable': {
+      // Stays provisioning; an operator is told which check failed, and the capture backs off.
       await raiseAlert(deps.db, {
         kind: 'password-undecryptable',
         message: captured.message,
@@ -218,8 +233,11 @@ export const capture: Step<'capture-password'> = async ({ deps, vm, log, now }) 
         instanceId: vm.instance_id,
       });
       await recordVmError(deps.db, vm.id, captured.message, now);
-      log.error({ reason: captured.message }, 'lifecycle: the Windows password could not be decrypted');
+      const failure = Object.assign(new Error(captured.message), { name: 'PasswordUndecryptable' });
+      annotateEc2Error(failure, 'GetPasswordDataCommand', { InstanceId: vm.instance_id });
+      await recordStepFailure(deps, { kind: 'vm', id: vm.id, instanceId: vm.instance_id }, failure, now);
       return { lastTry: 'password-undecryptable' };
+    }
     case 'sealed':
       await storeVmPassword(deps.db, vm.id, captured.sealed, now);
       return {};

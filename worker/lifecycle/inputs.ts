@@ -1,5 +1,6 @@
 import type { PoolInstance } from '../../core/db/poolInstances.ts';
-import { findLiveSnapshotOfVm, findSnapshot, snapshotOfVmRestored } from '../../core/db/snapshots.ts';
+import { planLaunchTimes } from '../../core/db/launches.ts';
+import { findLiveSnapshotOfVm, findSnapshot, listSnapshotsOfVm } from '../../core/db/snapshots.ts';
 import type { Subscription } from '../../core/db/subscriptions.ts';
 import { findVmRestoringFromVm, type Vm } from '../../core/db/vms.ts';
 import { findMachineName } from '../../core/db/machineNames.ts';
@@ -14,6 +15,8 @@ import {
   type RestoreView,
   type SnapshotView,
 } from '../../core/domain/lifecycle.ts';
+import { LAUNCH_BUDGET_WINDOW_MS, launchBudgetLeft } from '../../core/domain/launchBudget.ts';
+import { keptCopyOf } from '../../core/domain/machineEnding.ts';
 import type { Ec2Instance } from '../../core/providers/ec2.ts';
 import { TAGS } from '../../core/providers/vmEc2.ts';
 import { attemptBudget } from '../../core/queue.ts';
@@ -112,12 +115,38 @@ export async function readRestore(deps: WorkerDeps, vm: Vm): Promise<RestoreView
   return { copy: copy.state, retake: retake && { id: retake.id, state: retake.state } };
 }
 
-/** Where the kept copy of a terminating machine's disk stands: our row, then EC2's word on a sent one. */
+/**
+ * What a machine that needs a launch has left of its plan's launch budget (the plan's launches in
+ * the last hour, its replacements' included); undefined for a machine that needs none.
+ */
+export async function readLaunchBudget(
+  deps: WorkerDeps,
+  vm: Vm,
+  now: Date,
+): Promise<{ left: number; freesAt: number | null } | undefined> {
+  if ((vm.state !== 'requested' && vm.state !== 'provisioning') || vm.instance_id) return undefined;
+  const since = new Date(now.getTime() - LAUNCH_BUDGET_WINDOW_MS);
+  return launchBudgetLeft(
+    deps.config.vm.launchBudget.machine,
+    await planLaunchTimes(deps.db, vm.subscription_id, since),
+    now,
+  );
+}
+
+/**
+ * Where the kept copy of a terminating machine's disk stands: a copy that once completed is safe
+ * whatever its row became since (restored into a renewal, deleted by the sweep), so the machine
+ * is never copied again; else our row of the copy being taken, then EC2's word on it.
+ */
 export async function readSnapshot(deps: WorkerDeps, vm: Vm): Promise<SnapshotView> {
-  const row = await findLiveSnapshotOfVm(deps.db, vm.id);
-  // Already given to the customer's new machine: the copy is safe, the instance can go.
-  if (!row) return { row: (await snapshotOfVmRestored(deps.db, vm.id)) ? 'restored' : 'none' };
-  if (row.state === 'completed') return { row: 'completed' };
+  const copies = await listSnapshotsOfVm(deps.db, vm.id);
+  const kept = keptCopyOf(
+    copies.map((c) => ({ state: c.state, completedAt: c.completed_at, restoredVmId: c.restored_vm_id })),
+  );
+  if (kept === 'restored') return { row: 'restored' };
+  if (kept === 'kept') return { row: 'completed' };
+  const row = copies.find((c) => c.state === 'creating') ?? null;
+  if (!row) return { row: 'none' };
   if (!row.snapshot_id) return { row: 'unsent' };
   const begunAt = row.created_at;
   const [found] = await deps.vmEc2.ec2.describeSnapshots({ snapshotIds: [row.snapshot_id] });

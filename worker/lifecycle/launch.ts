@@ -1,23 +1,91 @@
 import { recordCapacityAvailable, recordCapacityShortage } from '../../core/db/ec2Fleet.ts';
+import { recordLaunchAttempt } from '../../core/db/launches.ts';
 import { raiseAlert } from '../../core/db/operatorAlerts.ts';
 import { findSnapshot, markSnapshotRestored } from '../../core/db/snapshots.ts';
 import { beginLaunch, recordLaunch, recordVmError } from '../../core/db/vms.ts';
 import { subnetForAttempt } from '../../core/domain/lifecycle.ts';
 import { imageForPlan } from '../../core/domain/plans.ts';
-import { classifyEc2Error, type Ec2Instance } from '../../core/providers/ec2.ts';
+import { classifyEc2Error, ec2ErrorCode, type Ec2Instance } from '../../core/providers/ec2.ts';
 import { vmTags } from '../../core/providers/vmEc2.ts';
 import { scheduleVmCheck } from '../../core/commands/vmActions.ts';
+import { sendJob } from '../../core/queue.ts';
+import type { WorkerDeps } from '../deps.ts';
 import { describeEc2Error, isRetryableCapacity } from '../ec2Errors.ts';
 import { userDataFor } from '../machineSetup.ts';
+import { recordStepFailure } from './failures.ts';
 import { cloudView } from './inputs.ts';
 import type { Step, StepContext, StepReport } from './step.ts';
 
 /**
- * Making a machine's instance: RunInstances, or finding the one an earlier attempt made. Each
- * reports what came of it; whether to try again or give up is the domain's (the launch budget).
+ * Making an instance: the one RunInstances of the product, for a customer's machine and for a
+ * warm-pool spare alike. Every call is a row of the launch ledger (launched or refused by EC2),
+ * which the launch budgets count (core/domain/launchBudget.ts). Whether to try again, give up
+ * or wait for the budget is the domain's.
  */
 
-/** RunInstances with ClientToken = the machine's id, in the attempt's subnet, from the plan's image (or the kept copy). */
+export type LaunchRequest = {
+  kind: 'machine' | 'pool';
+  /** The ClientToken: the machine's or the spare's row id, so a retried launch is the same instance. */
+  rowId: string;
+  planId: string;
+  instanceType: string;
+  imageId: string;
+  subnetId: string;
+  volumeSizeGb: number;
+  snapshotId?: string | null | undefined;
+  tags: Record<string, string>;
+  subscriptionId?: string | null | undefined;
+};
+
+export type LaunchResult = { kind: 'launched'; instance: Ec2Instance } | { kind: 'failed'; error: unknown };
+
+/** RunInstances (one attempt; the caller owns retries and subnets), recorded in the ledger either way. */
+export async function runLaunch(deps: WorkerDeps, request: LaunchRequest, now: Date): Promise<LaunchResult> {
+  const { db, config } = deps;
+  // The machine's own secrets and where it reports (the same document on every retry).
+  const userData = await userDataFor(deps, request.rowId);
+  let instance: Ec2Instance | null = null;
+  let failure: unknown = null;
+  try {
+    instance = await deps.vmEc2.launcher.launchInstance({
+      clientToken: request.rowId,
+      instanceType: request.instanceType,
+      imageId: request.imageId,
+      keyName: config.ec2.keyName,
+      securityGroupIds: config.ec2.securityGroupIds,
+      subnetId: request.subnetId,
+      volumeSizeGb: request.volumeSizeGb,
+      snapshotId: request.snapshotId ?? null,
+      tags: request.tags,
+      userData,
+    });
+  } catch (error) {
+    failure = error;
+    // An earlier attempt did launch (its answer was lost) in another subnet: that one is ours.
+    if ((error as { name?: string }).name === 'IdempotentParameterMismatch')
+      instance = (await deps.vmEc2.ec2.findByClientTokens([request.rowId])).get(request.rowId) ?? null;
+  }
+  const ledger = {
+    kind: request.kind,
+    planId: request.planId,
+    subscriptionId: request.subscriptionId ?? null,
+    vmId: request.kind === 'machine' ? request.rowId : null,
+    poolInstanceId: request.kind === 'pool' ? request.rowId : null,
+    at: now,
+  } as const;
+  if (!instance) {
+    const detail = describeEc2Error(failure);
+    await recordLaunchAttempt(db, { ...ledger, outcome: 'failed', errorCode: ec2ErrorCode(failure) });
+    if (isRetryableCapacity(failure)) await recordCapacityShortage(db, request.instanceType, detail, now);
+    return { kind: 'failed', error: failure };
+  }
+  // Adopted after a mismatch: the earlier attempt lost its answer, so it is counted here (billed all the same).
+  await recordLaunchAttempt(db, { ...ledger, outcome: 'launched', instanceId: instance.instanceId });
+  await recordCapacityAvailable(db, request.instanceType, now);
+  return { kind: 'launched', instance };
+}
+
+/** A customer's machine: RunInstances with ClientToken = the machine's id, in the attempt's subnet, from the plan's image (or the kept copy). */
 export const launch: Step<'launch'> = async (ctx) => {
   const { deps, vm, log, now } = ctx;
   const { config, db } = deps;
@@ -30,31 +98,25 @@ export const launch: Step<'launch'> = async (ctx) => {
   const begun = await beginLaunch(db, vm.id, { subnetId, imageId }, now);
   // Moved on meanwhile: the next decision reads the row as it now is.
   if (!begun) return {};
-  // This machine's own secrets and where it reports (the same document on every retry).
-  const userData = await userDataFor(deps, vm.id);
-  let instance: Ec2Instance | null = null;
-  try {
-    instance = await deps.vmEc2.launcher.launchInstance({
-      clientToken: vm.id,
+  const result = await runLaunch(
+    deps,
+    {
+      kind: 'machine',
+      rowId: vm.id,
+      planId: vm.plan_id,
       instanceType: vm.instance_type,
       imageId,
-      keyName: config.ec2.keyName,
-      securityGroupIds: config.ec2.securityGroupIds,
       subnetId,
       volumeSizeGb: Math.max(vm.storage_gb, restore?.volume_gb ?? 0),
       snapshotId: restore?.snapshot_id ?? null,
       tags: vmTags(config.ec2, { id: vm.id, userId: vm.user_id, planId: vm.plan_id }),
-      userData,
-    });
-  } catch (error) {
-    if ((error as { name?: string }).name === 'IdempotentParameterMismatch') {
-      // An earlier attempt did launch (its answer was lost) in another subnet: adopt that one.
-      instance = (await deps.vmEc2.ec2.findByClientTokens([vm.id])).get(vm.id) ?? null;
-    }
-    if (!instance) return launchFailed(ctx, begun.launch_attempts, subnetId, error);
-  }
+      subscriptionId: vm.subscription_id,
+    },
+    now,
+  );
+  if (result.kind === 'failed') return launchFailed(ctx, begun.launch_attempts, subnetId, result.error);
+  const { instance } = result;
   await recordLaunch(db, vm.id, instance, new Date());
-  await recordCapacityAvailable(db, vm.instance_type, new Date());
   log.info(
     { instanceId: instance.instanceId, subnetId, attempt: begun.launch_attempts },
     'lifecycle: launched',
@@ -63,17 +125,17 @@ export const launch: Step<'launch'> = async (ctx) => {
   return { cloud: cloudView(instance), outcome: 'launched' };
 };
 
-/** A failed RunInstances: on the row, the capacity record and (an account limit) an operator alert. */
+/** A failed RunInstances: on the row, the failure's run (backoff, alert) and, for an account limit, an operator alert. */
 async function launchFailed(
   ctx: StepContext,
   attempt: number,
   subnetId: string,
   error: unknown,
 ): Promise<StepReport> {
-  const { deps, vm, log, now } = ctx;
+  const { deps, vm, now } = ctx;
   const detail = describeEc2Error(error);
-  await recordVmError(deps.db, vm.id, `launch attempt ${attempt}: ${detail}`, now);
-  if (isRetryableCapacity(error)) await recordCapacityShortage(deps.db, vm.instance_type, detail, now);
+  await recordVmError(deps.db, vm.id, `launch attempt ${attempt} in ${subnetId}: ${detail}`, now);
+  await recordStepFailure(deps, { kind: 'vm', id: vm.id }, error, now);
   if (classifyEc2Error(error) === 'limit') {
     await raiseAlert(deps.db, {
       kind: 'capacity-limit',
@@ -82,7 +144,6 @@ async function launchFailed(
       vmId: vm.id,
     });
   }
-  log.warn({ attempt, subnetId, error: detail }, 'lifecycle: launch failed');
   return { lastTry: 'launch-failed' };
 }
 
@@ -92,7 +153,48 @@ export const adopt: Step<'adopt'> = async ({ deps, vm, log, now }) => {
   if (!found || found.state === 'terminated' || found.state === 'shutting-down')
     return { lastTry: 'nothing-adopted' };
   await recordLaunch(deps.db, vm.id, found, now);
+  // Its launch lost its answer, so the ledger did not count it: it is billed all the same.
+  await recordLaunchAttempt(deps.db, {
+    kind: 'machine',
+    planId: vm.plan_id,
+    subscriptionId: vm.subscription_id,
+    vmId: vm.id,
+    outcome: 'launched',
+    instanceId: found.instanceId,
+    at: now,
+  });
   log.info({ instanceId: found.instanceId }, 'lifecycle: adopted an instance launched earlier');
   await scheduleVmCheck(deps.boss, deps.config, { vmId: vm.id });
   return { cloud: cloudView(found), outcome: 'launched' };
+};
+
+/**
+ * The plan's launch budget is spent: the refusal is in the ledger and an operator alert, and the
+ * provisioning is sent again for the moment the hour frees a launch.
+ */
+export const waitLaunchBudget: Step<'wait-launch-budget'> = async ({ deps, vm, log, now }, decision) => {
+  await recordLaunchAttempt(deps.db, {
+    kind: 'machine',
+    planId: vm.plan_id,
+    subscriptionId: vm.subscription_id,
+    vmId: vm.id,
+    outcome: 'refused',
+    errorCode: 'LaunchBudgetSpent',
+    at: now,
+  });
+  await raiseAlert(deps.db, {
+    kind: 'launch-budget',
+    dedupeKey: `launch-budget:${vm.subscription_id}`,
+    message: `Machine ${vm.id} (${vm.plan_id}) needs a launch, but its plan already launched ${deps.config.vm.launchBudget.machine} instances in the last hour (LAUNCH_BUDGET_PER_HOUR): it waits${decision.until ? ` until ${new Date(decision.until).toISOString()}` : ''}. Look at why its instances keep going (npm run alerts).`,
+    vmId: vm.id,
+  });
+  const startAfter = new Date(decision.until ?? now.getTime() + 5 * 60_000);
+  await sendJob(
+    deps.boss,
+    'vm-provision',
+    { subscriptionId: vm.subscription_id, userId: vm.user_id },
+    { startAfter, singletonKey: `launch-budget:${vm.id}`, singletonSeconds: 60 },
+  );
+  log.warn({ until: startAfter.toISOString() }, `lifecycle: ${decision.reason}`);
+  return { outcome: 'waiting' };
 };

@@ -1,4 +1,3 @@
-import { raiseAlert } from '../../core/db/operatorAlerts.ts';
 import {
   claimPoolInstance,
   findPoolInstance,
@@ -23,6 +22,7 @@ import { sendJob } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { cloudView, limitsOf, observeInstances, poolFacts } from './inputs.ts';
 import { capturePassword } from './password.ts';
+import { holdPool, poolRecovered } from '../../core/commands/poolHolds.ts';
 import type { Step } from './step.ts';
 
 /**
@@ -86,12 +86,13 @@ export async function advancePoolInstance(
   deps: WorkerDeps,
   start: PoolInstance,
   instance: Ec2Instance | null | undefined,
+  now: Date = new Date(),
 ): Promise<PoolDecision> {
   let row = start;
   let facts: PoolFactsNow = { cloud: instance === undefined ? undefined : cloudView(instance) };
   for (let i = 0; i < MAX_STEPS; i += 1) {
     const decide = (current: PoolInstance) =>
-      decidePoolInstance({ ...facts, pool: poolFacts(current), now: new Date(), limits: limitsOf() });
+      decidePoolInstance({ ...facts, pool: poolFacts(current), now, limits: limitsOf() });
     const decision = decide(row);
     const place = poolStepPlace(decision);
     switch (place) {
@@ -102,14 +103,14 @@ export async function advancePoolInstance(
         facts = { cloud: row.instance_id ? await observe(deps, row.instance_id) : null };
         continue;
       case 'row':
-        await poolRowStep(deps, row, decision);
+        await poolRowStep(deps, row, decision, now);
         return decision;
       case 'cloud': {
         const held = await withTryLock(deps.db, `pool:${row.id}`, async () => {
           const fresh = await findPoolInstance(deps.db, row.id);
           // Moved on meanwhile (or gone): decided again outside the lock.
           if (!fresh || decide(fresh).kind !== decision.kind) return { row: fresh, facts };
-          return { row: fresh, facts: await poolCloudStep(deps, fresh, decision, facts.cloud) };
+          return { row: fresh, facts: await poolCloudStep(deps, fresh, decision, facts.cloud, now) };
         });
         if (!held) return { kind: 'wait', reason: 'another worker is acting on this pool instance' };
         if (!held.value.row) return { kind: 'nothing', reason: 'the pool row is gone' };
@@ -128,10 +129,15 @@ async function observe(deps: WorkerDeps, instanceId: string): Promise<CloudView>
   return cloudView((await observeInstances(deps, [instanceId])).get(instanceId));
 }
 
-async function poolRowStep(deps: WorkerDeps, row: PoolInstance, decision: PoolDecision): Promise<void> {
-  const now = new Date();
+async function poolRowStep(
+  deps: WorkerDeps,
+  row: PoolInstance,
+  decision: PoolDecision,
+  now: Date,
+): Promise<void> {
   if (decision.kind === 'fail') await markPoolFailed(deps.db, row.id, decision.reason, now);
-  if (decision.kind === 'mark-ready') await markPoolReady(deps.db, row.id, now);
+  if (decision.kind === 'mark-ready' && (await markPoolReady(deps.db, row.id, now)))
+    await poolRecovered(deps, row.plan_id);
 }
 
 /** The EC2 side of a pool decision, under the pool row's lock, on the freshly read row. */
@@ -140,9 +146,9 @@ async function poolCloudStep(
   row: PoolInstance,
   decision: PoolDecision,
   cloud: CloudView | undefined,
+  now: Date,
 ): Promise<PoolFactsNow> {
   const ec2 = deps.vmEc2.ec2;
-  const now = new Date();
   switch (decision.kind) {
     case 'adopt': {
       const found = (await ec2.findByClientTokens([row.id])).get(row.id);
@@ -161,16 +167,26 @@ async function poolCloudStep(
       if (captured.status === 'not-ready') return { cloud, lastTry: 'password-not-ready' };
       if (captured.status === 'undecryptable')
         return { cloud, lastTry: 'password-undecryptable', problem: captured.message };
-      // First boot is done and the password kept: it is stopped until a customer claims it.
-      await markPoolFirstBoot(deps.db, row.id, captured.sealed, now);
+      // First boot is done and the password kept: it is stopped until a customer claims it (a
+      // hot one is ready as it is).
+      const booted = await markPoolFirstBoot(deps.db, row.id, captured.sealed, now);
+      if (booted?.state === 'ready') await poolRecovered(deps, row.plan_id);
       return { cloud };
     }
     case 'discard': {
       if (!row.instance_id) return { cloud };
-      // It never will be usable: no longer ours (terminated now), and an operator hears of it.
-      await raiseAlert(deps.db, discardAlert(row, decision));
-      if (await markPoolFailed(deps.db, row.id, decision.reason, now))
+      // It never will be usable: no longer ours (terminated now), and the next one would fail the
+      // same way: the plan's pool is held (with its alert) instead of launching another at once.
+      if (await markPoolFailed(deps.db, row.id, decision.reason, now)) {
+        await holdPool(
+          deps,
+          { planId: row.plan_id, poolInstanceId: row.id, instanceId: row.instance_id },
+          decision.why === 'first-boot' ? 'image-fault' : 'password-undecryptable',
+          discardDetail(row, decision),
+          now,
+        );
         await ec2.terminateInstance(row.instance_id);
+      }
       return { cloud };
     }
     default:
@@ -178,18 +194,7 @@ async function poolCloudStep(
   }
 }
 
-function discardAlert(row: PoolInstance, decision: Extract<PoolDecision, { kind: 'discard' }>) {
-  return decision.why === 'first-boot'
-    ? {
-        kind: 'provision-failed' as const,
-        dedupeKey: `pool-first-boot:${row.plan_id}`,
-        message: `Warm-pool instance ${row.instance_id} (${row.plan_id}): ${decision.reason}; terminated. Check the plan's image (AMI) and its first-boot agent.`,
-        instanceId: row.instance_id,
-      }
-    : {
-        kind: 'password-undecryptable' as const,
-        dedupeKey: `password-undecryptable:pool:${row.plan_id}`,
-        message: `Warm-pool instance ${row.instance_id}: ${decision.reason} The instance is terminated.`,
-        instanceId: row.instance_id,
-      };
+/** What the hold's alert says failed: the spare, and the check that failed (the capture's words). */
+function discardDetail(row: PoolInstance, decision: Extract<PoolDecision, { kind: 'discard' }>): string {
+  return `Spare ${row.instance_id} was terminated: ${decision.reason}`;
 }

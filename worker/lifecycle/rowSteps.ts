@@ -18,6 +18,8 @@ import { hoursAlertMail, provisionFailedMail, provisionReadyLateMail } from '../
 import { requestStart, requestStop, scheduleVmCheck } from '../../core/commands/vmActions.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { notify } from '../notices.ts';
+import { mailEnding } from './endings.ts';
+import { replaceLostMachine } from './replacement.ts';
 import type { Step } from './step.ts';
 
 /**
@@ -61,8 +63,12 @@ export const markStopped: Step<'mark-stopped'> = async ({ deps, vm, log, now }, 
   return {};
 };
 
+/** EC2 confirms the instance is gone: only now is the machine deleted, and its ending mailed. */
 export const markTerminated: Step<'mark-terminated'> = async ({ deps, vm, log, now }) => {
-  if (await markVmTerminated(deps.db, vm.id, now)) log.info('lifecycle: terminated');
+  const ended = await markVmTerminated(deps.db, vm.id, now);
+  if (!ended) return {};
+  log.info('lifecycle: terminated');
+  await mailEnding(deps, ended);
   return {};
 };
 
@@ -172,7 +178,11 @@ async function hourNotices(
   }
 }
 
-/** The machine's instance is gone: the row ends in `error`, an operator is alerted (and the customer, if it was never ready). */
+/**
+ * The machine's instance is gone: the row ends in `error`; a paid plan's machine is replaced (the
+ * customer told whether the files came back), otherwise an operator is alerted (and the customer
+ * told, if it was never ready).
+ */
 export async function lose(deps: WorkerDeps, vm: Vm, why: string, during: LostWhile): Promise<Vm | null> {
   const problem = during === 'provisioning' ? VM_MESSAGES.failed : VM_MESSAGES.lost;
   const failed = await markVmError(
@@ -183,6 +193,8 @@ export async function lose(deps: WorkerDeps, vm: Vm, why: string, during: LostWh
     new Date(),
   );
   if (!failed) return null;
+  deps.log.error({ vmId: vm.id, instanceId: vm.instance_id, why }, 'lifecycle: machine lost its instance');
+  if (await replaceLostMachine(deps, failed, during, why, new Date())) return failed;
   if (during === 'provisioning') {
     await notify(
       deps.db,
@@ -197,6 +209,5 @@ export async function lose(deps: WorkerDeps, vm: Vm, why: string, during: LostWh
     vmId: vm.id,
     instanceId: vm.instance_id,
   });
-  deps.log.error({ vmId: vm.id, instanceId: vm.instance_id, why }, 'lifecycle: machine lost its instance');
   return failed;
 }

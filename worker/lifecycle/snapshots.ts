@@ -9,11 +9,9 @@ import {
   recordSnapshotId,
 } from '../../core/db/snapshots.ts';
 import { findVmRestoringFromVm, recordVmError, setRestoreSnapshot } from '../../core/db/vms.ts';
-import { diskKeptMail } from '../../core/emails/vms.ts';
 import { snapshotTags, TAGS } from '../../core/providers/vmEc2.ts';
 import { sendJob } from '../../core/queue.ts';
 import { describeEc2Error, RetryLater } from '../ec2Errors.ts';
-import { notify } from '../notices.ts';
 import type { Step } from './step.ts';
 
 /**
@@ -58,7 +56,7 @@ export const snapshot: Step<'snapshot'> = async ({ deps, vm, log, now }) => {
       const detail = describeEc2Error(error);
       await recordSnapshotError(db, row.id, detail);
       await recordVmError(db, vm.id, `snapshot: ${detail}`, now);
-      throw new RetryLater(`snapshot of ${instance.rootVolumeId}: ${detail}`);
+      throw new RetryLater(`snapshot of ${instance.rootVolumeId}: ${detail}`, { cause: error });
     }
   }
   return { snapshot: { row: 'creating', cloud: 'pending' } };
@@ -89,20 +87,16 @@ export const handOverDisk: Step<'hand-over-disk'> = async ({ deps, vm, log, now 
   return { snapshot: { row: 'completed' } };
 };
 
-/** Nobody waits for the copy: it is kept, and the customer told until when. */
+/**
+ * Nobody waits for the copy: it is kept. The customer is told (with its dates) once the instance
+ * is deleted, not now: until EC2 confirms it, the PC is "being deleted; your files are saved".
+ */
 export const keepDisk: Step<'keep-disk'> = async ({ deps, vm, log, now }) => {
   const row = await findLiveSnapshotOfVm(deps.db, vm.id);
   const completed =
     row && (await markSnapshotCompleted(deps.db, row.id, deps.config.vm.snapshotKeepDays, now));
-  if (completed) {
+  if (completed)
     log.info({ snapshotId: completed.snapshot_id, keepUntil: completed.keep_until }, 'lifecycle: disk kept');
-    await notify(
-      deps.db,
-      deps.boss,
-      { kind: 'disk-kept', subjectId: completed.id, userId: vm.user_id, vmId: vm.id },
-      (person) => diskKeptMail(person, completed.created_at, completed.keep_until, deps.config.publicUrl),
-    );
-  }
   return { snapshot: { row: 'completed' } };
 };
 

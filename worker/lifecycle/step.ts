@@ -23,7 +23,7 @@ export type StepContext = {
 };
 
 /** What came of a provisioning step, for the job that asked (claimed a spare, launched, gave up). */
-export type Outcome = 'claimed-pool' | 'launched' | 'failed';
+export type Outcome = 'claimed-pool' | 'launched' | 'failed' | 'waiting';
 
 /**
  * What a step reports: facts for the next decision, never a choice. `cloud` when the step

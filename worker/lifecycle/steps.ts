@@ -38,6 +38,7 @@ const STEPS: { [K in DecisionKind]: Step<K> } = {
   'claim-pool': claimPool,
   launch: launching.launch,
   adopt: launching.adopt,
+  'wait-launch-budget': launching.waitLaunchBudget,
   tag: ec2.tag,
   start: ec2.start,
   'start-claimed': ec2.startClaimed,

@@ -6,13 +6,16 @@ import {
 } from '../../core/db/poolInstances.ts';
 import { findSubscriptionsByIds, type Subscription } from '../../core/db/subscriptions.ts';
 import { findNoticeKeys, noticeKey } from '../../core/db/vmNotices.ts';
+import { findStepFailures, poolSubject, vmSubject } from '../../core/db/stepFailures.ts';
 import { accrueUsageMany, listVmsForSyncPage, recordVmError, type Vm } from '../../core/db/vms.ts';
 import { decideMachine, sweepLane, type Decision } from '../../core/domain/lifecycle.ts';
+import { backedOff } from '../../core/domain/stepBackoff.ts';
 import type { Ec2Instance } from '../../core/providers/ec2.ts';
 import { TAGS } from '../../core/providers/vmEc2.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { describeEc2Error } from '../ec2Errors.ts';
 import { advanceMachine } from './advance.ts';
+import { accountBackoff, clearFailures, recordStepFailure } from './failures.ts';
 import { cloudView, limitsOf, machineFacts, observeInstances, planFacts } from './inputs.ts';
 import { advancePoolInstance } from './pool.ts';
 
@@ -34,6 +37,10 @@ export type SweepStats = {
   stepped: number;
   /** Instances not listed by tag, asked for by id. */
   describedById: number;
+  /** Machines and spares whose failing step waits for its backoff (not stepped this time). */
+  backedOff: number;
+  /** The whole sweep waited: AWS throttles the account. */
+  throttled: boolean;
 };
 
 /**
@@ -43,21 +50,34 @@ export type SweepStats = {
  * domain's `sweepLane` of its decision: left alone, counted in the page's one batched UPDATE,
  * or handed to the executor, which decides again and acts.
  */
-export async function sweepFleet(deps: WorkerDeps): Promise<SweepStats> {
+export async function sweepFleet(deps: WorkerDeps, now: Date = new Date()): Promise<SweepStats> {
   const { db, config } = deps;
-  const listed = await deps.vmEc2.ec2.describeInstances({
-    tags: { [TAGS.deployment]: config.ec2.deploymentTag },
-  });
-  const instances = new Map(listed.map((i) => [i.instanceId, i]));
   const stats: SweepStats = {
     machines: 0,
     pages: 0,
-    instances: listed.length,
+    instances: 0,
     unchanged: 0,
     accrued: 0,
     stepped: 0,
     describedById: 0,
+    backedOff: 0,
+    throttled: false,
   };
+  // AWS throttles the account: the sweep waits with everyone else (the next minute's asks again).
+  if (await accountBackoff(deps, now)) return { ...stats, throttled: true };
+  let listed: Ec2Instance[];
+  try {
+    listed = await deps.vmEc2.ec2.describeInstances({
+      tags: { [TAGS.deployment]: config.ec2.deploymentTag },
+    });
+  } catch (error) {
+    // Recorded, logged at its level, alerted after 5 minutes; the next minute's sweep tries again.
+    await recordStepFailure(deps, { kind: 'account' }, error, now);
+    return stats;
+  }
+  await clearFailures(deps, { kind: 'account' }, new Set(['DescribeInstances']));
+  const instances = new Map(listed.map((i) => [i.instanceId, i]));
+  stats.instances = listed.length;
   let after: string | null = null;
   for (;;) {
     const page = await listVmsForSyncPage(db, after, PAGE);
@@ -65,17 +85,19 @@ export async function sweepFleet(deps: WorkerDeps): Promise<SweepStats> {
     after = page[page.length - 1]!.id;
     stats.pages += 1;
     stats.machines += page.length;
-    await sweepPage(deps, page, instances, stats);
+    await sweepPage(deps, page, instances, stats, now);
     if (page.length < PAGE) break;
   }
   const pool = await listPoolForSync(db, SWEEP_POOL);
   await describeUnlisted(deps, pool, instances, stats);
-  await syncPool(deps, pool, instances);
+  await syncPool(deps, pool, instances, now);
   await markPoolSynced(
     db,
     pool.map((p) => p.id),
-    new Date(),
+    now,
   );
+  if (stats.backedOff > 0)
+    deps.log.info({ backedOff: stats.backedOff }, 'vm-sync: machines waiting out a backoff');
   return stats;
 }
 
@@ -84,6 +106,7 @@ async function sweepPage(
   page: Vm[],
   instances: Map<string, Ec2Instance>,
   stats: SweepStats,
+  now: Date,
 ): Promise<void> {
   const { db } = deps;
   await describeUnlisted(deps, page, instances, stats);
@@ -91,7 +114,6 @@ async function sweepPage(
     db,
     page.map((v) => v.subscription_id),
   );
-  const now = new Date();
   const limits = limitsOf(deps.config.vm);
   const decided = page.map((vm) => {
     const subscription = subscriptions.get(vm.subscription_id) ?? null;
@@ -123,9 +145,18 @@ async function sweepPage(
     if (lane === 'step') changed.push({ vm, subscription });
   }
   stats.accrued += (await accrueUsageMany(db, batch, now)).length;
+  // A machine whose step keeps failing waits out its backoff instead of failing again every minute.
+  const failing = await findStepFailures(
+    db,
+    changed.map(({ vm }) => vmSubject(vm.id)),
+  );
   for (const { vm, subscription } of changed) {
+    if (backedOff(nextAtOf(failing.get(vmSubject(vm.id))), now)) {
+      stats.backedOff += 1;
+      continue;
+    }
     stats.stepped += 1;
-    await stepMachine(deps, vm, subscription, instances);
+    await stepMachine(deps, vm, subscription, instances, now);
   }
 }
 
@@ -144,46 +175,62 @@ async function describeUnlisted(
   for (const [id, instance] of await observeInstances(deps, unlisted)) instances.set(id, instance);
 }
 
-/** One machine through the executor; a failure is recorded on the row and logged, and the sweep goes on. */
+function nextAtOf(failure: { next_at: Date } | undefined): { nextAt: Date } | null {
+  return failure ? { nextAt: failure.next_at } : null;
+}
+
+/**
+ * One machine through the executor. A failure is on the row for operators and counted by the
+ * executor (its backoff, its log line at its level, its alert after 5 minutes); the sweep goes on.
+ */
 export async function stepMachine(
   deps: WorkerDeps,
   vm: Vm,
   subscription: Subscription | null,
   instances: Map<string, Ec2Instance>,
+  now?: Date,
 ): Promise<void> {
   try {
     await advanceMachine(deps, vm, {
       mode: 'sweep',
       subscription,
       instance: vm.instance_id ? (instances.get(vm.instance_id) ?? null) : undefined,
+      ...(now ? { now } : {}),
     });
   } catch (error) {
-    const detail = describeEc2Error(error);
-    await recordVmError(deps.db, vm.id, `sync: ${detail}`, new Date());
-    deps.log.error({ vmId: vm.id, error: detail, err: error }, 'vm-sync: could not sync a machine');
+    await recordVmError(deps.db, vm.id, `sync: ${describeEc2Error(error)}`, now ?? new Date());
   }
 }
 
-/** Pool instances through their interpreter; a failure is recorded on the row for operators, and tried again next sweep. */
+/**
+ * Pool instances through their interpreter. A failure is recorded on the row for operators and
+ * counted (backoff, log level, alert after 5 minutes); a spare waiting out its backoff is left
+ * for a later sweep.
+ */
 export async function syncPool(
   deps: WorkerDeps,
   pool: PoolInstance[],
   instances: Map<string, Ec2Instance>,
+  now: Date = new Date(),
 ): Promise<void> {
+  const failing = await findStepFailures(
+    deps.db,
+    pool.map((row) => poolSubject(row.id)),
+  );
   for (const row of pool) {
+    if (backedOff(nextAtOf(failing.get(poolSubject(row.id))), now)) continue;
+    const subject = { kind: 'pool' as const, id: row.id, instanceId: row.instance_id };
     try {
       await advancePoolInstance(
         deps,
         row,
         row.instance_id ? (instances.get(row.instance_id) ?? null) : undefined,
+        now,
       );
+      if (failing.has(poolSubject(row.id))) await clearFailures(deps, subject, 'all');
     } catch (error) {
-      const detail = describeEc2Error(error);
-      await setPoolProblem(deps.db, row.id, `sync: ${detail}`);
-      deps.log.error(
-        { poolInstanceId: row.id, error: detail, err: error },
-        'vm-sync: could not sync a pool instance',
-      );
+      await setPoolProblem(deps.db, row.id, `sync: ${describeEc2Error(error)}`);
+      await recordStepFailure(deps, subject, error, now);
     }
   }
 }

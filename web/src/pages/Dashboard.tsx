@@ -147,8 +147,8 @@ function KeptDiskNotice({ disk }: { disk: NonNullable<DashboardRecord['keptDisk'
       ) : (
         <>
           <p>
-            Your PC was deleted, but we saved a copy of its disk on{' '}
-            <strong>{formatLongDate(disk.savedOn)}</strong>. It is kept until{' '}
+            {disk.deleting ? `${VM_MESSAGES.diskSavedDeleting} We` : 'Your PC was deleted, but we'} saved a
+            copy of its disk on <strong>{formatLongDate(disk.savedOn)}</strong>. It is kept until{' '}
             <strong>{formatLongDate(disk.keptUntil)}</strong>: buy any plan before then and your new PC starts
             with all your files, games and projects.
           </p>
