@@ -5,6 +5,7 @@
  */
 import type { PaymentState } from './payments.ts';
 import type { AutoRenewOffer } from './autopay.ts';
+import type { CustomerRefundRefusal } from './refund.ts';
 
 /** The lifecycle of a plan choice; the same list as core/db/subscriptions.ts's SUBSCRIPTION_STATUSES. */
 export type SubscriptionStatus = 'pending_payment' | 'active' | 'expired' | 'cancelled';
@@ -58,6 +59,10 @@ export type RefundRecord = {
   payuStatus: string | null;
   requestedAt: string;
   completedAt: string | null;
+  /** For a refund PayU refused or failed: why, in plain words; null otherwise. */
+  reason: string | null;
+  /** Refused, and our team has not finished looking at it: not offered again until they have. */
+  underReview: boolean;
 };
 
 /** One PayU payment attempt in the customer's history, whatever its outcome. */
@@ -75,6 +80,11 @@ export type PaymentAttemptRecord = {
   planName: string;
   hours: number;
   isTrial: boolean;
+  /**
+   * AutoPay: `debit` for a renewal PayU debited from the standing instruction, `setup` for the
+   * checkout that set it up; null for an ordinary checkout.
+   */
+  autoPay: 'debit' | 'setup' | null;
   amountPaise: number;
   createdAt: string;
   /** For a failed attempt: PayU's reason in plain words, and as PayU wrote it. */
@@ -91,6 +101,8 @@ export type PaymentAttemptRecord = {
     percent: number | null;
     chargePaise: number | null;
     refusal: string | null;
+    /** Which refusal (`customerRefundRefusal`): the history says some of them where the button would be. */
+    refusalKind: CustomerRefundRefusal | null;
   };
 };
 

@@ -61,7 +61,7 @@ describe.skipIf(!hasBrowser())('a refunded plan', () => {
     const attempt = first.locator('article.attempt-success').first();
     await attempt.getByRole('button', { name: 'Cancel plan and request refund' }).click();
     await attempt.getByRole('button', { name: 'Confirm refund of ₹815.00' }).click();
-    await waitForText(first, /^Refund of ₹815\.00 on its way|^Refunded ₹815\.00 on /);
+    await waitForText(first, /^Refund of ₹815\.00 accepted by PayU and on its way|^Refunded ₹815\.00 on /);
     const today = formatLongDate(new Date());
     const refunded = attempt.getByText(`Refunded ₹815.00 on ${today}`);
     await refundChecksNow(user.email, () => refunded.isVisible());

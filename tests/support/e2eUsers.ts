@@ -178,6 +178,6 @@ export async function refundedLegendPlan(page: Page, email: string): Promise<voi
   await attempt.getByRole('button', { name: 'Cancel plan and request refund' }).click();
   await attempt.getByRole('button', { name: 'Confirm refund of ₹815.00' }).click();
   await attempt
-    .getByText(/^(Refund of ₹815\.00 on its way \(accepted by PayU\)|Refunded ₹815\.00 on )/)
+    .getByText(/^(Refund of ₹815\.00 accepted by PayU and on its way|Refunded ₹815\.00 on )/)
     .waitFor({ timeout: 30_000 });
 }
