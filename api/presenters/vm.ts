@@ -16,9 +16,12 @@ import {
   planInForce,
 } from '../../core/domain/lifecycle.ts';
 import { handoverNotice, pendingHandover } from '../../core/domain/planHandover.ts';
+import { planEndView } from '../../core/domain/planEnd.ts';
+import { isTrialPlanName } from '../../core/domain/trial.ts';
 import { remainingSeconds } from '../../core/domain/usage.ts';
 import {
   machineDisplayState,
+  startRefusal,
   VM_MESSAGES,
   type DashboardRecord,
   type VmDisplayState,
@@ -106,6 +109,7 @@ export function dashboardBody(input: {
   const waitingForDiskCopy =
     planActive && vm?.state === 'requested' && vm.restore_snapshot_id !== null && disk?.state === 'creating';
 
+  const ending = planEndFields(subscription, vm, input.autopay ?? null, vmConfig, now);
   return {
     email: user.email,
     name: user.name,
@@ -138,6 +142,7 @@ export function dashboardBody(input: {
             outOfHours,
             hasPlan: subscription !== null,
             restoring: waitingForDiskCopy,
+            endBanner: ending.planEnd !== null,
           }),
     keptUntil,
     keptDisk,
@@ -147,6 +152,43 @@ export function dashboardBody(input: {
     setupVideoUrl: vmConfig.setupVideoUrl,
     ...streamingFields(vm, input, now),
     autoRenew: autoRenewOf(input.autopay ?? null),
+    ...ending,
+  };
+}
+
+/**
+ * The plan's end (core/domain/planEnd.ts) and whether START would be refused: the banner of the
+ * last days, the ended state, the renewal the plans page offers. A poll after a renewal or a
+ * refund answers from the new record, so the banner follows a moved end.
+ */
+function planEndFields(
+  subscription: DashboardSubscription | null,
+  vm: DashboardVm | null,
+  autopay: DashboardAutopay | null,
+  vmConfig: VmConfig,
+  now: Date,
+): Pick<DashboardBody, 'planEnd' | 'startBlocked'> {
+  const plan = subscription && {
+    status: subscription.status,
+    expiresAt: subscription.expires_at,
+    hours: subscription.hours,
+    cancelledAt: subscription.cancelled_at,
+    planName: subscription.plan_name,
+    isTrial: isTrialPlanName(subscription.plan_name),
+  };
+  const usage = vm && subscription && vm.subscription_id === subscription.id ? vm.usage_seconds : 0;
+  const refusal =
+    vm?.state === 'stopped' ? startRefusal(vm, plan && { ...plan, usageSeconds: usage }, now) : null;
+  return {
+    planEnd: planEndView({
+      plan,
+      autopay: autopay && { status: autopay.status, nextDebitAt: autopay.next_debit_at },
+      graceDays: vmConfig.graceDays,
+      machineKept:
+        vm !== null && vm.state !== 'terminating' && vm.state !== 'terminated' && vm.state !== 'error',
+      now,
+    }),
+    startBlocked: refusal?.message ?? null,
   };
 }
 
@@ -225,7 +267,14 @@ function usageAtStateChange(vm: DashboardVm): number {
 function noticeFor(
   vm: DashboardVm | null,
   state: VmDisplayState,
-  plan: { planActive: boolean; outOfHours: boolean; hasPlan: boolean; restoring: boolean },
+  plan: {
+    planActive: boolean;
+    outOfHours: boolean;
+    hasPlan: boolean;
+    restoring: boolean;
+    /** The plan-end banner says the plan ended, and what now: no second notice for it. */
+    endBanner: boolean;
+  },
 ): string | null {
   if (!plan.hasPlan) return null;
   if (plan.restoring) return VM_MESSAGES.restoringFiles;
@@ -234,7 +283,7 @@ function noticeFor(
   if (state === 'provisioning' && vm?.delayed_at) return VM_MESSAGES.delayed;
   if (vm?.state === 'provisioning' && vm.remote_desktop_waiting_since)
     return VM_MESSAGES.waitingForRemoteDesktop;
-  if (!plan.planActive) return VM_MESSAGES.planExpired;
+  if (!plan.planActive) return plan.endBanner ? null : VM_MESSAGES.planExpired;
   if (plan.outOfHours) return VM_MESSAGES.outOfHours;
   if (vm?.state === 'stopped' && vm.problem) return vm.problem;
   // Stopping, being changed or starting for a plan of another kind: say why it is not running.

@@ -11,6 +11,7 @@ import type { DailyUsage, HourlyUsageEntry } from './usageBuckets.ts';
 import type { MachineHealthView } from './machineHealth.ts';
 import type { StreamingView } from './streaming.ts';
 import type { AutoRenewRecord } from './autopay.ts';
+import type { PlanEndRecord } from './planEnd.ts';
 
 /** The states a VM shows (spec §3 vmLastState: running or stopped, plus honest transitions). */
 export const VM_DISPLAY_STATES = [
@@ -219,6 +220,11 @@ export type DashboardRecord = {
   streaming: StreamingView | null;
   /** Automatic renewal (AutoPay): null when the customer never turned it on. */
   autoRenew: AutoRenewRecord | null;
+  // How the plan ends (core/domain/planEnd.ts): the last days' banner, the ended state.
+  /** The plan's end: when, what happens then, what the plans page offers after; null for a trial or no plan. */
+  planEnd: PlanEndRecord | null;
+  /** Why START would be refused now (`startRefusal`), for a stopped machine; null when it may start. */
+  startBlocked: string | null;
 };
 
 /**

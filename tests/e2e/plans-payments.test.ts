@@ -28,7 +28,7 @@ const card = (page: Page, plan: string) => page.getByRole('article', { name: pla
 async function choosePlan(page: Page, plan: string, hours: number) {
   const planCard = card(page, plan);
   await planCard.getByRole('radio', { name: `${hours} h` }).check();
-  await planCard.getByRole('button', { name: /^(Choose Plan|Renew Plan)$/ }).click();
+  await planCard.getByRole('button', { name: /^(Choose Plan|Renew Plan|Renew .+ \d+ h)$/ }).click();
 }
 
 /** From /payment through the sandbox's PayU page and back. */

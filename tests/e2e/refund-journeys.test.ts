@@ -114,7 +114,7 @@ describe.skipIf(!hasBrowser())('a checkout PayU never answers', () => {
     await page.goto('/select-vm');
     const card = page.getByRole('article', { name: 'LEGEND', exact: true });
     await card.getByRole('radio', { name: '30 h' }).check();
-    await card.getByRole('button', { name: /^(Choose Plan|Renew Plan)$/ }).click();
+    await card.getByRole('button', { name: /^(Choose Plan|Renew Plan|Renew .+ \d+ h)$/ }).click();
     await page.waitForURL('**/payment');
     await page.getByRole('button', { name: 'Pay ₹1,450.00' }).click();
     await page.waitForURL('**/sandbox/payu/_payment');

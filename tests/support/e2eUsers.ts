@@ -100,7 +100,7 @@ export async function buy(page: Page, plan: string, hours: number, amount: strin
   await page.goto('/select-vm');
   const card = page.getByRole('article', { name: plan, exact: true });
   await card.getByRole('radio', { name: `${hours} h` }).check();
-  await card.getByRole('button', { name: /^(Choose Plan|Renew Plan)$/ }).click();
+  await card.getByRole('button', { name: /^(Choose Plan|Renew Plan|Renew .+ \d+ h)$/ }).click();
   await page.waitForURL('**/payment');
   await page.getByRole('button', { name: `Pay ${amount}` }).click();
   await page.waitForURL('**/sandbox/payu/_payment');

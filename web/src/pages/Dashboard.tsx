@@ -12,6 +12,7 @@ import { PaymentNotices } from '../components/PaymentNotices.tsx';
 import { NoPlanCard } from '../components/NoPlanCard.tsx';
 import { UsageClock } from '../components/UsageClock.tsx';
 import { HourBankNotice } from '../components/HourBankNotice.tsx';
+import { PlanEndBanner } from '../components/PlanEndBanner.tsx';
 import { AutoPayPanel } from '../components/AutoPayPanel.tsx';
 import { BrowserDesktop } from '../components/BrowserDesktop.tsx';
 import { ConnectGuides } from '../components/ConnectGuides.tsx';
@@ -121,6 +122,7 @@ function DashboardBody({ record }: { record: DashboardRecord }) {
           )}
         </div>
       )}
+      <PlanEndBanner record={record} />
       <HourBankNotice record={record} />
       {record.keptDisk && <KeptDiskNotice disk={record.keptDisk} />}
       <IdleNotice enabled={record.vmLastState !== 'none'} />
@@ -233,6 +235,7 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
           isRunning={record.isRunning}
           vmLastStateChange={record.vmLastStateChange}
           selectedDuration={record.selectedDuration}
+          planEnd={record.planEnd}
         />
       </dl>
       <MachineHealthLine health={record.machineHealth} />
@@ -243,11 +246,18 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
             type="button"
             className="button primary"
             onClick={() => act('start')}
-            disabled={busy !== null}
+            disabled={busy !== null || record.startBlocked !== null}
+            aria-describedby={record.startBlocked ? 'start-blocked' : undefined}
           >
             {busy === 'start' ? 'Starting…' : 'START VM'}
           </button>
-          <p className="muted vm-hint">{VM_MESSAGES.stoppedHint}</p>
+          {record.startBlocked ? (
+            <p className="vm-hint start-blocked" id="start-blocked">
+              {record.startBlocked}
+            </p>
+          ) : (
+            <p className="muted vm-hint">{VM_MESSAGES.stoppedHint}</p>
+          )}
         </div>
       )}
       {state === 'running' && (

@@ -25,6 +25,8 @@ import {
   type Plan,
 } from '../../../core/domain/plans.ts';
 import { formatLongDate } from '../../../core/domain/time.ts';
+import { renewOfferFor, type RenewOffer } from '../../../core/domain/planEnd.ts';
+import '../components/endings.css';
 import {
   activePlanBlocksPurchaseMessage,
   activePlanNote,
@@ -40,6 +42,28 @@ export default function SelectVm() {
   const session = useSession();
   const loggedIn = session.status === 'user';
   const current = useCurrentPlan(loggedIn).data?.plan ?? null;
+  // The plan that ended is offered again first, as it was ("Renew LEGEND 45 h").
+  const offer =
+    current &&
+    current.status !== 'pending_payment' &&
+    canBuyPlanNow(
+      {
+        plan: current.selectedPlan,
+        hours: current.selectedDuration,
+        expiresAt: current.expiryDate,
+        isTrial: current.isTrial,
+      },
+      Date.now(),
+    )
+      ? renewOfferFor({
+          planName: current.selectedPlan,
+          hours: current.selectedDuration,
+          isTrial: current.isTrial,
+        })
+      : null;
+  const plans = offer
+    ? [...CARD_PLANS].sort((a, b) => Number(b.id === offer.planId) - Number(a.id === offer.planId))
+    : CARD_PLANS;
   // A running trial is not "a plan" here: buying one replaces it (see core/domain/trial.ts).
   const active =
     current &&
@@ -76,15 +100,21 @@ export default function SelectVm() {
           </div>
         </div>
       )}
+      {offer && (
+        <p className="card renew-offer-note" role="status">
+          Your <strong>{offer.planName}</strong> plan ({offer.hours} hours) has ended. Renew it below to get
+          back to the same PC and its files, or choose another plan.
+        </p>
+      )}
       <ConnectionCheckLink on="plans" />
       <ul className="pricing-grid">
-        {CARD_PLANS.map((plan) => (
+        {plans.map((plan) => (
           <li key={plan.id}>
             <PlanCard
               plan={plan}
               sessionReady={session.status !== 'loading'}
               email={session.user?.email ?? null}
-              renew={session.user?.hasPlan ?? false}
+              renew={offer?.planId === plan.id ? offer : null}
               active={active}
             />
           </li>
@@ -104,7 +134,8 @@ function PlanCard({
   plan: Plan;
   sessionReady: boolean;
   email: string | null;
-  renew: boolean;
+  /** This card renews the customer's ended plan: its hours chosen, its button "Renew LEGEND 45 h". */
+  renew: RenewOffer | null;
   active: PlanChoice | null;
 }) {
   const [, navigate] = useLocation();
@@ -124,6 +155,10 @@ function PlanCard({
     setRestored(chosen);
     if ((DURATIONS as readonly number[]).includes(chosen.hours)) setHours(chosen.hours as DurationHours);
   }, [plan.id]);
+  // The renewed plan's hours, as it was bought (a choice made before signing in wins).
+  useEffect(() => {
+    if (renew && !pendingChoice('plan')) setHours(renew.hours);
+  }, [renew?.hours]);
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
   const infoId = useId();
@@ -200,7 +235,11 @@ function PlanCard({
   }
 
   return (
-    <article ref={card} className={`card pricing-card pricing-${plan.id}`} aria-labelledby={`${infoId}-name`}>
+    <article
+      ref={card}
+      className={`card pricing-card pricing-${plan.id}${renew ? ' is-renewal' : ''}`}
+      aria-labelledby={`${infoId}-name`}
+    >
       <header className="pricing-head">
         <h2 id={`${infoId}-name`} className="pricing-name">
           {plan.displayName}
@@ -277,7 +316,13 @@ function PlanCard({
           onClick={choose}
           disabled={busy || !sessionReady}
         >
-          {busy ? M.processing : renew ? M.renewPlan : M.choosePlan}
+          {busy
+            ? M.processing
+            : renew && hours === renew.hours
+              ? renew.label
+              : renew
+                ? M.renewPlan
+                : M.choosePlan}
         </button>
       )}
       <div role="alert" className="form-status">
