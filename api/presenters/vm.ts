@@ -17,6 +17,7 @@ import {
 } from '../../core/domain/lifecycle.ts';
 import { handoverNotice, pendingHandover } from '../../core/domain/planHandover.ts';
 import { planEndView } from '../../core/domain/planEnd.ts';
+import { setupPhaseOf } from '../../core/domain/setupProgress.ts';
 import { isTrialPlanName } from '../../core/domain/trial.ts';
 import { remainingSeconds } from '../../core/domain/usage.ts';
 import {
@@ -153,7 +154,38 @@ export function dashboardBody(input: {
     ...streamingFields(vm, input, now),
     autoRenew: autoRenewOf(input.autopay ?? null),
     ...ending,
+    setup: setupOf(subscription, vm, { planActive, servesPlan, state, handingOver: handover !== null }),
   };
+}
+
+/**
+ * A paid plan's PC on its way (core/domain/setupProgress.ts): its phase, how it comes and since
+ * when, for the payment-success page and the dashboard's progress. Null once it runs, or when
+ * nothing is being set up.
+ */
+function setupOf(
+  subscription: DashboardSubscription | null,
+  vm: DashboardVm | null,
+  shown: { planActive: boolean; servesPlan: boolean; state: VmDisplayState; handingOver: boolean },
+): DashboardBody['setup'] {
+  if (!shown.planActive || shown.handingOver) return null;
+  if (shown.state !== 'provisioning' && shown.state !== 'starting') return null;
+  if (!vm || !shown.servesPlan || vm.state === 'terminated') {
+    // Paid a moment ago: the provisioning job has not made its machine yet.
+    const since = subscription?.purchased_at ?? null;
+    return since ? { phase: 'preparing', source: null, requestedAt: since.toISOString() } : null;
+  }
+  // A first setup only: a restart of a machine that ran before says "Starting…" on its own.
+  if (vm.state !== 'requested' && vm.state !== 'provisioning') return null;
+  const phase = setupPhaseOf({
+    state: vm.state,
+    source: vm.source,
+    instanceId: vm.instance_id,
+    remoteDesktopWaitingSince: vm.remote_desktop_waiting_since,
+  });
+  return phase && phase !== 'ready'
+    ? { phase, source: vm.source, requestedAt: vm.requested_at.toISOString() }
+    : null;
 }
 
 /**

@@ -50,6 +50,7 @@ export const DashboardVm = Vm.pick({
   resize_to_type: true,
   resize_to_gb: true,
   restore_snapshot_id: true,
+  requested_at: true,
 });
 export type DashboardVm = z.infer<typeof DashboardVm>;
 

@@ -54,7 +54,7 @@ describe('when the plan-end banner shows', () => {
       renewal: 'autopay-paused',
       nextDebitAt: null,
     });
-    expect(view(before(48), { autopay: { status: 'cancelled', nextDebitAt: null } }).renewal).toBe('none');
+    expect(view(before(48), { autopay: { status: 'cancelled', nextDebitAt: null } })?.renewal).toBe('none');
   });
 
   it('after the end offers the same plan again; a refund ends it at the refund', () => {

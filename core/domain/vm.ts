@@ -12,6 +12,7 @@ import type { MachineHealthView } from './machineHealth.ts';
 import type { StreamingView } from './streaming.ts';
 import type { AutoRenewRecord } from './autopay.ts';
 import type { PlanEndRecord } from './planEnd.ts';
+import type { SetupRecord } from './setupProgress.ts';
 
 /** The states a VM shows (spec §3 vmLastState: running or stopped, plus honest transitions). */
 export const VM_DISPLAY_STATES = [
@@ -225,6 +226,8 @@ export type DashboardRecord = {
   planEnd: PlanEndRecord | null;
   /** Why START would be refused now (`startRefusal`), for a stopped machine; null when it may start. */
   startBlocked: string | null;
+  /** A paid plan's PC on its way: its phase and since when (core/domain/setupProgress.ts); null otherwise. */
+  setup: SetupRecord | null;
 };
 
 /**

@@ -13,6 +13,7 @@ import { NoPlanCard } from '../components/NoPlanCard.tsx';
 import { UsageClock } from '../components/UsageClock.tsx';
 import { HourBankNotice } from '../components/HourBankNotice.tsx';
 import { PlanEndBanner } from '../components/PlanEndBanner.tsx';
+import { SetupProgress } from '../components/SetupProgress.tsx';
 import { AutoPayPanel } from '../components/AutoPayPanel.tsx';
 import { BrowserDesktop } from '../components/BrowserDesktop.tsx';
 import { ConnectGuides } from '../components/ConnectGuides.tsx';
@@ -239,6 +240,7 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
         />
       </dl>
       <MachineHealthLine health={record.machineHealth} />
+      {record.setup && <SetupProgress setup={record.setup} />}
       {hint && <p className="muted vm-hint vm-transition-hint">{hint}</p>}
       {state === 'stopped' && (
         <div className="vm-actions">
