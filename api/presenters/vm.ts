@@ -19,6 +19,7 @@ import { handoverNotice, pendingHandover } from '../../core/domain/planHandover.
 import { planEndView } from '../../core/domain/planEnd.ts';
 import { setupPhaseOf } from '../../core/domain/setupProgress.ts';
 import { isTrialPlanName } from '../../core/domain/trial.ts';
+import { findPlan } from '../../core/domain/plans.ts';
 import { remainingSeconds } from '../../core/domain/usage.ts';
 import {
   machineDisplayState,
@@ -155,6 +156,10 @@ export function dashboardBody(input: {
     autoRenew: autoRenewOf(input.autopay ?? null),
     ...ending,
     setup: setupOf(subscription, vm, { planActive, servesPlan, state, handingOver: handover !== null }),
+    trialMachine:
+      subscription && isTrialPlanName(subscription.plan_name)
+        ? (findPlan(subscription.plan_id)?.displayName ?? null)
+        : null,
   };
 }
 

@@ -36,6 +36,11 @@ export type CheckoutRecord = SubscriptionRecord & {
   machineNote: string | null;
   /** "Renew automatically every month": what it would charge and when; null when not offered (trial, renewal, no SI). */
   autoRenew: AutoRenewOffer | null;
+  /**
+   * Why paying for this choice would be refused now (a plan bought since it was made, capacity
+   * gone, a used trial): the page says so instead of offering Pay. Null when it can be paid.
+   */
+  refusal: string | null;
 };
 
 export type PaymentStatusRecord = {

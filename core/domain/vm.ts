@@ -228,6 +228,8 @@ export type DashboardRecord = {
   startBlocked: string | null;
   /** A paid plan's PC on its way: its phase and since when (core/domain/setupProgress.ts); null otherwise. */
   setup: SetupRecord | null;
+  /** For a trial, the plan whose machine it runs on ("PRO LEGEND"); null for a bought plan. */
+  trialMachine: string | null;
 };
 
 /**

@@ -7,6 +7,7 @@ import { Page } from './Layout.tsx';
 import { usePageTitle } from './pageTitle.ts';
 import { formatRupees } from '../../../core/domain/money.ts';
 import type { GstDocumentRecord } from '../../../core/domain/planRecords.ts';
+import { loginPathForHere } from '../returnTo.ts';
 
 /** What a GST document (tax invoice or credit note) prints, from either record. */
 export type TaxDocumentData = GstDocumentRecord;
@@ -153,7 +154,7 @@ export function useOwnTaxDocument<T extends InvoiceEntry>(
   const email = useHistoryEmail(session.user?.email ?? null);
   const { data, error, isLoading } = useInvoices(session.status === 'loading' ? null : email);
   useEffect(() => {
-    if (error instanceof ApiError && error.status === 401) navigate('/login', { replace: true });
+    if (error instanceof ApiError && error.status === 401) navigate(loginPathForHere(), { replace: true });
   }, [error, navigate]);
   if (session.status === 'loading' || isLoading) return { state: 'loading' };
   const doc = data?.find((entry): entry is T => pick(entry, id));

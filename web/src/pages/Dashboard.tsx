@@ -298,7 +298,12 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
 function PlanCard({ record }: { record: DashboardRecord }) {
   const facts: Array<[string, string]> = [
     ['Registered name', record.name],
-    ['Plan', isTrialPlanName(record.selectedPlan) ? `${TRIAL_LABEL} trial` : record.selectedPlan],
+    [
+      'Plan',
+      isTrialPlanName(record.selectedPlan)
+        ? `${TRIAL_LABEL} trial${record.trialMachine ? ` on ${record.trialMachine}` : ''}`
+        : record.selectedPlan,
+    ],
   ];
   if (record.selectedDuration !== null) {
     // A trial is 1 hour.

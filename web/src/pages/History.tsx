@@ -11,6 +11,7 @@ import { errorMessage } from '../api/fetcher.ts';
 import { formatRupees } from '../../../core/domain/money.ts';
 import { refundEndsPlan, refundLine } from '../../../core/domain/refund.ts';
 import '../components/endings.css';
+import { loginPathForHere } from '../returnTo.ts';
 
 /** Spec §2 History: invoice cards; loading, email not detected, error and empty states; the named invoice highlighted. */
 export default function History() {
@@ -28,7 +29,7 @@ export default function History() {
 
   useEffect(() => {
     // Not logged in (or the session ended): the guard's answer, /login.
-    if (error instanceof ApiError && error.status === 401) navigate('/login', { replace: true });
+    if (error instanceof ApiError && error.status === 401) navigate(loginPathForHere(), { replace: true });
   }, [error, navigate]);
 
   let body;

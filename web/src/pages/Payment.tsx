@@ -80,6 +80,28 @@ function ConfirmAndPay({ user }: { user: SessionUser }) {
   }
 
   const price = formatRupees(choice.pricePaise);
+  if (choice.refusal) {
+    // An old choice that can no longer be paid (a plan bought since, capacity gone): said before Pay.
+    return (
+      <Page title={M.confirmHeading}>
+        <div className="card checkout-card checkout-refused" role="alert">
+          <p>
+            Your earlier choice, {choice.selectedPlan}
+            {choice.isTrial ? '' : ` ${choice.selectedDuration} hours`} for {price}, cannot be paid now.
+          </p>
+          <p className="notice warning">{choice.refusal}</p>
+          <div className="checkout-actions">
+            <Link href="/dashboard" className="button primary">
+              Go to your dashboard
+            </Link>
+            <Link href="/select-vm" className="button ghost">
+              See plans
+            </Link>
+          </div>
+        </div>
+      </Page>
+    );
+  }
   return (
     <Page title={M.confirmHeading}>
       <section className="card checkout-card" aria-label="Your plan">

@@ -41,7 +41,10 @@ export default function SelectVm() {
   usePageTitle('Plans');
   const session = useSession();
   const loggedIn = session.status === 'user';
-  const current = useCurrentPlan(loggedIn).data?.plan ?? null;
+  const currentQuery = useCurrentPlan(loggedIn);
+  const current = currentQuery.data?.plan ?? null;
+  // Whether the plan check has answered: a choice carried through sign-in waits for it.
+  const planKnown = loggedIn && (currentQuery.data !== undefined || currentQuery.error !== undefined);
   // The plan that ended is offered again first, as it was ("Renew LEGEND 45 h").
   const offer =
     current &&
@@ -116,6 +119,7 @@ export default function SelectVm() {
               email={session.user?.email ?? null}
               renew={offer?.planId === plan.id ? offer : null}
               active={active}
+              planKnown={planKnown}
             />
           </li>
         ))}
@@ -130,6 +134,7 @@ function PlanCard({
   email,
   renew,
   active,
+  planKnown,
 }: {
   plan: Plan;
   sessionReady: boolean;
@@ -137,6 +142,7 @@ function PlanCard({
   /** This card renews the customer's ended plan: its hours chosen, its button "Renew LEGEND 45 h". */
   renew: RenewOffer | null;
   active: PlanChoice | null;
+  planKnown: boolean;
 }) {
   const [, navigate] = useLocation();
   const [showInfo, setShowInfo] = useState(false);
@@ -168,6 +174,14 @@ function PlanCard({
   useEffect(() => {
     if (restored && email) card.current?.scrollIntoView({ block: 'center' });
   }, [restored, email]);
+  // Chosen before signing in (or up): once signed in, the choice goes on to /payment as it was
+  // made, rather than waiting to be chosen again. Once per page: a refusal stays on the card.
+  const continued = useRef(false);
+  useEffect(() => {
+    if (!restored || !email || !planKnown || active || continued.current) return;
+    continued.current = true;
+    void choose();
+  }, [restored, email, planKnown, active]);
 
   async function choose() {
     setMessage(null);
