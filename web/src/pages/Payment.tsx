@@ -35,8 +35,16 @@ function ConfirmAndPay({ user }: { user: SessionUser }) {
   const [redirecting, setRedirecting] = useState(false);
   const [start, setStart] = useState<PaymentStart | null>(null);
   const [message, setMessage] = useState<string | null>(null);
-  // "Renew automatically every month": off unless the customer ticks it.
-  const [autoRenew, setAutoRenew] = useState(false);
+  // "Renew automatically every month": off unless the customer ticks it; a tick survives the
+  // session ending under this page and the sign-in that comes back here (this tab, this choice).
+  const [autoRenew, setTicked] = useState(false);
+  useEffect(() => {
+    if (choice?.subscriptionId) setTicked(readAutoRenewTick(choice.subscriptionId));
+  }, [choice?.subscriptionId]);
+  function setAutoRenew(on: boolean) {
+    setTicked(on);
+    if (choice?.subscriptionId) rememberAutoRenewTick(choice.subscriptionId, on);
+  }
 
   async function pay(choice: PlanChoice & { autoRenew: unknown }) {
     setMessage(null);
@@ -163,6 +171,26 @@ function ConfirmAndPay({ user }: { user: SessionUser }) {
       {start && <PayUForm start={start} />}
     </Page>
   );
+}
+
+const AUTO_RENEW_TICK_KEY = 'autoRenewTick';
+
+/** Whether the customer ticked "Renew automatically" for this plan choice, in this tab. */
+function readAutoRenewTick(subscriptionId: string): boolean {
+  try {
+    return window.sessionStorage.getItem(AUTO_RENEW_TICK_KEY) === subscriptionId;
+  } catch {
+    return false;
+  }
+}
+
+function rememberAutoRenewTick(subscriptionId: string, on: boolean): void {
+  try {
+    if (on) window.sessionStorage.setItem(AUTO_RENEW_TICK_KEY, subscriptionId);
+    else window.sessionStorage.removeItem(AUTO_RENEW_TICK_KEY);
+  } catch {
+    // without storage the tick lasts as long as the page
+  }
 }
 
 /**
