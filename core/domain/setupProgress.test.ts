@@ -41,7 +41,7 @@ describe('how long is left', () => {
   it('from the recorded provisions of its kind, less the time already waited', () => {
     expect(setupEstimate({ distribution, source: 'launch', requestedAt, now: after(60) })).toEqual({
       measured: true,
-      text: 'Usually ready about 5 minutes after payment. About 4 minutes to go; 9 in 10 are ready within 6 minutes.',
+      text: 'Usually ready about 5 minutes after payment. About 4 minutes to go; 9 in 10 are ready within 7 minutes.',
     });
     expect(setupEstimate({ distribution, source: 'pool', requestedAt, now: after(15) }).text).toBe(
       'Usually ready about 75 seconds after payment. About 60 seconds to go; 9 in 10 are ready within 2 minutes.',

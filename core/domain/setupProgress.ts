@@ -75,6 +75,13 @@ function duration(seconds: number): string {
   return `about ${m} minute${m === 1 ? '' : 's'}`;
 }
 
+/** "110 seconds" or "6 minutes": a bound, so rounded up, never down. */
+function upTo(seconds: number): string {
+  if (seconds < 90) return `${Math.max(5, Math.ceil(seconds / 5) * 5)} seconds`;
+  const m = Math.ceil(seconds / 60);
+  return `${m} minute${m === 1 ? '' : 's'}`;
+}
+
 /**
  * How long is left, from the recorded provisions of this kind (or of both, before the kind is
  * known): the median from request to ready, less the time already waited; past the 90th
@@ -104,7 +111,7 @@ export function setupEstimate(input: {
   const since = toEpochMsOrNull(input.requestedAt);
   const waited = since === null ? 0 : Math.max(0, (toEpochMs(input.now) - since) / SECOND_MS);
   const usual = `Usually ready ${duration(stats.p50Seconds)} after payment.`;
-  const most = `9 in 10 are ready within ${duration(stats.p90Seconds).replace('about ', '')}.`;
+  const most = `9 in 10 are ready within ${upTo(stats.p90Seconds)}.`;
   if (waited > stats.p90Seconds) {
     return {
       measured: true,
