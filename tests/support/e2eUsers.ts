@@ -56,9 +56,10 @@ export function cookiesFrom(response: { headers: Headers }): string {
 export async function registeredUser(
   name = 'Kiran Das',
   emailPrefix = 'e2e',
-): Promise<{ email: string; name: string }> {
+  options: { phone?: string } = {},
+): Promise<{ email: string; name: string; phone: string }> {
   const email = uniqueEmail(emailPrefix);
-  const phone = `9${String(randomInt(0, 1e9)).padStart(9, '0')}`;
+  const phone = options.phone ?? `9${String(randomInt(0, 1e9)).padStart(9, '0')}`;
   // Each account is a person of their own, so it signs up from an address of its own: the sign-up
   // limits follow the asker, and every browser test's accounts from one address would reach them.
   const from = loopbackAddress();
@@ -78,7 +79,7 @@ export async function registeredUser(
     { cookie: cookiesFrom(registered) },
   );
   expect(verified.status).toBe(200);
-  return { email, name };
+  return { email, name, phone };
 }
 
 /** Fills and submits the /login form; does not wait for where it leads. */

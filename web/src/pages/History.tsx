@@ -20,7 +20,7 @@ export default function History() {
   const [, navigate] = useLocation();
   const highlighted = new URLSearchParams(useSearch()).get('invoiceId');
   const email = useHistoryEmail(session.user?.email ?? null);
-  const { data, error, isLoading } = useInvoices(session.status === 'loading' ? null : email);
+  const { data, error, isLoading, mutate } = useInvoices(session.status === 'loading' ? null : email);
   // The refunds of each invoiced payment, so an invoice whose plan was refunded says so.
   const { data: payments } = usePayments(session.status === 'user');
   const refundsByInvoice = new Map(
@@ -29,8 +29,12 @@ export default function History() {
 
   useEffect(() => {
     // Not logged in (or the session ended): the guard's answer, /login.
-    if (error instanceof ApiError && error.status === 401) navigate(loginPathForHere(), { replace: true });
-  }, [error, navigate]);
+    if (!(error instanceof ApiError) || error.status !== 401) return;
+    // Signed out: to /login, which comes back here. Signed in again since (the 401 is the one the
+    // cache kept from before): ask again, rather than send a signed-in customer to /login.
+    if (session.status === 'anonymous') navigate(loginPathForHere(), { replace: true });
+    else if (session.status === 'user') void mutate();
+  }, [error, navigate, session.status, mutate]);
 
   let body;
   if (session.status === 'loading' || isLoading) {
@@ -194,7 +198,8 @@ function AttemptCard({ attempt }: { attempt: PaymentAttempt }) {
         </p>
       ))}
       {attempt.refundOffer.amountPaise !== null && <RefundRequest attempt={attempt} />}
-      {attempt.refundOffer.refusalKind === 'not-settled' && (
+      {/* An AutoPay debit still with the bank: when asking for its refund can work. */}
+      {attempt.autoPay === 'debit' && attempt.refundOffer.refusalKind === 'not-settled' && (
         <p className="muted refund-wait">{attempt.refundOffer.refusal}</p>
       )}
     </article>
