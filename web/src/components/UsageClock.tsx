@@ -85,8 +85,8 @@ export function UsageClock(props: UsageClockProps) {
       {remaining !== null && (
         <div className="vm-fact">
           <dt>Remaining time</dt>
-          <dd className="vm-clock" data-field="time-remaining">
-            {remaining.text}
+          <dd className="vm-clock">
+            <span data-field="time-remaining">{remaining.text}</span>
             {remaining.label && (
               <span className="vm-clock-label" data-field="time-remaining-label">
                 {remaining.label}
