@@ -1,6 +1,11 @@
 import type { Middleware } from 'koa';
 import { hashToken } from '../../core/crypto/crypto.ts';
-import { findLiveSessionCached, sessionNeedsTouch, touchSession } from '../../core/db/sessions.ts';
+import {
+  findLiveSessionCached,
+  sessionEndReason,
+  sessionNeedsTouch,
+  touchSession,
+} from '../../core/db/sessions.ts';
 import { revocationsAcknowledged } from '../../core/db/sessionRevocations.ts';
 import type { Db } from '../../core/db/pool.ts';
 import { clearCookie, readCookie, SESSION_COOKIE } from '../auth/cookies.ts';
@@ -51,6 +56,10 @@ export function loadSession(options: { db: Db; production: boolean }): Middlewar
         if (sessionNeedsTouch(session, now)) await touchSession(options.db, session, now);
       } else {
         clearCookie(ctx, SESSION_COOKIE, settings);
+        // The device's last request with this cookie: tell it why it was signed out, when there is
+        // a reason it should hear (a password change). One read, once per revoked device.
+        const reason = await sessionEndReason(options.db, hashToken(token));
+        if (reason) ctx.set(SESSION_ENDED_HEADER, reason);
       }
     } else if (ctx.cookies.get(SESSION_COOKIE.name(settings.production))) {
       clearCookie(ctx, SESSION_COOKIE, settings);
@@ -61,6 +70,9 @@ export function loadSession(options: { db: Db; production: boolean }): Middlewar
     await revocationsAcknowledged();
   };
 }
+
+/** The header that tells a signed-out device why (`SessionEndReason`); the SPA's fetcher reads it. */
+export const SESSION_ENDED_HEADER = 'X-Session-Ended';
 
 /** Route middleware: 401 "Please log in to continue." without a session. */
 export function requireUser(): Middleware<AppState> {

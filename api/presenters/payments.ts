@@ -6,7 +6,11 @@ import {
   type CheckoutWaitSettings,
 } from '../../core/domain/payments.ts';
 import type { PaymentAttemptRecord, RefundRecord } from '../../core/domain/planRecords.ts';
-import { CUSTOMER_REFUND_MESSAGES, type CustomerRefundRefusal } from '../../core/domain/refund.ts';
+import {
+  customerRefundMessage,
+  plainRefundRefusal,
+  type CustomerRefundRefusal,
+} from '../../core/domain/refund.ts';
 import type { Quote, RefundTarget } from '../../core/commands/refunds.ts';
 
 /** Payment attempts and refunds → the JSON the history and payment-failed pages read. */
@@ -21,6 +25,9 @@ export function refundBody(r: Refund): RefundRecord {
     payuStatus: r.payu_status,
     requestedAt: r.created_at.toISOString(),
     completedAt: r.completed_at?.toISOString() ?? null,
+    // One PayU accepted (it has a request id) failed later at the bank; otherwise PayU refused it.
+    reason: r.status === 'failed' ? plainRefundRefusal(r.payu_request_id ? null : r.error_code) : null,
+    underReview: r.under_review,
   };
 }
 
@@ -29,9 +36,15 @@ export function paymentAttemptBody(
   refunds: readonly Refund[],
   offer: { quote: Quote | null; refusal: CustomerRefundRefusal | null },
   checkout: CheckoutWaitSettings,
+  autoPay: PaymentAttemptRecord['autoPay'] = null,
 ): PaymentAttemptRecord {
   const progress = attemptProgress(
-    { status: payment.status, createdAt: payment.created_at, nextCheckAt: payment.next_check_at },
+    {
+      status: payment.status,
+      createdAt: payment.created_at,
+      nextCheckAt: payment.next_check_at,
+      heardFromPayU: payment.callback_count > 0,
+    },
     new Date(),
     checkout,
   );
@@ -45,6 +58,7 @@ export function paymentAttemptBody(
     planName: subscription?.plan_name ?? 'Plan',
     hours: subscription?.hours ?? 0,
     isTrial: subscription?.is_trial ?? false,
+    autoPay,
     amountPaise: payment.amount_paise,
     createdAt: payment.created_at.toISOString(),
     failureReason: payment.status === 'failure' ? plainFailureReason(payment.failure_reason) : null,
@@ -63,7 +77,10 @@ export function paymentAttemptBody(
       day: offer.quote?.quote.day ?? null,
       percent: offer.quote?.quote.percent ?? null,
       chargePaise: offer.quote?.quote.chargePaise ?? null,
-      refusal: offer.refusal ? CUSTOMER_REFUND_MESSAGES[offer.refusal] : null,
+      refusal: offer.refusal
+        ? customerRefundMessage(offer.refusal, { nextCheckAt: payment.next_check_at })
+        : null,
+      refusalKind: offer.refusal,
     },
   };
 }

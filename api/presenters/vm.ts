@@ -19,9 +19,14 @@ import {
 } from '../../core/domain/lifecycle.ts';
 import { isGone } from '../../core/domain/machineGone.ts';
 import { handoverNotice, pendingHandover } from '../../core/domain/planHandover.ts';
+import { planEndView } from '../../core/domain/planEnd.ts';
+import { setupPhaseOf } from '../../core/domain/setupProgress.ts';
+import { isTrialPlanName } from '../../core/domain/trial.ts';
+import { findPlan } from '../../core/domain/plans.ts';
 import { remainingSeconds } from '../../core/domain/usage.ts';
 import {
   machineDisplayState,
+  startRefusal,
   VM_MESSAGES,
   type DashboardRecord,
   type VmDisplayState,
@@ -115,6 +120,7 @@ export function dashboardBody(input: {
   const waitingForDiskCopy =
     planActive && vm?.state === 'requested' && vm.restore_snapshot_id !== null && disk?.state === 'creating';
 
+  const ending = planEndFields(subscription, vm, input.autopay ?? null, vmConfig, now);
   return {
     email: user.email,
     name: user.name,
@@ -146,6 +152,7 @@ export function dashboardBody(input: {
             outOfHours,
             hasPlan: subscription !== null,
             restoring: waitingForDiskCopy,
+            endBanner: ending.planEnd !== null,
           }),
     keptUntil,
     keptDisk,
@@ -157,6 +164,78 @@ export function dashboardBody(input: {
     namesEnabled: Boolean(input.nameSuffix),
     ...streamingFields(vm, input, now),
     autoRenew: autoRenewOf(input.autopay ?? null),
+    ...ending,
+    setup: setupOf(subscription, vm, { planActive, servesPlan, state, handingOver: handover !== null }),
+    trialMachine:
+      subscription && isTrialPlanName(subscription.plan_name)
+        ? (findPlan(subscription.plan_id)?.displayName ?? null)
+        : null,
+  };
+}
+
+/**
+ * A paid plan's PC on its way (core/domain/setupProgress.ts): its phase, how it comes and since
+ * when, for the payment-success page and the dashboard's progress. Null once it runs, or when
+ * nothing is being set up.
+ */
+function setupOf(
+  subscription: DashboardSubscription | null,
+  vm: DashboardVm | null,
+  shown: { planActive: boolean; servesPlan: boolean; state: VmDisplayState; handingOver: boolean },
+): DashboardBody['setup'] {
+  if (!shown.planActive || shown.handingOver) return null;
+  if (shown.state !== 'provisioning' && shown.state !== 'starting') return null;
+  if (!vm || !shown.servesPlan || vm.state === 'terminated') {
+    // Paid a moment ago: the provisioning job has not made its machine yet.
+    const since = subscription?.purchased_at ?? null;
+    return since ? { phase: 'preparing', source: null, requestedAt: since.toISOString() } : null;
+  }
+  // A first setup only: a restart of a machine that ran before says "Starting…" on its own.
+  if (vm.state !== 'requested' && vm.state !== 'provisioning') return null;
+  const phase = setupPhaseOf({
+    state: vm.state,
+    source: vm.source,
+    instanceId: vm.instance_id,
+    remoteDesktopWaitingSince: vm.remote_desktop_waiting_since,
+  });
+  return phase && phase !== 'ready'
+    ? { phase, source: vm.source, requestedAt: vm.requested_at.toISOString() }
+    : null;
+}
+
+/**
+ * The plan's end (core/domain/planEnd.ts) and whether START would be refused: the banner of the
+ * last days, the ended state, the renewal the plans page offers. A poll after a renewal or a
+ * refund answers from the new record, so the banner follows a moved end.
+ */
+function planEndFields(
+  subscription: DashboardSubscription | null,
+  vm: DashboardVm | null,
+  autopay: DashboardAutopay | null,
+  vmConfig: VmConfig,
+  now: Date,
+): Pick<DashboardBody, 'planEnd' | 'startBlocked'> {
+  const plan = subscription && {
+    status: subscription.status,
+    expiresAt: subscription.expires_at,
+    hours: subscription.hours,
+    cancelledAt: subscription.cancelled_at,
+    planName: subscription.plan_name,
+    isTrial: isTrialPlanName(subscription.plan_name),
+  };
+  const usage = vm && subscription && vm.subscription_id === subscription.id ? vm.usage_seconds : 0;
+  const refusal =
+    vm?.state === 'stopped' ? startRefusal(vm, plan && { ...plan, usageSeconds: usage }, now) : null;
+  return {
+    planEnd: planEndView({
+      plan,
+      autopay: autopay && { status: autopay.status, nextDebitAt: autopay.next_debit_at },
+      graceDays: vmConfig.graceDays,
+      machineKept:
+        vm !== null && vm.state !== 'terminating' && vm.state !== 'terminated' && vm.state !== 'error',
+      now,
+    }),
+    startBlocked: refusal?.message ?? null,
   };
 }
 
@@ -255,7 +334,14 @@ function usageAtStateChange(vm: DashboardVm): number {
 function noticeFor(
   vm: DashboardVm | null,
   state: VmDisplayState,
-  plan: { planActive: boolean; outOfHours: boolean; hasPlan: boolean; restoring: boolean },
+  plan: {
+    planActive: boolean;
+    outOfHours: boolean;
+    hasPlan: boolean;
+    restoring: boolean;
+    /** The plan-end banner says the plan ended, and what now: no second notice for it. */
+    endBanner: boolean;
+  },
 ): string | null {
   if (!plan.hasPlan) return null;
   if (plan.restoring) return VM_MESSAGES.restoringFiles;
@@ -267,7 +353,7 @@ function noticeFor(
   if (vm?.state === 'running' && vm.problem) return vm.problem;
   if (vm?.state === 'provisioning' && vm.remote_desktop_waiting_since)
     return VM_MESSAGES.waitingForRemoteDesktop;
-  if (!plan.planActive) return VM_MESSAGES.planExpired;
+  if (!plan.planActive) return plan.endBanner ? null : VM_MESSAGES.planExpired;
   if (plan.outOfHours) return VM_MESSAGES.outOfHours;
   if (vm?.state === 'stopped' && vm.problem) return vm.problem;
   // Stopping, being changed or starting for a plan of another kind: say why it is not running.

@@ -375,7 +375,7 @@ export function authRoutes(services: Services): Router<AppState> {
       if (!id) return null;
       await updatePasswordHash(trx, id, passwordHash);
       // A reset is what someone does when they fear the password leaked: sign out everywhere.
-      await revokeUserSessions(trx, id);
+      await revokeUserSessions(trx, id, 'password-changed');
       await consumeUserResetTokens(trx, id);
       await consumeCodes(trx, email);
       await consumeUserChallenges(trx, id);

@@ -25,7 +25,7 @@ import type { Services } from '../services.ts';
 const NoBody = z.strictObject({}, { error: 'This request takes no fields.' });
 
 export function autopayRoutes(services: Services): Router<AppState> {
-  const { db, boss } = services;
+  const { db } = services;
   const router = new Router<AppState>();
 
   async function record(userId: string, mandate?: Mandate) {
@@ -62,20 +62,20 @@ export function autopayRoutes(services: Services): Router<AppState> {
 
   router.post('/vm/autopay/cancel', requireUser(), validate(NoBody), async (ctx) => {
     const user = currentUser(ctx);
-    const mandate = await act(() => cancelAutoRenew(db, boss, user.id, new Date()));
+    const mandate = await act(() => cancelAutoRenew(services, user.id, new Date()));
     ctx.state.log.info({ mandateId: mandate.id }, 'autopay: cancelled by the customer');
     ctx.body = { autoRenew: await record(user.id, mandate) };
   });
 
   router.post('/vm/autopay/pause', requireUser(), validate(NoBody), async (ctx) => {
     const user = currentUser(ctx);
-    const mandate = await act(() => pauseAutoRenew(db, user.id, new Date()));
+    const mandate = await act(() => pauseAutoRenew(services, user.id, new Date()));
     ctx.body = { autoRenew: await record(user.id, mandate) };
   });
 
   router.post('/vm/autopay/resume', requireUser(), validate(NoBody), async (ctx) => {
     const user = currentUser(ctx);
-    const mandate = await act(() => resumeAutoRenew(db, user.id, new Date()));
+    const mandate = await act(() => resumeAutoRenew(services, user.id, new Date()));
     ctx.body = { autoRenew: await record(user.id, mandate) };
   });
 

@@ -18,7 +18,7 @@ import {
   OPEN_CHECKOUT_WINDOW_MS,
   tooManyOpenCheckouts,
 } from '../../core/domain/payments.ts';
-import { CUSTOMER_REFUND_MESSAGES } from '../../core/domain/refund.ts';
+import { customerRefundMessage } from '../../core/domain/refund.ts';
 import {
   customerRefundCheck,
   quoteFor,
@@ -44,6 +44,7 @@ import {
 } from '../../core/providers/payu.ts';
 import { checkPurchase, matchesPending } from '../../core/commands/purchases.ts';
 import { recordCheckoutMandate, renewalTerms } from '../../core/commands/autopay.ts';
+import { autopayRolesOfPayments } from '../../core/db/autopay.ts';
 import { AUTOPAY_MESSAGES, autoRenewRefusal, siDetails } from '../../core/domain/autopay.ts';
 import { sendJob } from '../../core/queue.ts';
 import { badRequest, conflict, HttpError, notFound, tooManyRequests } from '../errors.ts';
@@ -329,9 +330,8 @@ export function paymentRoutes(services: Services): Router<AppState> {
   }
 
   function offerOf(target: RefundTarget, refunds: readonly Refund[], now: Date) {
-    const hasRefund = refunds.some((r) => r.status !== 'failed');
     const quote = target.payment.status === 'success' ? quoteFor(target, refunds, config, now) : null;
-    const refusal = customerRefundCheck(target, quote, hasRefund, now);
+    const refusal = customerRefundCheck(target, quote, refunds, now);
     return { quote, refusal };
   }
 
@@ -352,12 +352,11 @@ export function paymentRoutes(services: Services): Router<AppState> {
       listPaymentsForUser(db, user.id),
       listRefundsForUser(db, user.id),
     ]);
-    const [subscriptions, invoices] = await Promise.all([
+    const paymentIds = payments.map((p) => p.id);
+    const [subscriptions, invoices, autopayRoles] = await Promise.all([
       findSubscriptionsByIds(db, [...new Set(payments.map((p) => p.subscription_id))]),
-      findInvoicesByPayments(
-        db,
-        payments.map((p) => p.id),
-      ),
+      findInvoicesByPayments(db, paymentIds),
+      autopayRolesOfPayments(db, paymentIds),
     ]);
     ctx.body = {
       payments: payments.map((payment) => {
@@ -367,7 +366,13 @@ export function paymentRoutes(services: Services): Router<AppState> {
           invoice: invoices.get(payment.id) ?? null,
         };
         const own = refunds.filter((r) => r.payment_id === payment.id);
-        return paymentAttemptBody(target, own, offerOf(target, own, now), config.checkout);
+        return paymentAttemptBody(
+          target,
+          own,
+          offerOf(target, own, now),
+          config.checkout,
+          autopayRoles.get(payment.id) ?? null,
+        );
       }),
     };
   });
@@ -380,6 +385,7 @@ export function paymentRoutes(services: Services): Router<AppState> {
       await listRefundsForPayment(db, payment.id),
       await refundOffer(target, new Date()),
       config.checkout,
+      (await autopayRolesOfPayments(db, [payment.id])).get(payment.id) ?? null,
     );
   });
 
@@ -389,7 +395,8 @@ export function paymentRoutes(services: Services): Router<AppState> {
     const { confirmAmountPaise } = input<RefundRequestBody>(ctx);
     const target = await targetOf(payment);
     const { quote, refusal } = await refundOffer(target, new Date());
-    if (refusal || !quote) throw conflict(CUSTOMER_REFUND_MESSAGES[refusal ?? 'not-paid']);
+    if (refusal || !quote)
+      throw conflict(customerRefundMessage(refusal ?? 'not-paid', { nextCheckAt: payment.next_check_at }));
     if (quote.quote.refundPaise !== confirmAmountPaise) {
       throw conflict(
         'The refund amount has changed since you looked (a new day of the plan began). Please check it again.',
@@ -411,6 +418,7 @@ export function paymentRoutes(services: Services): Router<AppState> {
       await listRefundsForPayment(db, payment.id),
       await refundOffer(target, new Date()),
       config.checkout,
+      (await autopayRolesOfPayments(db, [payment.id])).get(payment.id) ?? null,
     );
   });
 

@@ -171,9 +171,25 @@ export function planRoutes(services: Services): Router<AppState> {
 
   /** The plan choice waiting for payment: what /payment confirms. */
   router.get('/vm/checkout', requireUser(), async (ctx) => {
-    const userId = currentUser(ctx).id;
+    const user = currentUser(ctx);
+    const userId = user.id;
     const pending = await findLatestPendingSubscription(db, userId);
     if (!pending) throw notFound('No plan is waiting for payment. Please choose a plan.');
+    const renewal = await renewalTerms(db, pending.id);
+    // What Pay would be refused for (a plan bought since this choice was made, capacity gone, a
+    // used trial), said now rather than after Pay: the same check create-payment makes.
+    const check = await checkPurchase(db, {
+      renews: renewal?.renews_subscription_id ?? null,
+      user,
+      request: {
+        plan: pending.is_trial ? pending.plan_name : pending.plan_id,
+        hours: pending.hours,
+        isTrial: pending.is_trial,
+        trialPlan: pending.plan_id,
+      },
+      capacityLimits: config.capacityLimits,
+      now: new Date(),
+    });
     const live = await findLiveVmByUser(db, userId);
     const kept = live ? null : await findKeptSnapshotOfUser(db, userId);
     const body: CheckoutRecord = {
@@ -195,8 +211,9 @@ export function planRoutes(services: Services): Router<AppState> {
         copyNotBegun: !live && (await diskCopyNotBegun(db, userId)),
         now: new Date(),
       }),
+      refusal: check.ok ? null : check.message,
       // A renewal's "Pay now" renews under the mandate already on: nothing to opt into.
-      autoRenew: (await renewalTerms(db, pending.id))
+      autoRenew: renewal
         ? null
         : autoRenewOffer({
             available: config.autopay.enabled,

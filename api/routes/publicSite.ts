@@ -7,7 +7,7 @@ import {
   NEWSLETTER_MESSAGES,
 } from '../../core/domain/publicSite.ts';
 import { insertFeedbackMessage } from '../../core/db/feedback.ts';
-import { recentProvisionTimes } from '../../core/db/provisionStats.ts';
+import { recentProvisionDistribution, recentProvisionTimes } from '../../core/db/provisionStats.ts';
 import { timeToDesktopStat } from '../../core/domain/content/timeToDesktop.ts';
 import {
   confirmSubscriber,
@@ -79,12 +79,17 @@ export function publicSiteRoutes(services: Services): Router<AppState> {
   // The addresses the site shows come from configuration, never from the bundle; the
   // time-to-desktop figure from recorded provisions, never from a constant.
   router.get('/site', async (ctx) => {
-    // One indexed read of at most RECENT_PROVISIONS rows (sql/0011).
-    const provisionTimes = await recentProvisionTimes(services.db);
+    // Indexed reads of at most RECENT_PROVISIONS rows each (sql/0011, sql/0065).
+    const [provisionTimes, setupTimes] = await Promise.all([
+      recentProvisionTimes(services.db),
+      recentProvisionDistribution(services.db),
+    ]);
     ctx.body = {
       contactEmail: services.config.contactEmail,
       supportEmail: services.config.supportEmail,
       timeToDesktop: timeToDesktopStat(provisionTimes),
+      // The same provisions by kind: what the wait after paying is estimated from.
+      setupTimes,
       // What the connection check page measures, and the region it stands for.
       connectionCheck: {
         pingUrl: services.config.connectionCheck.pingUrl,

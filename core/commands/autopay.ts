@@ -2,7 +2,7 @@ import type { Config } from '../config/config.ts';
 import type { Payment } from '../db/payments.ts';
 import type { Db } from '../db/pool.ts';
 import { raiseAlert } from '../db/operatorAlerts.ts';
-import { insertPendingSubscription, type Subscription } from '../db/subscriptions.ts';
+import { findSubscription, insertPendingSubscription, type Subscription } from '../db/subscriptions.ts';
 import { attachSubscription, findLiveVmByUser } from '../db/vms.ts';
 import { findUserById } from '../db/users.ts';
 import {
@@ -37,7 +37,13 @@ import {
   resumedState,
   scheduledDebitAt,
 } from '../domain/autopay.ts';
-import { autopayStoppedMail } from '../emails/autopay.ts';
+import {
+  autopayCancelledMail,
+  autopayPausedMail,
+  autopayResumedMail,
+  autopaySetUpMail,
+  autopayStoppedMail,
+} from '../emails/autopay.ts';
 import { sendJob, type Boss } from '../queue.ts';
 
 /**
@@ -127,14 +133,31 @@ export async function afterActivation(
       });
       return;
     }
+    const firstDebitAt = scheduledDebitAt(expiresAt, method);
     await activateMandate(trx, registering.id, {
       method,
       authpayuid: payment.mihpayid,
       currentSubscriptionId: subscription.id,
-      nextDebitAt: scheduledDebitAt(expiresAt, method),
+      nextDebitAt: firstDebitAt,
     });
     for (const id of await cancelOtherMandates(trx, payment.user_id, registering.id, now)) {
       await sendJob(boss, 'autopay-revoke', { mandateId: id }, { db: trx, singletonKey: id });
+    }
+    const customer = await findUserById(trx, payment.user_id);
+    if (customer) {
+      const setUp = autopaySetUpMail(
+        customer,
+        {
+          planName: registering.plan_name,
+          hours: registering.hours,
+          amountPaise: registering.amount_paise,
+          method,
+          firstDebitAt,
+          noticeHours: Math.round(config.autopay.noticeMinutes / 60),
+        },
+        config.publicUrl,
+      );
+      await sendJob(boss, 'email-send', setUp, { db: trx });
     }
     return;
   }
@@ -184,6 +207,29 @@ export async function afterActivation(
   await stopMandate(trx, boss, config, live, AUTOPAY_MESSAGES.changedPlan, now);
 }
 
+/**
+ * A refund PayU took on ended this plan: a mandate renewing it stops too (revoked at PayU, the
+ * customer told), or its next debit would renew a plan the customer gave back.
+ */
+export async function stopAutoRenewOfRefundedPlan(
+  trx: Db,
+  boss: Boss,
+  config: Config,
+  input: { userId: string; subscriptionId: string; now: Date },
+): Promise<void> {
+  const live = await findLiveMandateOfUser(trx, input.userId);
+  if (live?.current_subscription_id !== input.subscriptionId) return;
+  for (const open of await listRenewalsOfMandate(trx, live.id, [
+    'noticing',
+    'noticed',
+    'retrying',
+    'skipped',
+  ])) {
+    await moveRenewal(trx, open.id, [open.state], 'cancelled');
+  }
+  await stopMandate(trx, boss, config, live, AUTOPAY_MESSAGES.refunded, input.now);
+}
+
 /** Cancels a mandate for a reason of ours, revokes it at PayU and tells the customer why. */
 async function stopMandate(trx: Db, boss: Boss, config: Config, mandate: Mandate, reason: string, now: Date) {
   if (!(await cancelMandate(trx, mandate.id, now, reason))) return;
@@ -197,20 +243,44 @@ async function stopMandate(trx: Db, boss: Boss, config: Config, mandate: Mandate
 // ---------------------------------------------------------------------------------------
 // The customer's actions
 
+/** What the customer's own AutoPay actions need beyond the database: the queue, and the settings mails quote. */
+export type AutopayActionDeps = { db: Db; boss: Boss; config: Pick<Config, 'publicUrl' | 'vm'> };
+
+/** The customer and the end of the plan a mandate follows, for the mail confirming a change. */
+async function mailFacts(trx: Db, mandate: Mandate) {
+  const [customer, plan] = await Promise.all([
+    findUserById(trx, mandate.user_id),
+    mandate.current_subscription_id ? findSubscription(trx, mandate.current_subscription_id) : null,
+  ]);
+  return { customer, planEndsAt: plan?.status === 'active' ? plan.expires_at : null };
+}
+
 /**
  * Cancel: no further debit (a notice already sent is void: its debit is stopped), and the
- * mandate is revoked at PayU by `autopay-revoke`. Twice is the same as once. A debit already with
- * the bank is not recalled; its outcome still counts.
+ * mandate is revoked at PayU by `autopay-revoke`. Twice is the same as once (one mail). A debit
+ * already with the bank is not recalled; its outcome still counts.
  */
-export async function cancelAutoRenew(db: Db, boss: Boss, userId: string, now: Date): Promise<Mandate> {
-  return db.transaction(async (trx) => {
+export async function cancelAutoRenew(deps: AutopayActionDeps, userId: string, now: Date): Promise<Mandate> {
+  const { boss, config } = deps;
+  return deps.db.transaction(async (trx) => {
     const live = await findLiveMandateOfUser(trx, userId);
     if (!live) {
       const latest = await findLatestMandateOfUser(trx, userId);
       if (latest && (latest.status === 'cancelled' || latest.status === 'revoked')) return latest;
       throw new AutopayRefusal(404, AUTOPAY_MESSAGES.noMandate);
     }
-    return (await cancelLiveMandate(trx, boss, live, now)) ?? live;
+    const cancelled = await cancelLiveMandate(trx, boss, live, now);
+    if (!cancelled) return live;
+    const { customer, planEndsAt } = await mailFacts(trx, live);
+    if (customer) {
+      const confirm = autopayCancelledMail(
+        customer,
+        { planName: live.plan_name, planEndsAt, graceDays: config.vm.graceDays },
+        config.publicUrl,
+      );
+      await sendJob(boss, 'email-send', confirm, { db: trx });
+    }
+    return cancelled;
   });
 }
 
@@ -236,9 +306,13 @@ export async function endAutoRenewOfUser(db: Db, boss: Boss, userId: string, now
   if (live) await cancelLiveMandate(db, boss, live, now);
 }
 
-/** Pause: the next debit is skipped (a notice already sent is void); the mandate stays at PayU. */
-export async function pauseAutoRenew(db: Db, userId: string, now: Date): Promise<Mandate> {
-  return db.transaction(async (trx) => {
+/**
+ * Pause: the next debit is skipped (a notice already sent is void); the mandate stays at PayU.
+ * The customer is mailed the day their PC will stop, the plan's end.
+ */
+export async function pauseAutoRenew(deps: AutopayActionDeps, userId: string, now: Date): Promise<Mandate> {
+  const { boss, config } = deps;
+  return deps.db.transaction(async (trx) => {
     const live = await findLiveMandateOfUser(trx, userId);
     if (!live) throw new AutopayRefusal(404, AUTOPAY_MESSAGES.noMandate);
     if (live.status === 'paused') return live;
@@ -246,6 +320,15 @@ export async function pauseAutoRenew(db: Db, userId: string, now: Date): Promise
     if (!paused) throw new AutopayRefusal(409, AUTOPAY_MESSAGES.cannotPause);
     for (const open of await listRenewalsOfMandate(trx, live.id, ['noticing', 'noticed', 'retrying'])) {
       await moveRenewal(trx, open.id, [open.state], 'skipped');
+    }
+    const { customer, planEndsAt } = await mailFacts(trx, live);
+    if (customer) {
+      const confirm = autopayPausedMail(
+        customer,
+        { planName: live.plan_name, planEndsAt, graceDays: config.vm.graceDays },
+        config.publicUrl,
+      );
+      await sendJob(boss, 'email-send', confirm, { db: trx });
     }
     return paused;
   });
@@ -255,8 +338,9 @@ export async function pauseAutoRenew(db: Db, userId: string, now: Date): Promise
  * Resume: debits go on. A renewal skipped by the pause comes back if its plan has not ended yet
  * (its notice stands; one not yet sent goes now, and the debit waits the whole notice lead).
  */
-export async function resumeAutoRenew(db: Db, userId: string, now: Date): Promise<Mandate> {
-  return db.transaction(async (trx) => {
+export async function resumeAutoRenew(deps: AutopayActionDeps, userId: string, now: Date): Promise<Mandate> {
+  const { boss, config } = deps;
+  return deps.db.transaction(async (trx) => {
     const live = await findLiveMandateOfUser(trx, userId);
     if (!live) throw new AutopayRefusal(404, AUTOPAY_MESSAGES.noMandate);
     if (live.status === 'active') return live;
@@ -277,7 +361,17 @@ export async function resumeAutoRenew(db: Db, userId: string, now: Date): Promis
       // The plan it followed ended while paused: the next plan bought is the one it renews.
       await setMandateSchedule(trx, live.id, { nextDebitAt: null });
     }
-    return (await findLiveMandateOfUser(trx, userId)) ?? resumed;
+    const current = (await findLiveMandateOfUser(trx, userId)) ?? resumed;
+    const customer = await findUserById(trx, live.user_id);
+    if (customer) {
+      const confirm = autopayResumedMail(
+        customer,
+        { planName: live.plan_name, amountPaise: live.amount_paise, nextDebitAt: current.next_debit_at },
+        config.publicUrl,
+      );
+      await sendJob(boss, 'email-send', confirm, { db: trx });
+    }
+    return current;
   });
 }
 

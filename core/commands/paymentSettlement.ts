@@ -28,6 +28,7 @@ import type { Logger } from '../observability/log.ts';
 import type { VerifyPaymentResult } from '../providers/payu.ts';
 import { sendJob, type Boss } from '../queue.ts';
 import { afterActivation, giveWayToRenewal, renewalPeriodEnd, renewalTerms } from './autopay.ts';
+import { isSiDebit } from './autopayVerify.ts';
 import { issueInvoice } from './invoicing.ts';
 
 /**
@@ -170,7 +171,10 @@ async function settleSuccess(
     await sendJob(
       boss,
       'email-send',
-      paymentReceiptMail(invoice, config.publicUrl, { renewal: renewal !== null }),
+      paymentReceiptMail(invoice, config.publicUrl, {
+        renewal: renewal !== null,
+        autopayDebit: renewal !== null && (await isSiDebit(trx, paid.id)),
+      }),
       {
         db: trx,
       },

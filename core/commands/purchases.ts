@@ -1,6 +1,6 @@
 import { checkCapacity } from './capacity.ts';
 import type { Db } from '../db/pool.ts';
-import { findActiveSubscription, hasUsedTrial, type Subscription } from '../db/subscriptions.ts';
+import { findActiveSubscription, trialUsedBy, type Subscription } from '../db/subscriptions.ts';
 import { findPlan, type PlanId } from '../domain/plans.ts';
 import { checkPlanChoice, PLAN_CHOICE_MESSAGES, type PlanChoiceProblem } from '../domain/subscription.ts';
 import {
@@ -10,6 +10,7 @@ import {
   TRIAL_HOURS,
   TRIAL_NEEDS_PHONE_MESSAGE,
   TRIAL_PLAN_NAME,
+  trialPhoneUsedMessage,
 } from '../domain/trial.ts';
 
 /**
@@ -110,13 +111,17 @@ export async function checkPurchase(
   const renews = input.renews ?? null;
   const resolved = resolvePurchase(request);
   // One trial ever: say so first, rather than that the (used) trial is still running.
-  if (
-    resolved.ok &&
-    resolved.purchase.isTrial &&
-    user.phone &&
-    (await hasUsedTrial(db, user.id, user.phone))
-  ) {
-    return { ok: false, problem: 'trial-used', message: TRIAL_ALREADY_USED_MESSAGE };
+  const usedBy =
+    resolved.ok && resolved.purchase.isTrial && user.phone
+      ? await trialUsedBy(db, user.id, user.phone)
+      : null;
+  if (usedBy) {
+    return {
+      ok: false,
+      problem: 'trial-used',
+      message:
+        usedBy === 'phone' && user.phone ? trialPhoneUsedMessage(user.phone) : TRIAL_ALREADY_USED_MESSAGE,
+    };
   }
   const active = await findActiveSubscription(db, user.id, now);
   // The active-plan rule comes first in the spec, before even the duration.

@@ -3,14 +3,20 @@ import { findInvoiceByPayment } from '../db/invoices.ts';
 import { raiseAlert } from '../db/operatorAlerts.ts';
 import type { Payment } from '../db/payments.ts';
 import type { Db } from '../db/pool.ts';
-import { recordRefundStatus, settleRefund, type Refund } from '../db/refunds.ts';
+import { recordRefundStatus, refundFailedAlertKey, settleRefund, type Refund } from '../db/refunds.ts';
 import { cancelSubscription } from '../db/subscriptions.ts';
 import { findUserById } from '../db/users.ts';
-import { refundCheckDelaySeconds, refundFinal, refundFollowUp } from '../domain/refund.ts';
+import {
+  plainRefundRefusal,
+  refundCheckDelaySeconds,
+  refundFinal,
+  refundFollowUp,
+} from '../domain/refund.ts';
 import { refundMail } from '../emails/payments.ts';
 import type { Logger } from '../observability/log.ts';
 import { PayUError, type PayUClient } from '../providers/payu.ts';
 import { sendJob, type Boss } from '../queue.ts';
+import { stopAutoRenewOfRefundedPlan } from './autopay.ts';
 import { issueCreditNote } from './creditNotes.ts';
 
 /**
@@ -62,8 +68,17 @@ export async function sendRefund(
         message: note,
       });
       if (!row) return null;
-      // The plan ends with its refund; a payment that never activated anything has no plan to end.
-      if (payment.problem === null) await cancelSubscription(trx, payment.subscription_id, new Date());
+      // The plan ends with its refund, and AutoPay renewing it with it; a payment that never
+      // activated anything has no plan to end.
+      if (payment.problem === null) {
+        const now = new Date();
+        await cancelSubscription(trx, payment.subscription_id, now);
+        await stopAutoRenewOfRefundedPlan(trx, deps.boss, deps.config, {
+          userId: payment.user_id,
+          subscriptionId: payment.subscription_id,
+          now,
+        });
+      }
       if (customer) {
         await mailRefund(deps, trx, customer, row, payment, 'accepted');
       }
@@ -122,7 +137,7 @@ export async function followRefund(
     } else if (next.kind === 'failed') {
       await alertFailed(trx, row, payment, `PayU reports the refund ${status.payuStatus}`);
       if (customer) {
-        await mailRefund(deps, trx, customer, row, payment, 'failed');
+        await mailRefund(deps, trx, customer, row, payment, 'failed', null, plainRefundRefusal(null));
       }
     } else if (next.kind === 'stalled') {
       await raiseAlert(trx, {
@@ -161,9 +176,15 @@ async function fail(
   message: string,
   log: Logger,
 ): Promise<void> {
+  const customer = await findUserById(deps.db, payment.user_id);
   await deps.db.transaction(async (trx) => {
     const row = await settleRefund(trx, refund.id, { status: 'failed', requestId: null, errorCode, message });
-    if (row) await alertFailed(trx, row, payment, message);
+    if (!row) return;
+    await alertFailed(trx, row, payment, message);
+    // The customer hears it from us, with the reason; their history shows it and does not offer
+    // the refund again until an operator has resolved the alert.
+    if (customer)
+      await mailRefund(deps, trx, customer, row, payment, 'refused', null, plainRefundRefusal(errorCode));
   });
   log.error({ txnid: payment.txnid, errorCode, message }, 'payment-refund: PayU refused the refund');
 }
@@ -171,8 +192,8 @@ async function fail(
 async function alertFailed(db: Db, refund: Refund, payment: Payment, why: string) {
   await raiseAlert(db, {
     kind: 'refund-failed',
-    dedupeKey: `refund-failed:${refund.id}`,
-    message: `Refund ${refund.token} of ${payment.txnid} (${refund.amount_paise} paise, ${refund.source}) failed: ${why}. Issue it again with npm run refund once the cause is fixed.`,
+    dedupeKey: refundFailedAlertKey(refund.id),
+    message: `Refund ${refund.token} of ${payment.txnid} (${refund.amount_paise} paise, ${refund.source}) failed: ${why}. The customer was mailed. Issue it again with npm run refund once the cause is fixed; resolving this alert lets the customer ask for it again from their history.`,
     details: { txnid: payment.txnid, refundId: refund.id, source: refund.source },
   });
 }
@@ -185,11 +206,12 @@ async function mailRefund(
   payment: Payment,
   kind: Parameters<typeof refundMail>[3],
   creditNote: Parameters<typeof refundMail>[5] = null,
+  reason: string | null = null,
 ): Promise<void> {
   await sendJob(
     deps.boss,
     'email-send',
-    refundMail(customer, refund, payment.txnid, kind, deps.config.publicUrl, creditNote),
+    refundMail(customer, refund, payment.txnid, kind, deps.config.publicUrl, creditNote, reason),
     { db: trx },
   );
 }

@@ -78,18 +78,20 @@ export function quoteFor(
 export function customerRefundCheck(
   target: RefundTarget,
   quote: Quote | null,
-  hasRefund: boolean,
+  refunds: readonly Pick<Refund, 'status' | 'under_review'>[],
   now: Date,
 ) {
   return customerRefundRefusal({
     paid: target.payment.status === 'success',
+    settling: target.payment.status === 'initiated' || target.payment.status === 'pending',
     notActivated: target.payment.problem !== null,
     isTrial: target.subscription?.is_trial ?? false,
     planActive:
       target.subscription?.status === 'active' &&
       (target.subscription.expires_at?.getTime() ?? 0) > now.getTime(),
     refundPaise: quote?.quote.refundPaise ?? 0,
-    hasRefund,
+    hasRefund: refunds.some((r) => r.status !== 'failed'),
+    refusedUnderReview: refunds.some((r) => r.status === 'failed' && r.under_review),
   });
 }
 

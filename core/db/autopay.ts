@@ -518,6 +518,24 @@ export async function siDebitPaymentIds(db: Db, paymentIds: readonly string[]): 
 }
 
 /**
+ * Which of these payments AutoPay made (a debit from the standing instruction) or set up (the
+ * checkout that registered it), for the history's marks. One statement however many.
+ */
+export async function autopayRolesOfPayments(
+  db: Db,
+  paymentIds: readonly string[],
+): Promise<Map<string, 'debit' | 'setup'>> {
+  if (paymentIds.length === 0) return new Map();
+  const ids = sql.array([...paymentIds], 'uuid');
+  const rows = await db.any(sql.type(z.object({ payment_id: z.uuid(), role: z.enum(['debit', 'setup']) }))`
+    SELECT payment_id, 'debit' AS role FROM autopay_debits WHERE payment_id = ANY(${ids})
+    UNION ALL
+    SELECT registration_payment_id, 'setup' FROM autopay_mandates
+    WHERE registration_payment_id = ANY(${ids}) AND status <> 'pending' AND status <> 'failed'`);
+  return new Map(rows.map((r) => [r.payment_id, r.role]));
+}
+
+/**
  * What AutoPay holds for each of these plans (`expiryRemindersWanted` reads it): the customer's
  * live mandate (active or paused) and the renewal of the plan, if begun. One statement a sweep.
  */

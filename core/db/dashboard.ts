@@ -19,6 +19,7 @@ import { MANDATE_STATUSES, RENEWAL_STATES } from '../domain/autopay.ts';
 /** The subscription fields the dashboard shows or decides by (fewer columns, less to parse per poll). */
 export const DashboardSubscription = Subscription.pick({
   id: true,
+  plan_id: true,
   status: true,
   plan_name: true,
   hours: true,
@@ -51,6 +52,7 @@ export const DashboardVm = Vm.pick({
   resize_to_type: true,
   resize_to_gb: true,
   restore_snapshot_id: true,
+  requested_at: true,
 });
 export type DashboardVm = z.infer<typeof DashboardVm>;
 

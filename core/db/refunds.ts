@@ -28,11 +28,22 @@ export const Refund = z.object({
   completed_at: z.date().nullable(),
   created_at: z.date(),
   updated_at: z.date(),
+  /**
+   * PayU refused it and the operator alert about it (`refund-failed:<id>`) is still open: the
+   * customer is not offered the refund again until an operator has looked and resolved it.
+   */
+  under_review: z.boolean(),
 });
 export type Refund = z.infer<typeof Refund>;
 
+/** The alert a refused or failed refund raises; resolving it is the operator's "I have looked". */
+export const refundFailedAlertKey = (refundId: string) => `refund-failed:${refundId}`;
+
 const COLUMNS = sql.fragment`id, payment_id, token, amount_paise, status, quote, payu_request_id, error_code,
-  message, source, payu_status, status_checks, completed_at, created_at, updated_at`;
+  message, source, payu_status, status_checks, completed_at, created_at, updated_at,
+  (status = 'failed' AND EXISTS (
+    SELECT 1 FROM operator_alerts oa
+    WHERE oa.dedupe_key = 'refund-failed:' || refunds.id::text AND oa.resolved_at IS NULL)) AS under_review`;
 
 /** PayU's limit on a refund token; ours is derived from the refund's id so it never repeats. */
 export const REFUND_TOKEN_LENGTH = 23;
@@ -76,29 +87,9 @@ export async function findOpenRefund(db: Db, paymentId: string): Promise<Refund 
 export async function listRefundsForUser(db: Db, userId: string): Promise<Refund[]> {
   return [
     ...(await db.any(sql.type(Refund)`
-      SELECT ${sql.join(
-        [
-          'id',
-          'payment_id',
-          'token',
-          'amount_paise',
-          'status',
-          'quote',
-          'payu_request_id',
-          'error_code',
-          'message',
-          'source',
-          'payu_status',
-          'status_checks',
-          'completed_at',
-          'created_at',
-          'updated_at',
-        ].map((c) => sql.identifier(['r', c])),
-        sql.fragment`, `,
-      )}
-      FROM refunds r JOIN payments p ON p.id = r.payment_id
-      WHERE p.user_id = ${userId}
-      ORDER BY r.created_at DESC`)),
+      SELECT ${COLUMNS} FROM refunds
+      WHERE payment_id IN (SELECT id FROM payments WHERE user_id = ${userId})
+      ORDER BY created_at DESC`)),
   ];
 }
 

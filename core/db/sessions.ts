@@ -86,12 +86,28 @@ export async function revokeSessionByTokenHash(db: Db, tokenHash: string): Promi
   );
 }
 
-/** Signs a user out everywhere (password reset, account deletion). */
-export async function revokeUserSessions(db: Db, userId: string): Promise<number> {
+/** Why a device was signed out, told to it on its next request (only a password change, for now). */
+export type SessionEndReason = 'password-changed';
+
+/** Signs a user out everywhere (password reset, account deletion), with the reason a device is told. */
+export async function revokeUserSessions(
+  db: Db,
+  userId: string,
+  reason: SessionEndReason | null = null,
+): Promise<number> {
   await announceRevoked(db, { userId });
   const result = await db.query(sql.unsafe`
-    UPDATE sessions SET revoked_at = now() WHERE user_id = ${userId} AND revoked_at IS NULL`);
+    UPDATE sessions SET revoked_at = now(), revoked_reason = ${reason}
+    WHERE user_id = ${userId} AND revoked_at IS NULL`);
   return result.rowCount;
+}
+
+/** Why the session of this token was revoked, when it was for a reason a device is told. */
+export async function sessionEndReason(db: Db, tokenHash: string): Promise<SessionEndReason | null> {
+  const row = await db.maybeOne(sql.type(z.object({ revoked_reason: z.literal('password-changed') }))`
+    SELECT revoked_reason FROM sessions
+    WHERE token_hash = ${tokenHash} AND revoked_at IS NOT NULL AND revoked_reason IS NOT NULL`);
+  return row?.revoked_reason ?? null;
 }
 
 /**
@@ -106,7 +122,7 @@ export async function revokeOtherUserSessions(
 ): Promise<number> {
   await announceRevoked(db, { userId });
   const result = await db.query(sql.unsafe`
-    UPDATE sessions SET revoked_at = now()
+    UPDATE sessions SET revoked_at = now(), revoked_reason = 'password-changed'
     WHERE user_id = ${userId} AND id <> ${keepSessionId} AND revoked_at IS NULL`);
   return result.rowCount;
 }

@@ -130,6 +130,21 @@ export async function hasUsedTrial(db: Db, userId: string, phone: string | null)
     ) AS exists`);
 }
 
+/** Who used the trial: this account, or (only) another account with this phone number; null when neither. */
+export async function trialUsedBy(
+  db: Db,
+  userId: string,
+  phone: string | null,
+): Promise<'account' | 'phone' | null> {
+  const row = await db.one(sql.type(z.object({ account: z.boolean(), phone: z.boolean() }))`
+    SELECT
+      EXISTS (SELECT 1 FROM subscriptions WHERE is_trial AND purchased_at IS NOT NULL AND user_id = ${userId})
+        AS account,
+      EXISTS (SELECT 1 FROM subscriptions WHERE is_trial AND purchased_at IS NOT NULL
+                AND ${phone}::text IS NOT NULL AND trial_phone = ${phone}) AS phone`);
+  return row.account ? 'account' : row.phone ? 'phone' : null;
+}
+
 /**
  * Marks the user's lapsed subscriptions expired, so a renewal can become the one active
  * subscription. The expiry sweep does the same for everyone; this is the same rule, early.

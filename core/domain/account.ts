@@ -26,6 +26,8 @@ export const ACCOUNT_MESSAGES = {
   logoutFailed: 'Could not log out: the server could not be reached. Please try again.',
   // Ours: a signed-in page whose session expired or was revoked (every call then answers 401).
   sessionEnded: 'Your session has ended — log in again.',
+  signedOutPasswordChanged:
+    'You were signed out because the password was changed. Log in again with the new password.',
   sessionEndedLink: 'Log in again',
   verifyFailed: 'OTP verification failed',
   resendSuccess: 'A new OTP has been sent to your email.',

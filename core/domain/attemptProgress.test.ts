@@ -23,6 +23,26 @@ describe('how an unanswered checkout reads', () => {
     ).toBe('We are checking with PayU now.');
   });
 
+  it('a checkout PayU never answered reads "Not completed yet: no money has been taken" from the start', () => {
+    const view = attemptProgress(
+      { status: 'initiated', createdAt: created, nextCheckAt: at(2), heardFromPayU: false },
+      at(1),
+      settings,
+    );
+    expect(view.label).toBe('Not completed yet');
+    expect(view.detail).toBe(
+      'Not completed yet: no money has been taken. We check with PayU again at 1:32 pm IST. If you did pay, your plan starts by itself.',
+    );
+    // PayU posted something (the bank is deciding): that one is waiting for the bank, not abandoned.
+    expect(
+      attemptProgress(
+        { status: 'initiated', createdAt: created, nextCheckAt: at(2), heardFromPayU: true },
+        at(1),
+        settings,
+      ).label,
+    ).toBe('Waiting for PayU');
+  });
+
   it('names the day when the next check is not today', () => {
     const late = new Date('2026-03-10T18:00:00Z'); // 11:30 pm IST
     const view = attemptProgress(

@@ -88,6 +88,7 @@ export const AUTOPAY_MESSAGES = {
   revokedOutside: 'Automatic renewal was cancelled from your UPI app or bank.',
   registrationFailed: 'Automatic renewal could not be set up with this payment method. Your plan is paid.',
   changedPlan: 'Automatic renewal stopped because you bought a different plan.',
+  refunded: 'Automatic renewal stopped because the plan it renewed was refunded and has ended.',
 } as const;
 
 // ---------------------------------------------------------------------------------------

@@ -27,6 +27,18 @@ describe('dashboardPollMs', () => {
     expect(dashboardPollMs(undefined)).toBe(0);
   });
 
+  it("asks once a minute in a plan's last days even at rest, so a renewal or refund that moves the end shows", () => {
+    const ending = { phase: 'ending' } as NonNullable<Parameters<typeof dashboardPollMs>[0]>['planEnd'];
+    const ended = { phase: 'ended' } as NonNullable<Parameters<typeof dashboardPollMs>[0]>['planEnd'];
+    expect(dashboardPollMs({ vmLastState: 'stopped', waitingForDiskCopy: false, planEnd: ending })).toBe(
+      DASHBOARD_POLL_MS.planEnding,
+    );
+    expect(dashboardPollMs({ vmLastState: 'starting', waitingForDiskCopy: false, planEnd: ending })).toBe(
+      DASHBOARD_POLL_MS.transition,
+    );
+    expect(dashboardPollMs({ vmLastState: 'stopped', waitingForDiskCopy: false, planEnd: ended })).toBe(0);
+  });
+
   it('waits for a disk copy at a slower pace: minutes of wait, nothing to show on the way', () => {
     expect(dashboardPollMs({ vmLastState: 'provisioning', waitingForDiskCopy: true })).toBe(
       DASHBOARD_POLL_MS.diskCopy,

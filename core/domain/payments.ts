@@ -185,7 +185,16 @@ function notCompletedExplanation(failedDebitReturnDays: number): string {
  * PayU confirms late still starts its plan.
  */
 export function attemptProgress(
-  attempt: { status: PaymentState; createdAt: Date; nextCheckAt: Date | null },
+  attempt: {
+    status: PaymentState;
+    createdAt: Date;
+    nextCheckAt: Date | null;
+    /**
+     * PayU has posted something about it (a return or a webhook). A checkout PayU never answered
+     * is one the customer left on PayU's page: it reads as not completed from the start.
+     */
+    heardFromPayU?: boolean;
+  },
   now: Date,
   settings: CheckoutWaitSettings,
 ): { label: string; detail: string | null; nextCheckAt: Date | null } {
@@ -208,5 +217,15 @@ export function attemptProgress(
       : `We check with PayU again at ${formatIndiaClock(next)}${
           formatLongDate(next) === formatLongDate(now) ? '' : ` on ${formatLongDate(next)}`
         }.`;
+  if (attempt.status === 'initiated' && attempt.heardFromPayU === false) {
+    return {
+      label: NOT_COMPLETED_YET,
+      detail: `${NOT_COMPLETED_YET}: no money has been taken. ${when} If you did pay, your plan starts by itself.`,
+      nextCheckAt: next,
+    };
+  }
   return { label: PAYMENT_STATE_LABELS[attempt.status], detail: when, nextCheckAt: next };
 }
+
+/** A checkout PayU has said nothing about yet: the customer most likely left PayU's page. */
+export const NOT_COMPLETED_YET = 'Not completed yet';

@@ -5,6 +5,7 @@
  */
 import type { PaymentState } from './payments.ts';
 import type { AutoRenewOffer } from './autopay.ts';
+import type { CustomerRefundRefusal } from './refund.ts';
 
 /** The lifecycle of a plan choice; the same list as core/db/subscriptions.ts's SUBSCRIPTION_STATUSES. */
 export type SubscriptionStatus = 'pending_payment' | 'active' | 'expired' | 'cancelled';
@@ -32,6 +33,11 @@ export type CheckoutRecord = SubscriptionRecord & {
   machineNote: string | null;
   /** "Renew automatically every month": what it would charge and when; null when not offered (trial, renewal, no SI). */
   autoRenew: AutoRenewOffer | null;
+  /**
+   * Why paying for this choice would be refused now (a plan bought since it was made, capacity
+   * gone, a used trial): the page says so instead of offering Pay. Null when it can be paid.
+   */
+  refusal: string | null;
 };
 
 export type PaymentStatusRecord = {
@@ -55,6 +61,10 @@ export type RefundRecord = {
   payuStatus: string | null;
   requestedAt: string;
   completedAt: string | null;
+  /** For a refund PayU refused or failed: why, in plain words; null otherwise. */
+  reason: string | null;
+  /** Refused, and our team has not finished looking at it: not offered again until they have. */
+  underReview: boolean;
 };
 
 /** One PayU payment attempt in the customer's history, whatever its outcome. */
@@ -72,6 +82,11 @@ export type PaymentAttemptRecord = {
   planName: string;
   hours: number;
   isTrial: boolean;
+  /**
+   * AutoPay: `debit` for a renewal PayU debited from the standing instruction, `setup` for the
+   * checkout that set it up; null for an ordinary checkout.
+   */
+  autoPay: 'debit' | 'setup' | null;
   amountPaise: number;
   createdAt: string;
   /** For a failed attempt: PayU's reason in plain words, and as PayU wrote it. */
@@ -88,6 +103,8 @@ export type PaymentAttemptRecord = {
     percent: number | null;
     chargePaise: number | null;
     refusal: string | null;
+    /** Which refusal (`customerRefundRefusal`): the history says some of them where the button would be. */
+    refusalKind: CustomerRefundRefusal | null;
   };
 };
 

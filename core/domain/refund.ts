@@ -4,7 +4,7 @@
  * pass a policy built from config, this default is what config falls back to.
  */
 import { assertPaise, formatRupees } from './money.ts';
-import { dayNumber, formatLongDate, indiaDate, type Instant } from './time.ts';
+import { dayNumber, formatIndiaClock, formatLongDate, indiaDate, type Instant } from './time.ts';
 
 export interface RefundPolicy {
   /** Percent refunded on each day of the plan: index 0 is day 1. Days past the list refund nothing. */
@@ -60,36 +60,97 @@ export function quoteRefund(
 
 /** Why a customer may not ask for a refund of a payment right now, or null when they may. */
 export type CustomerRefundRefusal =
-  'not-paid' | 'not-activated' | 'trial' | 'plan-not-active' | 'outside-window' | 'already-requested';
+  | 'not-paid'
+  | 'not-settled'
+  | 'not-activated'
+  | 'trial'
+  | 'plan-not-active'
+  | 'outside-window'
+  | 'already-requested'
+  | 'under-review';
 
 export const CUSTOMER_REFUND_MESSAGES: Record<CustomerRefundRefusal, string> = {
   'not-paid': 'This payment did not go through, so there is nothing to refund.',
+  'not-settled':
+    'Your bank has not confirmed this payment yet, so it cannot be refunded now. Ask again once it shows as paid.',
   'not-activated': 'This payment started no plan: it is refunded in full automatically.',
   trial: 'The trial is not refundable.',
   'plan-not-active': 'Only a plan that is still running can be cancelled for a refund.',
   'outside-window': 'The refund period for this plan has ended: the policy gives nothing back from this day.',
   'already-requested': 'A refund of this payment has already been requested.',
+  'under-review':
+    'PayU refused the last refund of this payment. Our team is looking into it and will write to you; you can ask again once they have.',
 };
 
 /**
+ * The refusal as the customer reads it. A payment the bank has not confirmed says when we ask
+ * PayU again, which is when asking for the refund can next work.
+ */
+export function customerRefundMessage(
+  refusal: CustomerRefundRefusal,
+  context: { nextCheckAt: Instant | null } = { nextCheckAt: null },
+): string {
+  if (refusal === 'not-settled' && context.nextCheckAt !== null) {
+    const at = context.nextCheckAt;
+    return `Your bank has not confirmed this payment yet, so it cannot be refunded now. We ask PayU again on ${formatLongDate(at)} at ${formatIndiaClock(at)}: try again after that.`;
+  }
+  return CUSTOMER_REFUND_MESSAGES[refusal];
+}
+
+/**
  * The customer's refund rule: a paid, running, non-trial plan whose policy quote is above zero
- * today, not refunded before. A payment that started nothing is refunded by the worker instead.
+ * today, not refunded before. A payment the bank has not confirmed yet (an AutoPay debit with its
+ * bank, a checkout still pending) waits for it; one whose last refund PayU refused waits for an
+ * operator to look (`npm run alerts`). A payment that started nothing is refunded by the worker.
  */
 export function customerRefundRefusal(input: {
   paid: boolean;
+  /** PayU has not given its final answer on the payment yet (initiated or pending). */
+  settling?: boolean;
   notActivated: boolean;
   isTrial: boolean;
   planActive: boolean;
   refundPaise: number;
   hasRefund: boolean;
+  /** PayU refused a refund of it and the operator alert about that is still open. */
+  refusedUnderReview?: boolean;
 }): CustomerRefundRefusal | null {
+  if (input.settling) return 'not-settled';
   if (!input.paid) return 'not-paid';
   if (input.hasRefund) return 'already-requested';
+  if (input.refusedUnderReview) return 'under-review';
   if (input.notActivated) return 'not-activated';
   if (input.isTrial) return 'trial';
   if (!input.planActive) return 'plan-not-active';
   if (input.refundPaise <= 0) return 'outside-window';
   return null;
+}
+
+/**
+ * PayU's refusal of a refund (cancel_refund_transaction's error code, or a final FAILURE) in words
+ * a customer can act on. Codes: docs.payu.in/docs/error-codes-for-refund-initiation; 232 for banks
+ * that take no refunds of recurring debits: docs.payu.in/reference/recurring_payment_api.
+ */
+export function plainRefundRefusal(errorCode: number | null): string {
+  switch (errorCode) {
+    case 232:
+      return 'your bank does not accept refunds of this kind of payment';
+    case 111:
+      return 'PayU cannot refund the payment in its current state';
+    case 113:
+      return 'the payment has a chargeback against it';
+    case 116:
+      return 'PayU could not find the payment';
+    case 105:
+    case 117:
+      return 'PayU did not accept the amount';
+    case 230:
+      return 'the payment is too old for PayU to refund';
+    case null:
+      return 'PayU could not complete it';
+    default:
+      return `PayU refused it (code ${errorCode})`;
+  }
 }
 
 /** The policy as a table a page can print: day ranges with their percent (Terms and refund pages). */
@@ -151,6 +212,8 @@ export type RefundProgress = {
   status: 'requested' | 'accepted' | 'refunded' | 'failed';
   requestedAt: string;
   completedAt: string | null;
+  /** For a failed refund: why, in plain words (`plainRefundRefusal`). */
+  reason?: string | null;
 };
 
 /** PayU has taken the refund on: the plan it was for has ended (payment-refund cancels it then). */
@@ -158,17 +221,17 @@ export function refundEndsPlan(refund: Pick<RefundProgress, 'status'>): boolean 
   return refund.status === 'accepted' || refund.status === 'refunded';
 }
 
-/** "Refunded ₹1,081.00 on 12 March 2026", or where the refund is on its way there. */
+/** "Refunded ₹1,081.00 on 12 March 2026", or where the refund is on its way there: one sentence, no asides. */
 export function refundLine(refund: RefundProgress): string {
   const amount = formatRupees(refund.amountPaise);
   switch (refund.status) {
     case 'refunded':
       return `Refunded ${amount} on ${formatLongDate(refund.completedAt ?? refund.requestedAt)}`;
     case 'accepted':
-      return `Refund of ${amount} on its way (accepted by PayU)`;
+      return `Refund of ${amount} accepted by PayU and on its way`;
     case 'requested':
       return `Refund of ${amount} requested on ${formatLongDate(refund.requestedAt)}`;
     case 'failed':
-      return `Refund of ${amount} failed: our team has been told`;
+      return `Refund of ${amount} refused: ${refund.reason ?? 'PayU could not complete it'}`;
   }
 }

@@ -87,3 +87,26 @@ export function formatIndiaClock(at: Instant): string {
   });
   return `${indiaClockFormat.format(new Date(toEpochMs(at)))} IST`;
 }
+
+/**
+ * "Friday, 12 March 2027 at 7:45 pm IST": an exact moment in the reader's own time zone (the
+ * browser's, or India's when none is given), the zone named so it is never ambiguous.
+ */
+export function formatMomentInZone(at: Instant, timeZone: string = INDIA_TIME_ZONE): string {
+  const ms = toEpochMs(at);
+  const day = new Intl.DateTimeFormat('en-IN', {
+    timeZone,
+    weekday: 'long',
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+  }).format(ms);
+  const clock = new Intl.DateTimeFormat('en-IN', {
+    timeZone,
+    hour: 'numeric',
+    minute: '2-digit',
+    hour12: true,
+    timeZoneName: 'short',
+  }).format(ms);
+  return `${day} at ${clock}`;
+}

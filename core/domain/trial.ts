@@ -66,6 +66,15 @@ export function trialExpiry(purchasedAt: Instant): Date {
 export const TRIAL_ALREADY_USED_MESSAGE = 'You have already used your 1 hour trial. Please choose a plan.';
 export const TRIAL_NEEDS_PHONE_MESSAGE = 'A trial needs a phone number on your account.';
 
+/**
+ * The trial refused because the phone number on the account already had one (on another
+ * account): the refusal names the number, so the customer knows it is the number, not them.
+ */
+export function trialPhoneUsedMessage(phone: string): string {
+  const shown = /^\d{10}$/.test(phone) ? `+91 ${phone.slice(0, 5)} ${phone.slice(5)}` : phone;
+  return `The phone number ${shown} has already been used for a 1 hour trial, on another account. There is one trial per phone number: please choose a plan.`;
+}
+
 export const TRIAL_MESSAGES = {
   loginRequired: 'Please login first',
   saveFailed: 'Failed to save plan.',

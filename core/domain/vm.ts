@@ -12,6 +12,8 @@ import type { MachineHealthView } from './machineHealth.ts';
 import type { StreamingView } from './streaming.ts';
 import type { MachineNameView } from './machineName.ts';
 import type { AutoRenewRecord } from './autopay.ts';
+import type { PlanEndRecord } from './planEnd.ts';
+import type { SetupRecord } from './setupProgress.ts';
 
 /** The states a VM shows (spec §3 vmLastState: running or stopped, plus honest transitions). */
 export const VM_DISPLAY_STATES = [
@@ -236,6 +238,15 @@ export type DashboardRecord = {
   streaming: StreamingView | null;
   /** Automatic renewal (AutoPay): null when the customer never turned it on. */
   autoRenew: AutoRenewRecord | null;
+  // How the plan ends (core/domain/planEnd.ts): the last days' banner, the ended state.
+  /** The plan's end: when, what happens then, what the plans page offers after; null for a trial or no plan. */
+  planEnd: PlanEndRecord | null;
+  /** Why START would be refused now (`startRefusal`), for a stopped machine; null when it may start. */
+  startBlocked: string | null;
+  /** A paid plan's PC on its way: its phase and since when (core/domain/setupProgress.ts); null otherwise. */
+  setup: SetupRecord | null;
+  /** For a trial, the plan whose machine it runs on ("PRO LEGEND"); null for a bought plan. */
+  trialMachine: string | null;
 };
 
 /**

@@ -114,3 +114,117 @@ export function autopayStoppedMail(person: Person, reason: string, publicUrl: st
     { url: autopayPanelUrl(publicUrl), label: 'Open your dashboard' },
   );
 }
+
+/** "22 December 2026 at 7:45 pm IST": a moment the customer acts by, in every AutoPay mail. */
+function at(moment: Date): string {
+  return `${formatLongDate(moment)} at ${formatIndiaClock(moment)}`;
+}
+
+/** What happens when a plan ends without renewing, in the same words as the dashboard's banner. */
+function endsWithoutRenewal(graceDays: number): string {
+  return `When it ends your cloud PC stops, its files are kept for ${graceDays} days, and unused hours lapse.`;
+}
+
+/** AutoPay was set up with the first payment: what will be debited, when, and how to stop it. */
+export function autopaySetUpMail(
+  person: Person,
+  mandate: {
+    planName: string;
+    hours: number;
+    amountPaise: number;
+    method: MandateMethod;
+    firstDebitAt: Date;
+    noticeHours: number;
+  },
+  publicUrl: string,
+): Mail {
+  const amount = formatRupees(mandate.amountPaise);
+  return mail(
+    'autopay-set-up',
+    person.email,
+    `Automatic renewal is on for your ${mandate.planName} plan`,
+    [
+      `Hi ${person.name},`,
+      '',
+      `Automatic renewal is set up through ${METHOD_WORDS[mandate.method]}: your ${mandate.planName} plan (${mandate.hours} hours a month) renews every month for ${amount}.`,
+      `The first renewal is debited on ${at(mandate.firstDebitAt)}. We mail you ${mandate.noticeHours} hours before every debit.`,
+      'Each renewal continues on the same cloud PC, with everything on its disk; its hours start again.',
+      'You can pause or cancel it any time from your dashboard.',
+    ],
+    { url: autopayPanelUrl(publicUrl), label: 'Manage automatic renewal' },
+  );
+}
+
+/** Paused: the next renewal is skipped, so the PC stops when the plan ends (the date), unless resumed. */
+export function autopayPausedMail(
+  person: Person,
+  paused: { planName: string; planEndsAt: Date | null; graceDays: number },
+  publicUrl: string,
+): Mail {
+  const stops = paused.planEndsAt
+    ? `Your plan is not renewed, so your cloud PC will stop on ${at(paused.planEndsAt)}, when the plan ends.`
+    : 'Your plan is not renewed when it ends.';
+  return mail(
+    'autopay-paused',
+    person.email,
+    paused.planEndsAt
+      ? `Automatic renewal paused: your PC stops on ${formatLongDate(paused.planEndsAt)}`
+      : 'Automatic renewal paused',
+    [
+      `Hi ${person.name},`,
+      '',
+      `Automatic renewal of your ${paused.planName} plan is paused: nothing is debited.`,
+      stops,
+      endsWithoutRenewal(paused.graceDays),
+      'Resume it from your dashboard before then to keep renewing on the same PC.',
+    ],
+    { url: autopayPanelUrl(publicUrl), label: 'Resume automatic renewal' },
+  );
+}
+
+/** Resumed: debits go on; the next one, when known. */
+export function autopayResumedMail(
+  person: Person,
+  resumed: { planName: string; amountPaise: number; nextDebitAt: Date | null },
+  publicUrl: string,
+): Mail {
+  return mail(
+    'autopay-resumed',
+    person.email,
+    `Automatic renewal resumed for your ${resumed.planName} plan`,
+    [
+      `Hi ${person.name},`,
+      '',
+      `Automatic renewal of your ${resumed.planName} plan is on again.`,
+      resumed.nextDebitAt
+        ? `The next renewal of ${formatRupees(resumed.amountPaise)} is debited on ${at(resumed.nextDebitAt)}; we mail you before it.`
+        : `The next plan you buy renews itself every month for ${formatRupees(resumed.amountPaise)}.`,
+    ],
+    { url: autopayPanelUrl(publicUrl), label: 'Manage automatic renewal' },
+  );
+}
+
+/** Cancelled by the customer: nothing more is debited; the last day of the plan as bought. */
+export function autopayCancelledMail(
+  person: Person,
+  cancelled: { planName: string; planEndsAt: Date | null; graceDays: number },
+  publicUrl: string,
+): Mail {
+  return mail(
+    'autopay-cancelled',
+    person.email,
+    cancelled.planEndsAt
+      ? `Automatic renewal cancelled: your plan's last day is ${formatLongDate(cancelled.planEndsAt)}`
+      : 'Automatic renewal cancelled',
+    [
+      `Hi ${person.name},`,
+      '',
+      `Automatic renewal of your ${cancelled.planName} plan is cancelled: nothing more is debited, and the mandate is revoked at PayU.`,
+      cancelled.planEndsAt
+        ? `Your plan runs until ${at(cancelled.planEndsAt)}, its last day. ${endsWithoutRenewal(cancelled.graceDays)}`
+        : endsWithoutRenewal(cancelled.graceDays),
+      'You can renew it by hand after it ends, and turn automatic renewal on again when you pay.',
+    ],
+    { url: `${publicUrl}/dashboard`, label: 'Open your dashboard' },
+  );
+}

@@ -21,7 +21,7 @@ function invoiceLinks(publicUrl: string, invoice: Pick<Invoice, 'invoice_number'
 export function paymentReceiptMail(
   invoice: Invoice,
   publicUrl: string,
-  options: { renewal?: boolean } = {},
+  options: { renewal?: boolean; autopayDebit?: boolean } = {},
 ): Mail {
   const links = invoiceLinks(publicUrl, invoice);
   const tax =
@@ -34,7 +34,9 @@ export function paymentReceiptMail(
   const lines = [
     `Hi ${invoice.customer_name},`,
     '',
-    `Thank you: we received your payment of ${formatRupees(invoice.total_paise)} for ${invoice.plan_name}.`,
+    options.autopayDebit
+      ? `AutoPay debited ${formatRupees(invoice.total_paise)} for ${invoice.plan_name}, as the notice we sent said.`
+      : `Thank you: we received your payment of ${formatRupees(invoice.total_paise)} for ${invoice.plan_name}.`,
     options.renewal
       ? 'Your plan is renewed on the same Virtual Computer, with everything on its disk; its hours start again.'
       : 'Your Virtual Computer is being prepared; your dashboard shows it as soon as it is ready.',
@@ -63,7 +65,9 @@ export function paymentReceiptMail(
   return {
     kind: 'payment-receipt',
     to: invoice.customer_email,
-    subject: `Payment received: invoice ${invoice.invoice_number}`,
+    subject: options.autopayDebit
+      ? `AutoPay debit of ${formatRupees(invoice.total_paise)} done: plan renewed (invoice ${invoice.invoice_number})`
+      : `Payment received: invoice ${invoice.invoice_number}`,
     text: lines.join('\n'),
     html,
   };
@@ -97,25 +101,40 @@ export function paymentNotActivatedMail(
   };
 }
 
-/** A refund PayU has accepted or completed. */
+/**
+ * A refund PayU has accepted or completed, or one it refused (at once, or after accepting it):
+ * what happened, and for a refusal why and what happens next.
+ */
 export function refundMail(
   customer: { name: string; email: string },
   refund: { amount_paise: number; token: string },
   txnid: string,
-  stage: 'accepted' | 'refunded' | 'failed',
+  stage: 'accepted' | 'refunded' | 'failed' | 'refused',
   publicUrl: string,
   creditNote: { credit_note_number: string; invoice_number: string } | null = null,
+  reason: string | null = null,
 ): Mail {
   const amount = formatRupees(refund.amount_paise);
+  const why = reason ? `: ${reason}` : '';
   const headline = {
-    accepted: `Your refund of ${amount} is on its way: PayU has accepted it. Banks usually take 5–7 working days to show it.`,
-    refunded: `Your refund of ${amount} is complete: PayU has returned it to your original payment method.`,
-    failed: `Your refund of ${amount} could not be completed by PayU. Our team has been told and will contact you.`,
+    accepted: [
+      `Your refund of ${amount} is on its way: PayU has accepted it. Banks usually take 5–7 working days to show it.`,
+    ],
+    refunded: [`Your refund of ${amount} is complete: PayU has returned it to your original payment method.`],
+    failed: [
+      `Your refund of ${amount} could not be completed by PayU${why}.`,
+      'Our team has been told and will contact you.',
+    ],
+    refused: [
+      `PayU refused your refund of ${amount}${why}.`,
+      'Nothing was taken back and your plan was not cancelled: it keeps running as before.',
+      'Our team has been told and will write to you within 12 hours with what can be done. You do not need to ask again.',
+    ],
   }[stage];
   const lines = [
     `Hi ${customer.name},`,
     '',
-    headline,
+    ...headline,
     `PayU transaction: ${txnid} · refund reference: ${refund.token}`,
     ...(creditNote
       ? [
@@ -129,8 +148,12 @@ export function refundMail(
     kind: `refund-${stage}`,
     to: customer.email,
     subject:
-      { accepted: 'Refund accepted', refunded: 'Refund completed', failed: 'Refund problem' }[stage] +
-      ` (${txnid})`,
+      {
+        accepted: 'Refund accepted',
+        refunded: 'Refund completed',
+        failed: 'Refund problem',
+        refused: 'Refund refused by PayU',
+      }[stage] + ` (${txnid})`,
     text: lines.join('\n'),
     html: lines
       .filter((line) => line !== '')

@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import { z } from 'zod';
 import { AUTOSUBMIT_JS, checkoutPage, errorPage, returnPage } from './pages.ts';
-import { createStandingInstructions, readSiDetails } from './standingInstructions.ts';
+import { createStandingInstructions, readSiDetails, type RefundState } from './standingInstructions.ts';
 import {
   addedOn,
   amountToPaise,
@@ -73,8 +73,6 @@ export type SandboxPayUTransaction = CheckoutFields & {
   /** check_action_status answers for this transaction's refunds, one per call (the last one stays). */
   refundScript: RefundState[];
 };
-
-type RefundState = 'QUEUED' | 'IN PROGRESS' | 'REQUESTED' | 'SUCCESS' | 'FAILURE';
 
 export type SandboxPayURefund = {
   token: string;
@@ -203,6 +201,17 @@ const Control = z.discriminatedUnion('action', [
   }),
   /** The webhook for one transaction, or the default when txnid is absent; null turns it off. */
   z.object({ action: z.literal('set-webhook'), url: z.url().nullable(), txnid: Text.optional() }),
+  /**
+   * cancel_refund_transaction refuses the next refund of this transaction (a checkout's or an
+   * AutoPay debit's txnid) with this code and message, as PayU does for a bank that takes no
+   * refunds (232) or a purged transaction (230). Once: a later request goes through.
+   */
+  z.object({
+    action: z.literal('refuse-refund'),
+    txnid: Text,
+    errorCode: z.number().int().default(232),
+    message: Text.default('Refund not accepted for txn'),
+  }),
 ]);
 
 function isUrl(value: string): boolean {
@@ -553,21 +562,44 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
     });
   }
 
+  /** Refusals scripted by `refuse-refund`, by txnid: each answers one request. */
+  const refundRefusals = new Map<string, { errorCode: number; message: string }>();
+
+  /**
+   * What cancel_refund_transaction names by its var1: a checkout's mihpayid or an AutoPay debit's
+   * (si_transaction's `payuid`, verify_si_payment's `mihpayid`). PayU refunds either the same way;
+   * the mandate's registration id (`authpayuid`) is the checkout that registered it, not a debit.
+   */
+  function refundable(mihpayid: string) {
+    const txnid = byMihpayid.get(mihpayid);
+    const txn = txnid === undefined ? undefined : transactions.get(txnid);
+    if (txn) return { record: txn, captured: txn.serverStatus === 'success' };
+    const debit = standing.debitByMihpayid(mihpayid);
+    return debit ? { record: debit, captured: debit.status === 'success' } : null;
+  }
+
   function refund(mihpayid: string, token: string, amount: string): Record<string, unknown> {
     const refused = (error_code: number, msg: string) => ({ status: 0, msg, error_code, mihpayid });
     if (token === '' || amount === '') return refused(124, 'Input Data missing');
     if (token.length > 23) return refused(124, 'Token length should not exceed 23 characters');
-    const txnid = byMihpayid.get(mihpayid);
-    const txn = txnid === undefined ? undefined : transactions.get(txnid);
-    if (!txn) return refused(116, 'Transaction Not Found');
+    const found = refundable(mihpayid);
+    if (!found) return refused(116, 'Transaction Not Found');
+    const txn = found.record;
     // Idempotency: a token is spent once, whatever happened to its first request.
     if (refunds.has(token)) return refused(106, 'Token already exists');
-    if (txn.serverStatus !== 'success') return refused(111, 'Invalid transaction status');
+    // Only a captured transaction is refunded (docs.payu.in/docs/refund-transaction-api): a debit
+    // the bank has not confirmed yet is not.
+    if (!found.captured) return refused(111, 'Invalid transaction status');
+    const scripted = refundRefusals.get(txn.txnid);
+    if (scripted) {
+      refundRefusals.delete(txn.txnid);
+      return refused(scripted.errorCode, scripted.message);
+    }
     const paise = amountToPaise(amount);
     if (paise === null || paise === 0) return refused(105, 'Invalid amount');
-    const refundable = txn.amountPaise - txn.refundedPaise;
-    if (paise > refundable)
-      return refused(105, `Invalid amount: the remaining refundable amount is ${paiseToAmount(refundable)}`);
+    const remaining = txn.amountPaise - txn.refundedPaise;
+    if (paise > remaining)
+      return refused(105, `Invalid amount: the remaining refundable amount is ${paiseToAmount(remaining)}`);
     const requestId = digits(9);
     txn.refundedPaise += paise;
     refunds.set(token, {
@@ -671,6 +703,19 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
       ctx.body = { ok: true, webhookUrl: defaultWebhook };
       return;
     }
+    // Refund controls name an AutoPay debit's txnid as well as a checkout's.
+    const debit = command.txnid === undefined ? undefined : standing.debitByTxnid(command.txnid);
+    if (debit && command.action === 'script-refund') {
+      debit.refundScript = [...command.states];
+      for (const r of refunds.values()) if (r.txnid === debit.txnid) r.states = [...command.states];
+      ctx.body = { ok: true, txnid: debit.txnid, states: command.states };
+      return;
+    }
+    if (debit && command.action === 'refuse-refund') {
+      refundRefusals.set(debit.txnid, { errorCode: command.errorCode, message: command.message });
+      ctx.body = { ok: true, txnid: debit.txnid, errorCode: command.errorCode, message: command.message };
+      return;
+    }
     const txn = command.txnid === undefined ? undefined : transactions.get(command.txnid);
     if (!txn) {
       ctx.status = 404;
@@ -700,6 +745,10 @@ export function createSandboxPayU(options: SandboxPayUOptions): Router {
         txn.refundScript = [...command.states];
         for (const r of refunds.values()) if (r.txnid === txn.txnid) r.states = [...command.states];
         ctx.body = { ok: true, txnid: txn.txnid, states: command.states };
+        return;
+      case 'refuse-refund':
+        refundRefusals.set(txn.txnid, { errorCode: command.errorCode, message: command.message });
+        ctx.body = { ok: true, txnid: txn.txnid, errorCode: command.errorCode, message: command.message };
         return;
       case 'set-webhook':
         txn.webhookUrl = command.url;

@@ -36,16 +36,25 @@ export type SandboxMandate = {
   revokedAt: string | null;
 };
 
+/** A refund's states as check_action_status reports them. */
+export type RefundState = 'QUEUED' | 'IN PROGRESS' | 'REQUESTED' | 'SUCCESS' | 'FAILURE';
+
 export type SandboxSiDebit = {
   txnid: string;
   authpayuid: string;
+  /** PayU's id of this debit (si_transaction's `payuid`, verify_si_payment's `mihpayid`): what a refund names. */
   mihpayid: string;
   amountPaise: number;
-  status: 'success' | 'failure';
+  /** `pending` while the customer's bank has not confirmed it (UPI AutoPay debits can take hours). */
+  status: 'success' | 'failure' | 'pending';
   reason: string | null;
   mode: 'UPI' | 'CC';
   at: string;
   verifyCalls: number;
+  /** Refunded so far through cancel_refund_transaction, like a checkout's. */
+  refundedPaise: number;
+  /** check_action_status answers for this debit's refunds, one per call (the last one stays). */
+  refundScript: RefundState[];
 };
 
 const Json = z.record(z.string(), z.unknown());
@@ -62,6 +71,15 @@ export const SiControl = z.discriminatedUnion('action', [
     action: z.literal('si-set-mandate'),
     authpayuid: z.string(),
     status: z.enum(['active', 'paused', 'revoked']),
+  }),
+  /** The next si_transaction (for this mandate, or any) stays pending: the bank has not confirmed it yet. */
+  z.object({ action: z.literal('si-hold-next-debit'), authpayuid: z.string().optional() }),
+  /** The bank's word on a pending debit. */
+  z.object({
+    action: z.literal('si-settle-debit'),
+    txnid: z.string(),
+    outcome: z.enum(['success', 'failure']),
+    reason: z.string().min(1).max(200).default('Transaction declined by the bank'),
   }),
 ]);
 
@@ -100,6 +118,7 @@ export function createStandingInstructions(options: { newMihpayid: () => string 
   const debits = new Map<string, SandboxSiDebit>();
   const preDebitAnswers = new Map<string, Record<string, unknown>>();
   const failNext: Array<{ authpayuid?: string | undefined; reason: string }> = [];
+  const holdNext: Array<{ authpayuid?: string | undefined }> = [];
 
   function parseVar1(var1: string): Record<string, unknown> | null {
     try {
@@ -144,12 +163,17 @@ export function createStandingInstructions(options: { newMihpayid: () => string 
 
   function debitEntry(debit: SandboxSiDebit, mandate: SandboxMandate | undefined) {
     const success = debit.status === 'success';
+    const pending = debit.status === 'pending';
     return {
       transactionid: debit.txnid,
       amount: paiseToAmount(debit.amountPaise),
       payuid: debit.mihpayid,
-      status: success ? 'captured' : 'failed',
-      field9: success ? 'Transaction Completed Successfully' : debit.reason,
+      status: success ? 'captured' : pending ? 'pending' : 'failed',
+      field9: success
+        ? 'Transaction Completed Successfully'
+        : pending
+          ? 'Transaction is pending with the bank'
+          : debit.reason,
       phone: '',
       email: mandate?.email ?? '',
       udf2: '',
@@ -178,16 +202,22 @@ export function createStandingInstructions(options: { newMihpayid: () => string 
       (f) => f.authpayuid === undefined || f.authpayuid === mandate.authpayuid,
     );
     const failure = scripted >= 0 ? failNext.splice(scripted, 1)[0] : undefined;
+    const held = failure
+      ? -1
+      : holdNext.findIndex((h) => h.authpayuid === undefined || h.authpayuid === mandate.authpayuid);
+    if (held >= 0) holdNext.splice(held, 1);
     const debit: SandboxSiDebit = {
       txnid,
       authpayuid: mandate.authpayuid,
       mihpayid: options.newMihpayid(),
       amountPaise,
-      status: failure ? 'failure' : 'success',
+      status: failure ? 'failure' : held >= 0 ? 'pending' : 'success',
       reason: failure?.reason ?? null,
       mode: mandate.method === 'upi' ? 'UPI' : 'CC',
       at: new Date().toISOString(),
       verifyCalls: 0,
+      refundedPaise: 0,
+      refundScript: ['QUEUED', 'SUCCESS'],
     };
     debits.set(txnid, debit);
     // A notice covers one cycle: spent by the debit that succeeds (a retry may follow a failure).
@@ -201,6 +231,24 @@ export function createStandingInstructions(options: { newMihpayid: () => string 
 
   function verifyEntry(debit: SandboxSiDebit): Record<string, unknown> {
     const success = debit.status === 'success';
+    if (debit.status === 'pending') {
+      const amount = paiseToAmount(debit.amountPaise);
+      return {
+        mihpayid: debit.mihpayid,
+        txnid: debit.txnid,
+        amt: amount,
+        transaction_amount: amount,
+        mode: debit.mode,
+        payment_source: 'payuSI',
+        status: 'pending',
+        unmappedstatus: 'pending',
+        error_code: '',
+        error_Message: '',
+        field9: 'Transaction is pending with the bank',
+        addedon: addedOn(new Date(debit.at)),
+        net_amount_debit: 0,
+      };
+    }
     const amount = paiseToAmount(debit.amountPaise);
     return {
       mihpayid: debit.mihpayid,
@@ -303,6 +351,14 @@ export function createStandingInstructions(options: { newMihpayid: () => string 
       }
     },
 
+    /** The debit PayU knows by this id (what cancel_refund_transaction names), if any. */
+    debitByMihpayid(mihpayid: string): SandboxSiDebit | undefined {
+      for (const debit of debits.values()) if (debit.mihpayid === mihpayid) return debit;
+      return undefined;
+    },
+
+    debitByTxnid: (txnid: string): SandboxSiDebit | undefined => debits.get(txnid),
+
     /** A checkout posted with si=1 was paid: PayU registers the mandate under its mihpayid. */
     register(txn: {
       mihpayid: string;
@@ -340,6 +396,21 @@ export function createStandingInstructions(options: { newMihpayid: () => string 
         failNext.push({ authpayuid: command.authpayuid, reason: command.reason });
         return { status: 200, body: { ok: true, failNext } };
       }
+      if (command.action === 'si-hold-next-debit') {
+        holdNext.push({ authpayuid: command.authpayuid });
+        return { status: 200, body: { ok: true, holdNext } };
+      }
+      if (command.action === 'si-settle-debit') {
+        const debit = debits.get(command.txnid);
+        if (!debit) return { status: 404, body: { message: 'no such debit' } };
+        if (debit.status !== 'pending')
+          return { status: 409, body: { message: `the debit is ${debit.status}` } };
+        debit.status = command.outcome;
+        if (command.outcome === 'failure') debit.reason = command.reason;
+        const mandate = mandates.get(debit.authpayuid);
+        if (command.outcome === 'success' && mandate) mandate.unspentNotices--;
+        return { status: 200, body: { ok: true, debit } };
+      }
       const mandate = mandates.get(command.authpayuid);
       if (!mandate) return { status: 404, body: { message: 'no such mandate' } };
       mandate.status = command.status;
@@ -360,6 +431,7 @@ export function createStandingInstructions(options: { newMihpayid: () => string 
             (filter.txnid === undefined || d.txnid === filter.txnid),
         ),
         failNext: [...failNext],
+        holdNext: [...holdNext],
       };
     },
   };

@@ -57,11 +57,16 @@ describe.skipIf(!hasBrowser())('accounts in the browser', () => {
     await page.getByLabel('Name').fill('Neha Gupta');
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Phone').fill('9876543210');
-    await page.getByLabel('Password', { exact: true }).fill('weak');
+    // The rules show as the password is typed, before any submit.
     await expect(page.getByRole('list', { name: 'Password rules' }).isVisible()).resolves.toBe(false);
+    await page.getByLabel('Password', { exact: true }).fill('weak');
+    const rules = page.getByRole('list', { name: 'Password rules' });
+    await rules.waitFor();
+    await expect(rules.getByRole('listitem').first().textContent()).resolves.toBe(
+      '✗Minimum 10 Characters (not met)',
+    );
     await page.getByRole('button', { name: 'Register' }).click();
     await page.getByText('Enter a valid Password').waitFor();
-    const rules = page.getByRole('list', { name: 'Password rules' });
     await expect(rules.getByRole('listitem').allTextContents()).resolves.toEqual([
       '✗Minimum 10 Characters (not met)',
       '✗At least Uppercase letter (A–Z) (not met)',

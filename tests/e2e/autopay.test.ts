@@ -43,7 +43,7 @@ async function buyWithAutoPay(page: Page, shots?: string) {
   await page.goto('/select-vm');
   const card = page.getByRole('article', { name: 'LEGEND', exact: true });
   await card.getByRole('radio', { name: '45 h' }).check();
-  await card.getByRole('button', { name: /^(Choose Plan|Renew Plan)$/ }).click();
+  await card.getByRole('button', { name: /^(Choose Plan|Renew Plan|Renew .+ \d+ h)$/ }).click();
   await page.waitForURL('**/payment');
   const optIn = page.getByRole('checkbox', { name: 'Renew automatically every month' });
   await optIn.waitFor();

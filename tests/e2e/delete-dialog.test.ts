@@ -52,6 +52,10 @@ describe.skipIf(!hasBrowser())('the delete-account dialog', () => {
       await machine.waitFor();
       await expect(machine.innerText()).resolves.toMatch(/^Terminates your cloud PC \(LEGEND, [a-z ]+\)\.$/);
       await expect(dialog.getByText('Gives up your').count()).resolves.toBe(0);
+      // It opens at its top, the title read first, not scrolled down to its first field.
+      await expect(page.evaluate(() => document.querySelector('dialog[open]')!.scrollTop)).resolves.toBe(0);
+      await expect(page.evaluate(() => document.activeElement?.className)).resolves.toContain('modal-title');
+      await screenshot(page, `delete-dialog-opened-${viewport.width}`);
 
       // At the top of the list the buttons are already on screen, inside the dialog.
       await scrollDialog(page, 'top');

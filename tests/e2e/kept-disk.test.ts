@@ -85,7 +85,7 @@ describe.skipIf(!hasBrowser())('kept disk after expiry', () => {
     await page.waitForURL('**/select-vm');
     const card = page.getByRole('article', { name: 'PRO LEGEND', exact: true });
     await card.getByRole('radio', { name: '30 h' }).check();
-    await card.getByRole('button', { name: /^(Choose Plan|Renew Plan)$/ }).click();
+    await card.getByRole('button', { name: /^(Choose Plan|Renew Plan|Renew .+ \d+ h)$/ }).click();
     await page.waitForURL('**/payment');
     await page
       .locator('.checkout-machine')

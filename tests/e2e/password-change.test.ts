@@ -52,9 +52,11 @@ describe.skipIf(!hasBrowser())('password change on the Security page', () => {
     await screenshotsAtBothWidths(laptop, 'security-password-changed');
     await waitForMail(user.email, 'Your Legend Cloud password was changed');
 
-    // The other device is signed out: its next page asks it to log in.
+    // The other device is signed out, and told why: its next page asks it to log in.
     await phone.goto('/dashboard');
     await phone.waitForURL('**/login?next=%2Fdashboard');
+    await phone.getByText('You were signed out because the password was changed.').waitFor();
+    await screenshotsAtBothWidths(phone, 'signed-out-password-changed');
     // This one stays signed in.
     await laptop.goto('/dashboard');
     await laptop.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();

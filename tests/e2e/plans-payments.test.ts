@@ -28,7 +28,7 @@ const card = (page: Page, plan: string) => page.getByRole('article', { name: pla
 async function choosePlan(page: Page, plan: string, hours: number) {
   const planCard = card(page, plan);
   await planCard.getByRole('radio', { name: `${hours} h` }).check();
-  await planCard.getByRole('button', { name: /^(Choose Plan|Renew Plan)$/ }).click();
+  await planCard.getByRole('button', { name: /^(Choose Plan|Renew Plan|Renew .+ \d+ h)$/ }).click();
 }
 
 /** From /payment through the sandbox's PayU page and back. */
@@ -307,7 +307,7 @@ describe.skipIf(!hasBrowser())('plans and payments in the browser', () => {
       }
       // PayU accepts at once; its SUCCESS comes at the first status check (REFUND_STATUS_POLL_SECONDS later).
       await attempt
-        .getByText(/^(Refund of ₹815\.00 on its way \(accepted by PayU\)|Refunded ₹815\.00 on )/)
+        .getByText(/^(Refund of ₹815\.00 accepted by PayU and on its way|Refunded ₹815\.00 on )/)
         .waitFor({ timeout: 30_000 });
       await screenshot(page, `plans-refund-done-${size}`);
       await page.close();

@@ -24,18 +24,27 @@ async function ageCheckout(txnid: string, minutes: number) {
 }
 
 describe('a checkout PayU does not answer', () => {
-  it('shows when we check again, then after the configured wait that no money was taken', async () => {
+  it('says at once that no money was taken and when we check again, then after the configured wait that it was not completed', async () => {
     const { user, client } = await buyer();
     const start = await checkout(client, user.email);
     const nextCheckAt = await db.oneFirst(sql.type(z.object({ next_check_at: z.date() }))`
       SELECT next_check_at FROM payments WHERE txnid = ${start.txnid}`);
 
+    // PayU has said nothing (the customer left its page): not completed, from the start.
     const waiting = (await client.call('/api/payments')).body.payments[0];
     expect(waiting).toMatchObject({
       txnid: start.txnid,
       status: 'initiated',
-      statusLabel: 'Waiting for PayU',
+      statusLabel: 'Not completed yet',
       nextCheckAt: nextCheckAt.toISOString(),
+      statusDetail: expect.stringMatching(
+        /^Not completed yet: no money has been taken\. We check with PayU again at \d{1,2}:\d{2} [ap]m IST\. If you did pay, your plan starts by itself\.$/,
+      ),
+    });
+    // Once PayU has posted about it (the bank is deciding), it is waiting, not abandoned.
+    await db.query(sql.unsafe`UPDATE payments SET callback_count = 1 WHERE txnid = ${start.txnid}`);
+    expect((await client.call(`/api/payments/${start.txnid}`)).body).toMatchObject({
+      statusLabel: 'Waiting for PayU',
       statusDetail: expect.stringMatching(/^We check with PayU again at \d{1,2}:\d{2} [ap]m IST\.$/),
     });
 

@@ -10,6 +10,7 @@ import { findActiveSubscription, findSubscription } from '../../core/db/subscrip
 import { findLiveVmByUser, findVm } from '../../core/db/vms.ts';
 import { AUTOPAY_MESSAGES, noticeDueAt, scheduledDebitAt } from '../../core/domain/autopay.ts';
 import { addOneMonth } from '../../core/domain/plans.ts';
+import { formatLongDate } from '../../core/domain/time.ts';
 import { createPayUClient } from '../../core/providers/payu.ts';
 import { createPayUSiClient, type PayUSiClient } from '../../core/providers/payuSi.ts';
 import { runPlanExpiry } from '../../worker/jobs/planExpiry.ts';
@@ -212,7 +213,10 @@ describe('AutoPay: the whole cycle', () => {
         sql.unsafe`SELECT 1 FROM invoices WHERE payment_id = ${payment.id} AND subscription_id = ${renewed.id}`,
       ),
     ).toBe(1);
-    const receipt = await waitForMail(stack, user.email, 'Payment received', notice.sentAt);
+    // The debit succeeded: its mail says so in the subject, with the invoice (the post-debit alert).
+    const receipt = await waitForMail(stack, user.email, 'AutoPay debit of ₹1,830.00 done', notice.sentAt);
+    expect(receipt.subject).toContain('plan renewed');
+    expect(receipt.text).toContain('AutoPay debited ₹1,830.00 for LEGEND');
     expect(receipt.text).toContain('renewed on the same Virtual Computer');
     expect(receipt.text).toContain(payment.txnid);
 
@@ -409,11 +413,26 @@ describe('AutoPay: pause and cancel', () => {
   it('pause after the notice skips that debit without revoking; resume before the end brings it back', async () => {
     const { user, client, mandate, plan } = await autoRenewBuyer('UPI');
     const { debitAt, noticeAt } = schedule(plan, mandate);
+    // Set up: confirmed by mail with the first debit's day and how to stop it.
+    const setUp = await waitForMail(stack, user.email, 'Automatic renewal is on for your LEGEND plan');
+    expect(setUp.text).toContain('through UPI AutoPay');
+    expect(setUp.text).toContain(`The first renewal is debited on ${formatLongDate(debitAt)}`);
+    expect(setUp.text).toContain('48 hours before every debit');
     await sweep(later(noticeAt, 1));
     const paused = await client.call('/api/vm/autopay/pause', { body: {} });
     expect(paused.status).toBe(200);
     expect(paused.body.autoRenew).toMatchObject({ status: 'paused', nextDebitAt: null });
     expect((await client.call('/api/vm/autopay/pause', { body: {} })).status).toBe(200);
+    // Paused: the mail names the day the PC stops (the plan's end), once however often it is asked.
+    const pausedMail = await waitForMail(stack, user.email, 'Automatic renewal paused');
+    expect(pausedMail.subject).toBe(
+      `Automatic renewal paused: your PC stops on ${formatLongDate(plan.expires_at!)}`,
+    );
+    expect(pausedMail.text).toContain(`will stop on ${formatLongDate(plan.expires_at!)} at`);
+    expect(pausedMail.text).toContain('files are kept for 7 days, and unused hours lapse');
+    expect(
+      (await stack.mailTo(user.email)).filter((m) => m.subject.startsWith('Automatic renewal paused')),
+    ).toHaveLength(1);
     await sweep(later(debitAt, 1));
     expect((await sandbox(mandate.authpayuid!)).siDebits).toHaveLength(0);
     expect((await renewalOf(mandate)).state).toBe('skipped');
@@ -423,6 +442,12 @@ describe('AutoPay: pause and cancel', () => {
     const resumed = await client.call('/api/vm/autopay/resume', { body: {} });
     expect(resumed.status).toBe(200);
     expect(resumed.body.autoRenew).toMatchObject({ status: 'active', nextDebitAt: debitAt.toISOString() });
+    const resumedMail = await waitForMail(
+      stack,
+      user.email,
+      'Automatic renewal resumed for your LEGEND plan',
+    );
+    expect(resumedMail.text).toContain(`₹1,830.00 is debited on ${formatLongDate(debitAt)}`);
     await sweep(later(debitAt, 2));
     expect((await sandbox(mandate.authpayuid!)).siDebits).toHaveLength(1);
     await renewalPlan(user.id, plan.id);
@@ -443,6 +468,15 @@ describe('AutoPay: pause and cancel', () => {
     const second = await client.call('/api/vm/autopay/cancel', { body: {} });
     expect(second.status).toBe(200);
     expect(second.body.autoRenew).toMatchObject({ status: 'cancelled' });
+    // Cancelled: one mail, with the plan's last day.
+    const cancelled = await waitForMail(stack, user.email, 'Automatic renewal cancelled');
+    expect(cancelled.subject).toBe(
+      `Automatic renewal cancelled: your plan's last day is ${formatLongDate(plan.expires_at!)}`,
+    );
+    expect(cancelled.text).toContain('nothing more is debited');
+    expect(
+      (await stack.mailTo(user.email)).filter((m) => m.subject.startsWith('Automatic renewal cancelled')),
+    ).toHaveLength(1);
     expect((await dashboard(client)).autoRenew).toMatchObject({ status: 'cancelled', nextDebitAt: null });
 
     await waitFor('PayU to revoke the mandate', async () =>

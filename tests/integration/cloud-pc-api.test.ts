@@ -212,6 +212,7 @@ describe('cloud PC API', () => {
       canStart: false,
       remainingSeconds: 0,
       notice: VM_MESSAGES.outOfHours,
+      startBlocked: VM_MESSAGES.outOfHours,
     });
 
     await cloud.exec(sql.unsafe`UPDATE vms SET usage_seconds = 0 WHERE id = ${vm.id}`);
@@ -222,7 +223,18 @@ describe('cloud PC API', () => {
     expect(expired.status).toBe(409);
     expect(expired.body.message).toBe(VM_MESSAGES.planExpired);
     const body = await dashboard(client, user.email);
-    expect(body).toMatchObject({ planActive: false, canStart: false, notice: VM_MESSAGES.planExpired });
+    // The plan-end banner says it ended and what now; START is refused with the reason.
+    expect(body).toMatchObject({
+      planActive: false,
+      canStart: false,
+      notice: null,
+      startBlocked: VM_MESSAGES.planExpired,
+      planEnd: {
+        phase: 'ended',
+        renewal: 'none',
+        renewOffer: { label: expect.stringMatching(/^Renew LEGEND \d+ h$/) },
+      },
+    });
     expect(Date.parse(body.keptUntil) - Date.parse(body.expiryDate)).toBe(
       stack.config.vm.graceDays * 86_400_000,
     );

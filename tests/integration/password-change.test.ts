@@ -43,9 +43,13 @@ describe('POST /api/user/password', () => {
     expect(changed.status).toBe(200);
     expect(changed.body).toEqual({ message: PC.changed });
 
-    // At once, not after the cache's few seconds.
-    expect((await phone.call('/api/auth/login')).status).toBe(401);
-    expect((await laptop.call('/api/vm/dashboard')).status).toBe(401);
+    // At once, not after the cache's few seconds, and each device is told why on its next request.
+    const phoneAsks = await phone.call('/api/auth/login');
+    expect(phoneAsks.status).toBe(401);
+    expect(phoneAsks.headers.get('x-session-ended')).toBe('password-changed');
+    const laptopAsks = await laptop.call('/api/vm/dashboard');
+    expect(laptopAsks.status).toBe(401);
+    expect(laptopAsks.headers.get('x-session-ended')).toBe('password-changed');
     expect((await here.call('/api/auth/login')).status).toBe(200);
     expect(await countLiveSessions(db, user.id)).toBe(1);
 

@@ -11,7 +11,7 @@ import {
   daysLeft,
   PLAN_CHOICE_MESSAGES,
 } from '../../core/domain/subscription.ts';
-import { TRIAL_ALREADY_USED_MESSAGE } from '../../core/domain/trial.ts';
+import { TRIAL_ALREADY_USED_MESSAGE, trialPhoneUsedMessage } from '../../core/domain/trial.ts';
 import { requestHash, responseHash } from '../../core/providers/payu.ts';
 import { createUser, newClient } from '../support/accounts.ts';
 import { paymentHelpers, type Checkout } from '../support/payments.ts';
@@ -645,15 +645,16 @@ describe('the trial', () => {
       isTrial: true,
       trialPlan: 'LEGEND',
     });
-    expect(again.status).toBe(409);
-    // …and per phone number.
+    expect(again).toMatchObject({ status: 409, body: { message: TRIAL_ALREADY_USED_MESSAGE } });
+    // …and per phone number: the refusal names the number, not the person.
     const samePhone = await buyer({ phone: user.phone });
     const other = await choose(samePhone.client, samePhone.user.email, {
       plan: 'Trial',
       duration: 1,
       isTrial: true,
     });
-    expect(other).toMatchObject({ status: 409, body: { message: TRIAL_ALREADY_USED_MESSAGE } });
+    expect(other).toMatchObject({ status: 409, body: { message: trialPhoneUsedMessage(user.phone!) } });
+    expect(other.body.message).toContain(`+91 ${user.phone!.slice(0, 5)} ${user.phone!.slice(5)}`);
 
     // A running trial never blocks buying a plan; the plan replaces it.
     const plan = await checkout(client, user.email, { plan: 'LEGEND', duration: 30 });

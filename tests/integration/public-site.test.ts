@@ -70,6 +70,8 @@ describe('GET /api/site', () => {
       supportEmail: stack.config.supportEmail,
       // No provisions recorded in this file's database: the modest wording (time-to-desktop.test.ts).
       timeToDesktop: UNMEASURED_STAT,
+      // The same provisions by kind, for the wait after paying: none recorded.
+      setupTimes: { pool: null, launch: null },
       // What the connection check page measures (connection-check.test.ts).
       connectionCheck: stack.config.connectionCheck,
     });

@@ -55,13 +55,15 @@ export function useBrowser() {
   return {
     async newPage(
       viewport = DESKTOP,
-      options: { allowConsoleErrors?: RegExp; javaScriptEnabled?: boolean } = {},
+      options: { allowConsoleErrors?: RegExp; javaScriptEnabled?: boolean; timezoneId?: string } = {},
     ): Promise<Page> {
       if (!browser) throw new Error('no browser');
       const context = await browser.newContext({
         viewport,
         baseURL: baseUrl(),
         javaScriptEnabled: options.javaScriptEnabled ?? true,
+        // A customer's own clock (the machine running the tests may be on UTC).
+        ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
       });
       contexts.push(context);
       const page = await context.newPage();

@@ -56,9 +56,10 @@ export function cookiesFrom(response: { headers: Headers }): string {
 export async function registeredUser(
   name = 'Kiran Das',
   emailPrefix = 'e2e',
-): Promise<{ email: string; name: string }> {
+  options: { phone?: string } = {},
+): Promise<{ email: string; name: string; phone: string }> {
   const email = uniqueEmail(emailPrefix);
-  const phone = `9${String(randomInt(0, 1e9)).padStart(9, '0')}`;
+  const phone = options.phone ?? `9${String(randomInt(0, 1e9)).padStart(9, '0')}`;
   // Each account is a person of their own, so it signs up from an address of its own: the sign-up
   // limits follow the asker, and every browser test's accounts from one address would reach them.
   const from = loopbackAddress();
@@ -78,7 +79,7 @@ export async function registeredUser(
     { cookie: cookiesFrom(registered) },
   );
   expect(verified.status).toBe(200);
-  return { email, name };
+  return { email, name, phone };
 }
 
 /** Fills and submits the /login form; does not wait for where it leads. */
@@ -100,7 +101,7 @@ export async function buy(page: Page, plan: string, hours: number, amount: strin
   await page.goto('/select-vm');
   const card = page.getByRole('article', { name: plan, exact: true });
   await card.getByRole('radio', { name: `${hours} h` }).check();
-  await card.getByRole('button', { name: /^(Choose Plan|Renew Plan)$/ }).click();
+  await card.getByRole('button', { name: /^(Choose Plan|Renew Plan|Renew .+ \d+ h)$/ }).click();
   await page.waitForURL('**/payment');
   await page.getByRole('button', { name: `Pay ${amount}` }).click();
   await page.waitForURL('**/sandbox/payu/_payment');
@@ -178,6 +179,6 @@ export async function refundedLegendPlan(page: Page, email: string): Promise<voi
   await attempt.getByRole('button', { name: 'Cancel plan and request refund' }).click();
   await attempt.getByRole('button', { name: 'Confirm refund of ₹815.00' }).click();
   await attempt
-    .getByText(/^(Refund of ₹815\.00 on its way \(accepted by PayU\)|Refunded ₹815\.00 on )/)
+    .getByText(/^(Refund of ₹815\.00 accepted by PayU and on its way|Refunded ₹815\.00 on )/)
     .waitFor({ timeout: 30_000 });
 }

@@ -73,6 +73,16 @@ export function loginPathFor(path: string): string {
   return safe ? `/login?next=${encodeURIComponent(safe)}` : '/login';
 }
 
+/**
+ * The login address for the page open now, remembered as where to come back to: what a signed-in
+ * page that finds nobody signed in (a 401) sends the customer to.
+ */
+export function loginPathForHere(): string {
+  const here = window.location.pathname + window.location.search + window.location.hash;
+  rememberReturnTo(here);
+  return loginPathFor(here);
+}
+
 /** A choice made before signing in. */
 export type PendingChoice =
   { kind: 'plan'; planId: string; hours: number } | { kind: 'trial'; planId: string };

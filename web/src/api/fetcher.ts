@@ -1,5 +1,5 @@
 import { ACCOUNT_MESSAGES } from '../../../core/domain/account.ts';
-import { sessionLost } from './sessionEnded.ts';
+import { sessionEndedBecause, sessionLost } from './sessionEnded.ts';
 
 /** The one way the SPA talks to the API. Errors carry the server's `message` for the UI to show. */
 
@@ -34,6 +34,9 @@ export async function api<T>(path: string, options: Options = {}): Promise<T> {
     if ((error as Error).name === 'AbortError') throw error;
     throw new ApiError(0, NETWORK_MESSAGE);
   }
+  // The server says why this device was signed out (a password change elsewhere): the app says so.
+  const endedBecause = response.headers.get('x-session-ended');
+  if (endedBecause) sessionEndedBecause(endedBecause);
   const text = await response.text();
   let data: unknown = undefined;
   if (text) {
@@ -48,7 +51,12 @@ export async function api<T>(path: string, options: Options = {}): Promise<T> {
   // A 401 outside the sign-in calls (where it means a wrong password or code) is the session
   // gone: on a signed-in page the whole app says so, and the caller's message says the same.
   if (response.status === 401 && !path.startsWith('/auth/') && sessionLost()) {
-    throw new ApiError(401, ACCOUNT_MESSAGES.sessionEnded);
+    throw new ApiError(
+      401,
+      endedBecause === 'password-changed'
+        ? ACCOUNT_MESSAGES.signedOutPasswordChanged
+        : ACCOUNT_MESSAGES.sessionEnded,
+    );
   }
   if (!response.ok) {
     const body = (data ?? {}) as { message?: unknown; error?: unknown };

@@ -10,15 +10,33 @@ import { useSyncExternalStore } from 'react';
 
 let believedSignedIn = false;
 let ended = false;
+/** Why the server signed this device out, when it said (`X-Session-Ended`): only a password change, for now. */
+let endedBecause: 'password-changed' | null = null;
 const listeners = new Set<() => void>();
 
 function emit(): void {
   for (const listener of listeners) listener();
 }
 
+/** The server said why this device's session ended (the fetcher reads it from any answer). */
+export function sessionEndedBecause(reason: string): void {
+  if (reason !== 'password-changed' || endedBecause === reason) return;
+  endedBecause = reason;
+  emit();
+}
+
+export function sessionEndReason(): 'password-changed' | null {
+  return endedBecause;
+}
+
+export function useSessionEndReason(): 'password-changed' | null {
+  return useSyncExternalStore(onSessionEndedChange, sessionEndReason, sessionEndReason);
+}
+
 /** A session is known to be live (a login, or the session check answered a user). */
 export function sessionBegan(): void {
   believedSignedIn = true;
+  endedBecause = null;
   if (ended) {
     ended = false;
     emit();

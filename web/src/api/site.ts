@@ -1,5 +1,6 @@
 import useSWR from 'swr';
 import type { TimeToDesktopStat } from '../../../core/domain/content/timeToDesktop.ts';
+import type { ProvisionDistribution } from '../../../core/domain/setupProgress.ts';
 import { swrFetcher } from './fetcher.ts';
 
 /**
@@ -11,6 +12,8 @@ export type SiteInfo = {
   contactEmail: string;
   supportEmail: string;
   timeToDesktop: TimeToDesktopStat;
+  /** The same recorded provisions by kind (warm-pool spare, fresh launch): the wait after paying. */
+  setupTimes: ProvisionDistribution;
   connectionCheck: { pingUrl: string; region: string };
 };
 

@@ -67,6 +67,11 @@ export function AutoPayPanel({ record }: { record: DashboardRecord }) {
         {STATUS_LINES[autoRenew.status]}
       </p>
       {autoRenew.note && <p className="notice info">{autoRenew.note}</p>}
+      {autoRenew.status === 'paused' && record.planActive && record.expiryDate && (
+        <p className="notice warning autopay-paused-stop" role="status">
+          Your PC stops on {when(record.expiryDate)}, when your plan ends, unless you resume before then.
+        </p>
+      )}
       {autoRenew.noticeSentAt && autoRenew.nextDebitAt && (
         <p className="notice info" role="status">
           Notice sent on {formatLongDate(autoRenew.noticeSentAt)}: {amount} will be debited on{' '}

@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
+import './endings.css';
 
 /**
  * An in-app modal over the native `<dialog>` element (focus moves in, Escape closes, the page
@@ -19,12 +20,19 @@ export function Dialog({
   className?: string;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
   const titleId = useId();
 
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
+    if (open && !dialog.open) {
+      dialog.showModal();
+      // showModal focuses the first field, which on a small screen can be far down a long dialog
+      // and scrolls it there: start at the title instead, read first, with the dialog at its top.
+      heading.current?.focus({ preventScroll: true });
+      dialog.scrollTop = 0;
+    }
     if (!open && dialog.open) dialog.close();
   }, [open]);
 
@@ -41,7 +49,7 @@ export function Dialog({
     >
       {open && (
         <div className="modal-body">
-          <h2 id={titleId} className="modal-title">
+          <h2 id={titleId} className="modal-title" ref={heading} tabIndex={-1}>
             {title}
           </h2>
           {children}

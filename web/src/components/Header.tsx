@@ -10,7 +10,7 @@ type NavItem = { label: string; href: string };
 /**
  * The three nav variants of spec §2 "Landing page". A customer with a plan sees "Renew Plan"
  * only when a plan can be bought now (it has ended, or it is a trial); while one is in force,
- * "My plan", which shows it, rather than cards that would all refuse.
+ * "My plan", which shows it, rather than cards that would all refuse; during a trial, "My trial".
  */
 function navItems(session: Session, current?: PlanChoice | null): NavItem[] {
   if (session.status !== 'user') {
@@ -40,9 +40,15 @@ function navItems(session: Session, current?: PlanChoice | null): NavItem[] {
       },
       Date.now(),
     );
+  // A trial in its hour is the customer's plan for now: it reads as the trial, not a renewal.
+  const inTrial =
+    current?.isTrial === true &&
+    current.status === 'active' &&
+    current.expiryDate !== null &&
+    Date.parse(current.expiryDate) > Date.now();
   return [
     { label: 'Services', href: '/services' },
-    { label: renewable ? 'Renew Plan' : 'My plan', href: '/select-vm' },
+    { label: inTrial ? 'My trial' : renewable ? 'Renew Plan' : 'My plan', href: '/select-vm' },
     { label: 'Dashboard', href: '/dashboard' },
     { label: 'Blogs', href: '/blogs' },
   ];

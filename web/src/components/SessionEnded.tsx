@@ -2,6 +2,7 @@ import type { MouseEvent, ReactNode } from 'react';
 import { Link } from 'wouter';
 import { loginPathFor, rememberReturnTo } from '../returnTo.ts';
 import { ACCOUNT_MESSAGES as M } from '../../../core/domain/account.ts';
+import { useSessionEndReason } from '../api/sessionEnded.ts';
 
 /**
  * A guarded page whose session has ended (`active`): one message at the top, "Your session has
@@ -17,12 +18,13 @@ export function SessionEnded({ active, children }: { active: boolean; children: 
       ? '/'
       : window.location.pathname + window.location.search + window.location.hash;
   const remember = (_event: MouseEvent) => rememberReturnTo(here);
+  const reason = useSessionEndReason();
   return (
     <>
       {active && (
         <div className="container session-ended" role="alert">
           <p className="notice warning session-ended-notice">
-            <span>{M.sessionEnded}</span>{' '}
+            <span>{reason === 'password-changed' ? M.signedOutPasswordChanged : M.sessionEnded}</span>{' '}
             <Link href={loginPathFor(here)} className="button primary small" onClick={remember}>
               {M.sessionEndedLink}
             </Link>

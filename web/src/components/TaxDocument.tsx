@@ -7,6 +7,7 @@ import { Page } from './Layout.tsx';
 import { usePageTitle } from './pageTitle.ts';
 import { formatRupees } from '../../../core/domain/money.ts';
 import type { GstDocumentRecord } from '../../../core/domain/planRecords.ts';
+import { loginPathForHere } from '../returnTo.ts';
 
 /** What a GST document (tax invoice or credit note) prints, from either record. */
 export type TaxDocumentData = GstDocumentRecord;
@@ -151,10 +152,14 @@ export function useOwnTaxDocument<T extends InvoiceEntry>(
   const id = new URLSearchParams(useSearch()).get(param);
   usePageTitle(id ? `${title} ${id}` : title);
   const email = useHistoryEmail(session.user?.email ?? null);
-  const { data, error, isLoading } = useInvoices(session.status === 'loading' ? null : email);
+  const { data, error, isLoading, mutate } = useInvoices(session.status === 'loading' ? null : email);
   useEffect(() => {
-    if (error instanceof ApiError && error.status === 401) navigate('/login', { replace: true });
-  }, [error, navigate]);
+    if (!(error instanceof ApiError) || error.status !== 401) return;
+    // Signed out: to /login, which comes back here. Signed in again since (the 401 is the one the
+    // cache kept from before): ask again, rather than send a signed-in customer to /login.
+    if (session.status === 'anonymous') navigate(loginPathForHere(), { replace: true });
+    else if (session.status === 'user') void mutate();
+  }, [error, navigate, session.status, mutate]);
   if (session.status === 'loading' || isLoading) return { state: 'loading' };
   const doc = data?.find((entry): entry is T => pick(entry, id));
   return doc && !error ? { state: 'found', doc } : { state: 'missing', failed: Boolean(error) };

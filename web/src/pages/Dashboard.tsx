@@ -12,6 +12,8 @@ import { PaymentNotices } from '../components/PaymentNotices.tsx';
 import { NoPlanCard } from '../components/NoPlanCard.tsx';
 import { UsageClock } from '../components/UsageClock.tsx';
 import { HourBankNotice } from '../components/HourBankNotice.tsx';
+import { PlanEndBanner } from '../components/PlanEndBanner.tsx';
+import { SetupProgress } from '../components/SetupProgress.tsx';
 import { AutoPayPanel } from '../components/AutoPayPanel.tsx';
 import { BrowserDesktop } from '../components/BrowserDesktop.tsx';
 import { ConnectGuides } from '../components/ConnectGuides.tsx';
@@ -123,6 +125,7 @@ function DashboardBody({ record }: { record: DashboardRecord }) {
           )}
         </div>
       )}
+      <PlanEndBanner record={record} />
       <HourBankNotice record={record} />
       {record.keptDisk && <KeptDiskNotice disk={record.keptDisk} />}
       <IdleNotice enabled={record.vmLastState !== 'none'} />
@@ -243,6 +246,7 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
           isRunning={record.isRunning}
           vmLastStateChange={record.vmLastStateChange}
           selectedDuration={record.selectedDuration}
+          planEnd={record.planEnd}
         />
       </dl>
       {record.machineName?.current === false && (
@@ -256,6 +260,7 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
         namesEnabled={record.namesEnabled}
         publicIp={record.vmPublicIp}
       />
+      {record.setup && <SetupProgress setup={record.setup} />}
       {hint && <p className="muted vm-hint vm-transition-hint">{hint}</p>}
       {state === 'stopped' && (
         <div className="vm-actions">
@@ -263,11 +268,18 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
             type="button"
             className="button primary"
             onClick={() => act('start')}
-            disabled={busy !== null}
+            disabled={busy !== null || record.startBlocked !== null}
+            aria-describedby={record.startBlocked ? 'start-blocked' : undefined}
           >
             {busy === 'start' ? 'Starting…' : 'START VM'}
           </button>
-          <p className="muted vm-hint">{VM_MESSAGES.stoppedHint}</p>
+          {record.startBlocked ? (
+            <p className="vm-hint start-blocked" id="start-blocked">
+              {record.startBlocked}
+            </p>
+          ) : (
+            <p className="muted vm-hint">{VM_MESSAGES.stoppedHint}</p>
+          )}
         </div>
       )}
       {state === 'running' && (
@@ -306,7 +318,12 @@ function MachineCard({ record, state }: { record: DashboardRecord; state: VmDisp
 function PlanCard({ record }: { record: DashboardRecord }) {
   const facts: Array<[string, string]> = [
     ['Registered name', record.name],
-    ['Plan', isTrialPlanName(record.selectedPlan) ? `${TRIAL_LABEL} trial` : record.selectedPlan],
+    [
+      'Plan',
+      isTrialPlanName(record.selectedPlan)
+        ? `${TRIAL_LABEL} trial${record.trialMachine ? ` on ${record.trialMachine}` : ''}`
+        : record.selectedPlan,
+    ],
   ];
   if (record.selectedDuration !== null) {
     // A trial is 1 hour.

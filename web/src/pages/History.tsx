@@ -10,6 +10,8 @@ import { requestRefund, usePayments, type PaymentAttempt } from '../api/payments
 import { errorMessage } from '../api/fetcher.ts';
 import { formatRupees } from '../../../core/domain/money.ts';
 import { refundEndsPlan, refundLine } from '../../../core/domain/refund.ts';
+import '../components/endings.css';
+import { loginPathForHere } from '../returnTo.ts';
 
 /** Spec §2 History: invoice cards; loading, email not detected, error and empty states; the named invoice highlighted. */
 export default function History() {
@@ -18,7 +20,7 @@ export default function History() {
   const [, navigate] = useLocation();
   const highlighted = new URLSearchParams(useSearch()).get('invoiceId');
   const email = useHistoryEmail(session.user?.email ?? null);
-  const { data, error, isLoading } = useInvoices(session.status === 'loading' ? null : email);
+  const { data, error, isLoading, mutate } = useInvoices(session.status === 'loading' ? null : email);
   // The refunds of each invoiced payment, so an invoice whose plan was refunded says so.
   const { data: payments } = usePayments(session.status === 'user');
   const refundsByInvoice = new Map(
@@ -27,8 +29,12 @@ export default function History() {
 
   useEffect(() => {
     // Not logged in (or the session ended): the guard's answer, /login.
-    if (error instanceof ApiError && error.status === 401) navigate('/login', { replace: true });
-  }, [error, navigate]);
+    if (!(error instanceof ApiError) || error.status !== 401) return;
+    // Signed out: to /login, which comes back here. Signed in again since (the 401 is the one the
+    // cache kept from before): ask again, rather than send a signed-in customer to /login.
+    if (session.status === 'anonymous') navigate(loginPathForHere(), { replace: true });
+    else if (session.status === 'user') void mutate();
+  }, [error, navigate, session.status, mutate]);
 
   let body;
   if (session.status === 'loading' || isLoading) {
@@ -90,10 +96,22 @@ export default function History() {
 }
 
 const REFUND_SOURCES: Record<PaymentAttempt['refunds'][number]['source'], string> = {
-  auto: 'automatic, the payment started no plan',
-  customer: 'you asked for it',
-  operator: 'issued by support',
+  auto: 'Refunded automatically: the payment started no plan.',
+  customer: 'You asked for it.',
+  operator: 'Issued by our support team.',
 };
+
+const AUTOPAY_MARKS: Record<NonNullable<PaymentAttempt['autoPay']>, string> = {
+  debit: 'AutoPay debit',
+  setup: 'AutoPay set up',
+};
+
+/** What follows a refused refund: our team is on it, or (once they have looked) it can be asked again. */
+function refusedNext(refund: PaymentAttempt['refunds'][number]): string {
+  return refund.underReview
+    ? 'Your plan keeps running. Our team is looking into it and will write to you.'
+    : 'Our team has looked into it; you can ask for a refund again.';
+}
 
 /** Every PayU attempt, failed and abandoned ones too, with refunds and the refund the policy offers. */
 function PaymentAttempts() {
@@ -130,7 +148,14 @@ function AttemptCard({ attempt }: { attempt: PaymentAttempt }) {
       aria-label={`Payment ${attempt.txnid}`}
     >
       <header className="invoice-card-head">
-        <h3>{plan}</h3>
+        <h3>
+          {plan}
+          {attempt.autoPay && (
+            <span className={`attempt-mark attempt-mark-${attempt.autoPay}`}>
+              {AUTOPAY_MARKS[attempt.autoPay]}
+            </span>
+          )}
+        </h3>
         <p className="invoice-card-total">{formatRupees(attempt.amountPaise)}</p>
       </header>
       <dl className="invoice-card-facts">
@@ -167,11 +192,16 @@ function AttemptCard({ attempt }: { attempt: PaymentAttempt }) {
           key={refund.reference}
           className={`notice ${refund.status === 'failed' ? 'error' : refund.status === 'refunded' ? 'success' : 'info'} refund-line`}
         >
-          <strong>{refundLine(refund)}</strong> ({REFUND_SOURCES[refund.source]}). Refund reference{' '}
+          <strong>{refundLine(refund)}.</strong>{' '}
+          {refund.status === 'failed' ? refusedNext(refund) : REFUND_SOURCES[refund.source]} Refund reference{' '}
           <code>{refund.reference}</code>.
         </p>
       ))}
       {attempt.refundOffer.amountPaise !== null && <RefundRequest attempt={attempt} />}
+      {/* An AutoPay debit still with the bank: when asking for its refund can work. */}
+      {attempt.autoPay === 'debit' && attempt.refundOffer.refusalKind === 'not-settled' && (
+        <p className="muted refund-wait">{attempt.refundOffer.refusal}</p>
+      )}
     </article>
   );
 }

@@ -13,6 +13,7 @@ import { forgetReturnTo, rememberReturnTo, safeReturnPath, takeReturnTo } from '
 import { ACCOUNT_MESSAGES as M, normaliseEmail } from '../../../core/domain/account.ts';
 import { PLAN_CHOICE_MESSAGES } from '../../../core/domain/subscription.ts';
 import { TRIAL_MESSAGES } from '../../../core/domain/trial.ts';
+import { useSessionEndReason } from '../api/sessionEnded.ts';
 
 /** Spec §2 Login, §4 Login, §8 Login. */
 export default function Login() {
@@ -28,6 +29,8 @@ export default function Login() {
   // Where the customer was going (?next=, a path on this site); kept for Register and Google too.
   const next = safeReturnPath(new URLSearchParams(useSearch()).get('next'));
   const [reason] = useState(() => loginReason(next));
+  // Signed out from elsewhere by a password change: said here too, where the new password goes.
+  const endReason = useSessionEndReason();
   useEffect(() => {
     if (next) rememberReturnTo(next);
     else forgetReturnTo();
@@ -88,7 +91,11 @@ export default function Login() {
           />
         ) : (
           <>
-            {reason ? (
+            {endReason === 'password-changed' ? (
+              <p className="notice warning auth-lead" role="status">
+                {M.signedOutPasswordChanged}
+              </p>
+            ) : reason ? (
               <p className="notice info auth-lead" role="status">
                 {reason}
               </p>

@@ -35,8 +35,16 @@ function ConfirmAndPay({ user }: { user: SessionUser }) {
   const [redirecting, setRedirecting] = useState(false);
   const [start, setStart] = useState<PaymentStart | null>(null);
   const [message, setMessage] = useState<string | null>(null);
-  // "Renew automatically every month": off unless the customer ticks it.
-  const [autoRenew, setAutoRenew] = useState(false);
+  // "Renew automatically every month": off unless the customer ticks it; a tick survives the
+  // session ending under this page and the sign-in that comes back here (this tab, this choice).
+  const [autoRenew, setTicked] = useState(false);
+  useEffect(() => {
+    if (choice?.subscriptionId) setTicked(readAutoRenewTick(choice.subscriptionId));
+  }, [choice?.subscriptionId]);
+  function setAutoRenew(on: boolean) {
+    setTicked(on);
+    if (choice?.subscriptionId) rememberAutoRenewTick(choice.subscriptionId, on);
+  }
 
   async function pay(choice: PlanChoice & { autoRenew: unknown }) {
     setMessage(null);
@@ -80,6 +88,28 @@ function ConfirmAndPay({ user }: { user: SessionUser }) {
   }
 
   const price = formatRupees(choice.pricePaise);
+  if (choice.refusal) {
+    // An old choice that can no longer be paid (a plan bought since, capacity gone): said before Pay.
+    return (
+      <Page title={M.confirmHeading}>
+        <div className="card checkout-card checkout-refused" role="alert">
+          <p>
+            Your earlier choice, {choice.selectedPlan}
+            {choice.isTrial ? '' : ` ${choice.selectedDuration} hours`} for {price}, cannot be paid now.
+          </p>
+          <p className="notice warning">{choice.refusal}</p>
+          <div className="checkout-actions">
+            <Link href="/dashboard" className="button primary">
+              Go to your dashboard
+            </Link>
+            <Link href="/select-vm" className="button ghost">
+              See plans
+            </Link>
+          </div>
+        </div>
+      </Page>
+    );
+  }
   return (
     <Page title={M.confirmHeading}>
       <section className="card checkout-card" aria-label="Your plan">
@@ -141,6 +171,26 @@ function ConfirmAndPay({ user }: { user: SessionUser }) {
       {start && <PayUForm start={start} />}
     </Page>
   );
+}
+
+const AUTO_RENEW_TICK_KEY = 'autoRenewTick';
+
+/** Whether the customer ticked "Renew automatically" for this plan choice, in this tab. */
+function readAutoRenewTick(subscriptionId: string): boolean {
+  try {
+    return window.sessionStorage.getItem(AUTO_RENEW_TICK_KEY) === subscriptionId;
+  } catch {
+    return false;
+  }
+}
+
+function rememberAutoRenewTick(subscriptionId: string, on: boolean): void {
+  try {
+    if (on) window.sessionStorage.setItem(AUTO_RENEW_TICK_KEY, subscriptionId);
+    else window.sessionStorage.removeItem(AUTO_RENEW_TICK_KEY);
+  } catch {
+    // without storage the tick lasts as long as the page
+  }
 }
 
 /**

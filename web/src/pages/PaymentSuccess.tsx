@@ -9,6 +9,8 @@ import { RequireUser } from '../components/RequireUser.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { readStored, writeStored } from '../storage.ts';
 import { PAYMENT_MESSAGES as M } from '../../../core/domain/subscription.ts';
+import { SETUP_DASHBOARD_LINK_MS } from '../../../core/domain/setupProgress.ts';
+import { SetupProgress } from '../components/SetupProgress.tsx';
 
 /**
  * Spec §2 Payment success, §4 Payment success page. The page tells the server to check
@@ -88,6 +90,13 @@ function Progress({ user }: { user: SessionUser }) {
     if (dashboard?.vmPublicIp) navigate('/dashboard', { state: dashboard });
   }, [dashboard, navigate]);
 
+  // After a while the dashboard is offered: it shows the same progress, and the customer need not stay here.
+  const [offerDashboard, setOfferDashboard] = useState(false);
+  useEffect(() => {
+    const timer = window.setTimeout(() => setOfferDashboard(true), SETUP_DASHBOARD_LINK_MS);
+    return () => window.clearTimeout(timer);
+  }, []);
+
   if (payment?.needsAttention) {
     return (
       <Page title="Payment received">
@@ -105,15 +114,10 @@ function Progress({ user }: { user: SessionUser }) {
   return (
     <Page title={verified ? M.success : 'Checking your payment…'}>
       <div className="card payment-outcome" aria-live="polite">
-        <ol className="progress-steps">
-          <li className="is-done">Paid on PayU</li>
-          <li className={verified ? 'is-done' : 'is-current'}>
-            {verified ? 'Payment verified' : 'Verifying the payment with PayU…'}
-          </li>
-          <li className={dashboard?.vmPublicIp ? 'is-done' : verified ? 'is-current' : ''}>
-            Preparing your Virtual Computer
-          </li>
-        </ol>
+        <SetupProgress
+          setup={verified ? (dashboard?.setup ?? null) : null}
+          phase={verified ? (dashboard?.setup ? undefined : 'preparing') : 'payment'}
+        />
         {verified ? (
           <p className="payment-message">Payment verified. {M.onTheWay}</p>
         ) : error ? (
@@ -124,6 +128,12 @@ function Progress({ user }: { user: SessionUser }) {
           <p className="payment-message muted">This takes a few seconds. Please keep this page open.</p>
         )}
         <span className="spinner" aria-hidden="true" />
+        {offerDashboard && (
+          <p className="setup-dashboard-link">
+            No need to wait here: <Link href="/dashboard">go to your dashboard</Link>, which shows the same
+            progress.
+          </p>
+        )}
         {payment?.invoiceId && (
           <p className="muted">
             Your invoice {payment.invoiceId} is in your{' '}

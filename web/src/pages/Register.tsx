@@ -151,10 +151,13 @@ function SignUpForm() {
           value={form.password}
           onChange={set('password')}
           autoComplete="new-password"
-          describedBy={attempted ? 'password-rules' : undefined}
+          describedBy={attempted || form.password !== '' ? 'password-rules' : undefined}
           invalid={attempted && !isValidPassword(form.password)}
         />
-        {attempted && <PasswordChecklist password={form.password} id="password-rules" />}
+        {/* The rules show as the customer types (the spec shows them after a failed submit). */}
+        {(attempted || form.password !== '') && (
+          <PasswordChecklist password={form.password} id="password-rules" />
+        )}
         <StatusMessage status={status} />
         <button type="submit" className="button primary" disabled={busy}>
           {busy ? 'Sending code…' : 'Register'}

@@ -64,9 +64,11 @@ export default function ResetPassword() {
             value={password}
             onChange={setPassword}
             autoComplete="new-password"
-            describedBy={attempted ? 'password-rules' : undefined}
+            describedBy={attempted || password !== '' ? 'password-rules' : undefined}
           />
-          {attempted && !done && <PasswordChecklist password={password} id="password-rules" />}
+          {(attempted || password !== '') && !done && (
+            <PasswordChecklist password={password} id="password-rules" />
+          )}
           <StatusMessage status={status} />
           <button type="submit" className="button primary" disabled={busy || done}>
             {busy ? 'Saving…' : 'Set New Password'}

@@ -26,6 +26,8 @@ import {
   type Plan,
 } from '../../../core/domain/plans.ts';
 import { formatLongDate } from '../../../core/domain/time.ts';
+import { renewOfferFor, type RenewOffer } from '../../../core/domain/planEnd.ts';
+import '../components/endings.css';
 import {
   activePlanBlocksPurchaseMessage,
   activePlanNote,
@@ -40,7 +42,32 @@ export default function SelectVm() {
   usePageTitle('Plans');
   const session = useSession();
   const loggedIn = session.status === 'user';
-  const current = useCurrentPlan(loggedIn).data?.plan ?? null;
+  const currentQuery = useCurrentPlan(loggedIn);
+  const current = currentQuery.data?.plan ?? null;
+  // Whether the plan check has answered: a choice carried through sign-in waits for it.
+  const planKnown = loggedIn && (currentQuery.data !== undefined || currentQuery.error !== undefined);
+  // The plan that ended is offered again first, as it was ("Renew LEGEND 45 h").
+  const offer =
+    current &&
+    current.status !== 'pending_payment' &&
+    canBuyPlanNow(
+      {
+        plan: current.selectedPlan,
+        hours: current.selectedDuration,
+        expiresAt: current.expiryDate,
+        isTrial: current.isTrial,
+      },
+      Date.now(),
+    )
+      ? renewOfferFor({
+          planName: current.selectedPlan,
+          hours: current.selectedDuration,
+          isTrial: current.isTrial,
+        })
+      : null;
+  const plans = offer
+    ? [...CARD_PLANS].sort((a, b) => Number(b.id === offer.planId) - Number(a.id === offer.planId))
+    : CARD_PLANS;
   // A running trial is not "a plan" here: buying one replaces it (see core/domain/trial.ts).
   const active =
     current &&
@@ -77,16 +104,23 @@ export default function SelectVm() {
           </div>
         </div>
       )}
+      {offer && (
+        <p className="card renew-offer-note" role="status">
+          Your <strong>{offer.planName}</strong> plan ({offer.hours} hours) has ended. Renew it below to get
+          back to the same PC and its files, or choose another plan.
+        </p>
+      )}
       <ConnectionCheckLink on="plans" />
       <ul className="pricing-grid">
-        {CARD_PLANS.map((plan) => (
+        {plans.map((plan) => (
           <li key={plan.id}>
             <PlanCard
               plan={plan}
               sessionReady={session.status !== 'loading'}
               email={session.user?.email ?? null}
-              renew={session.user?.hasPlan ?? false}
+              renew={offer?.planId === plan.id ? offer : null}
               active={active}
+              planKnown={planKnown}
             />
           </li>
         ))}
@@ -101,12 +135,15 @@ function PlanCard({
   email,
   renew,
   active,
+  planKnown,
 }: {
   plan: Plan;
   sessionReady: boolean;
   email: string | null;
-  renew: boolean;
+  /** This card renews the customer's ended plan: its hours chosen, its button "Renew LEGEND 45 h". */
+  renew: RenewOffer | null;
   active: PlanChoice | null;
+  planKnown: boolean;
 }) {
   const [, navigate] = useLocation();
   const [showInfo, setShowInfo] = useState(false);
@@ -125,6 +162,10 @@ function PlanCard({
     setRestored(chosen);
     if ((DURATIONS as readonly number[]).includes(chosen.hours)) setHours(chosen.hours as DurationHours);
   }, [plan.id]);
+  // The renewed plan's hours, as it was bought (a choice made before signing in wins).
+  useEffect(() => {
+    if (renew && !pendingChoice('plan')) setHours(renew.hours);
+  }, [renew?.hours]);
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
   const infoId = useId();
@@ -134,6 +175,14 @@ function PlanCard({
   useEffect(() => {
     if (restored && email) card.current?.scrollIntoView({ block: 'center' });
   }, [restored, email]);
+  // Chosen before signing in (or up): once signed in, the choice goes on to /payment as it was
+  // made, rather than waiting to be chosen again. Once per page: a refusal stays on the card.
+  const continued = useRef(false);
+  useEffect(() => {
+    if (!restored || !email || !planKnown || active || continued.current) return;
+    continued.current = true;
+    void choose();
+  }, [restored, email, planKnown, active]);
 
   async function choose() {
     setMessage(null);
@@ -201,7 +250,11 @@ function PlanCard({
   }
 
   return (
-    <article ref={card} className={`card pricing-card pricing-${plan.id}`} aria-labelledby={`${infoId}-name`}>
+    <article
+      ref={card}
+      className={`card pricing-card pricing-${plan.id}${renew ? ' is-renewal' : ''}`}
+      aria-labelledby={`${infoId}-name`}
+    >
       <header className="pricing-head">
         <h2 id={`${infoId}-name`} className="pricing-name">
           {plan.displayName}
@@ -283,7 +336,13 @@ function PlanCard({
           onClick={choose}
           disabled={busy || !sessionReady}
         >
-          {busy ? M.processing : renew ? M.renewPlan : M.choosePlan}
+          {busy
+            ? M.processing
+            : renew && hours === renew.hours
+              ? renew.label
+              : renew
+                ? M.renewPlan
+                : M.choosePlan}
         </button>
       )}
       <div role="alert" className="form-status">
