@@ -16,7 +16,7 @@ import {
   type PasswordState,
   type SmokeOutcome,
 } from '../core/domain/imageSmoke.ts';
-import { subnetForAttempt } from '../core/domain/lifecycle.ts';
+import { subnetForAttempt } from '../core/domain/machineProvisioning.ts';
 import { MACHINE_HEALTH_PATH, type MachineHealthReport } from '../core/domain/machineHealth.ts';
 import { findPlan, PLANS, type Plan } from '../core/domain/plans.ts';
 import type { Ec2Instance } from '../core/providers/ec2.ts';

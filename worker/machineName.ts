@@ -10,6 +10,7 @@ import {
   type MachineName,
 } from '../core/db/machineNames.ts';
 import { raiseAlert, resolveAlertsByKeys } from '../core/db/operatorAlerts.ts';
+import { assertNever } from '../core/domain/assertNever.ts';
 import type { Vm } from '../core/db/vms.ts';
 import {
   decideName,
@@ -143,8 +144,4 @@ export async function advanceName(
     row = (await findMachineName(deps.db, vm.id)) ?? row;
   }
   throw new Error(`machine name ${row.label}: more than ${MAX_STEPS} steps`);
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected ${JSON.stringify(value)}`);
 }

@@ -1,5 +1,5 @@
 import { openSunshinePassword } from '../core/crypto/machineSecrets.ts';
-import { desktopReachable } from '../core/domain/lifecycle.ts';
+import { desktopReachable } from '../core/domain/machineStates.ts';
 import {
   clearStreamHostUnreachable,
   markStreamHostUnreachable,

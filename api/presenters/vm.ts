@@ -11,13 +11,9 @@ import { autoRenewRecord } from '../../core/domain/autopay.ts';
 import { assessHealth, normaliseFingerprint } from '../../core/domain/machineHealth.ts';
 import { streamingView } from '../../core/domain/streaming.ts';
 import { machineNameView, type MachineNameView } from '../../core/domain/machineName.ts';
-import {
-  downloadsReady,
-  hoursExhausted,
-  keptUntil as keptUntilOf,
-  planInForce,
-} from '../../core/domain/lifecycle.ts';
-import { isGone } from '../../core/domain/machineGone.ts';
+import { downloadsReady } from '../../core/domain/machineStates.ts';
+import { hoursExhausted, keptUntil as keptUntilOf, planInForce } from '../../core/domain/planTime.ts';
+import { isGone } from '../../core/domain/machineStates.ts';
 import { handoverNotice, pendingHandover } from '../../core/domain/planHandover.ts';
 import { planEndView } from '../../core/domain/planEnd.ts';
 import { setupPhaseOf } from '../../core/domain/setupProgress.ts';

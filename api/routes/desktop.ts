@@ -19,7 +19,7 @@ import {
   desktopUrl,
   type DcvOutcome,
 } from '../../core/domain/desktop.ts';
-import { desktopReachable } from '../../core/domain/lifecycle.ts';
+import { desktopReachable } from '../../core/domain/machineStates.ts';
 import { findConnectHost } from '../../core/db/machineNames.ts';
 import { VM_MESSAGES } from '../../core/domain/vm.ts';
 import { HttpError } from '../errors.ts';

@@ -11,7 +11,7 @@ import {
 } from '../../core/db/subscriptions.ts';
 import { diskCopyNotBegun, findKeptSnapshotOfUser } from '../../core/db/snapshots.ts';
 import { findLiveVmByUser } from '../../core/db/vms.ts';
-import { checkoutMachineNote } from '../../core/domain/lifecycle.ts';
+import { checkoutMachineNote } from '../../core/domain/planMachine.ts';
 import { autoRenewOffer } from '../../core/domain/autopay.ts';
 import { renewalTerms } from '../../core/commands/autopay.ts';
 import type { CheckoutRecord } from '../../core/domain/planRecords.ts';

@@ -15,7 +15,7 @@ import {
 } from '../../core/db/streamPairings.ts';
 import { findLiveVmByUser } from '../../core/db/vms.ts';
 import { findConnectHost } from '../../core/db/machineNames.ts';
-import { desktopReachable } from '../../core/domain/lifecycle.ts';
+import { desktopReachable } from '../../core/domain/machineStates.ts';
 import {
   DCV_FILE_NAME,
   DCV_FILE_TYPE,

@@ -49,7 +49,7 @@ import {
   retryAt,
   scheduledDebitAt,
 } from '../domain/autopay.ts';
-import { keptUntil } from '../domain/lifecycle.ts';
+import { keptUntil } from '../domain/planTime.ts';
 import { plainFailureReason } from '../domain/payments.ts';
 import { autopayFailedMail, autopayNoticeMail, autopayStoppedMail } from '../emails/autopay.ts';
 import type { Logger } from '../observability/log.ts';

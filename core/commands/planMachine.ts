@@ -9,7 +9,7 @@ import {
   recordPlanChange,
   type Vm,
 } from '../db/vms.ts';
-import { machineForPlan } from '../domain/lifecycle.ts';
+import { machineForPlan } from '../domain/planMachine.ts';
 
 export type PlanMachine =
   | { kind: 'skip'; why: string }

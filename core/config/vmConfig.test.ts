@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.ts';
 import { deriveEndpoint, SANDBOX_EC2 } from './vmConfig.ts';
-import { subnetForAttempt } from '../domain/lifecycle.ts';
+import { subnetForAttempt } from '../domain/machineProvisioning.ts';
 import { PRODUCTION_ENV } from './productionEnv.fixture.ts';
 
 describe('cloud-PC configuration', () => {

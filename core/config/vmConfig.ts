@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DCV_WEB_URL_DEFAULT } from '../domain/desktop.ts';
-import { DEFAULT_SNAPSHOT_DEADLINE_MS } from '../domain/lifecycle.ts';
+import { DEFAULT_SNAPSHOT_DEADLINE_MS } from '../domain/keptDisk.ts';
 import { DEFAULT_LAUNCH_BUDGET } from '../domain/launchBudget.ts';
 import { CARD_PLANS, PLAN_IDS, type PlanId } from '../domain/plans.ts';
 import { MOONLIGHT_HOME_URL, parseCidr4 } from '../domain/streaming.ts';

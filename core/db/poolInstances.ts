@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { POOL_STATES } from '../domain/lifecycle.ts';
+import { POOL_STATES } from '../domain/poolInstance.ts';
 import { SPARE_CLAIM_ORDER } from '../domain/pool.ts';
 import { sql, type Db } from './pool.ts';
 

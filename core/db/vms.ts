@@ -1,6 +1,6 @@
 import type { QuerySqlToken } from 'slonik';
 import { z } from 'zod';
-import { LIVE_STATES, MACHINE_STATES, type MachineState } from '../domain/lifecycle.ts';
+import { LIVE_STATES, MACHINE_STATES, type MachineState } from '../domain/machineStates.ts';
 import { sql, type Db, type FragmentSqlToken } from './pool.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { isTransitional } from './lifecycle.ts';
+import { isTransitional } from './machineStates.ts';
 import { pairingInFlight } from './streaming.ts';
 import type { DashboardRecord } from './vm.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DCV_WEB_URL_DEFAULT, desktopUrl } from './desktop.ts';
-import { desktopReachable, downloadsReady, MACHINE_STATES } from './lifecycle.ts';
+import { desktopReachable, downloadsReady, MACHINE_STATES } from './machineStates.ts';
 
 describe('desktopUrl', () => {
   it("is DCV's web client on the machine with the token in the query and the console session in the fragment", () => {

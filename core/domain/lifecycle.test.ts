@@ -1,36 +1,25 @@
 import { describe, expect, it } from 'vitest';
+import { snapshotRestorable, restoreProgress } from './keptDisk.ts';
+import { decideMachine, followUpOf, nextStep, sweepLane } from './lifecycle.ts';
 import {
-  decideMachine,
-  decidePoolInstance,
-  downloadsReady,
-  hoursExhausted,
-  inGrace,
-  isTransitional,
-  checkoutMachineNote,
-  machineForPlan,
-  pastGrace,
-  planChange,
-  snapshotRestorable,
-  planEnded,
-  planInForce,
-  POOL_FIRST_BOOT_DEADLINE_MS,
-  planAwaitsMachine,
-  provisioningLate,
   type CloudView,
   type Decision,
   type DecisionKind,
   type LifecycleInput,
   type MachineFacts,
-  type MachineState,
-  type PlanFacts,
-  followUpOf,
-  poolFollowUp,
-  nextStep,
-  provisionStep,
-  restoreProgress,
   stepRule,
-  sweepLane,
-} from './lifecycle.ts';
+} from './machineDecision.ts';
+import { downloadsReady, isTransitional, type MachineState } from './machineStates.ts';
+import {
+  checkoutMachineNote,
+  machineForPlan,
+  planChange,
+  planAwaitsMachine,
+  provisioningLate,
+  provisionStep,
+} from './planMachine.ts';
+import { hoursExhausted, inGrace, pastGrace, planEnded, planInForce, type PlanFacts } from './planTime.ts';
+import { decidePoolInstance, POOL_FIRST_BOOT_DEADLINE_MS, poolFollowUp } from './poolInstance.ts';
 import { imageForPlan } from './plans.ts';
 
 const NOW = new Date('2026-06-10T12:00:00Z');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decideMachine, nextStep, stepRule, type LifecycleInput } from './lifecycle.ts';
+import { decideMachine, nextStep } from './lifecycle.ts';
+import { stepRule, type LifecycleInput } from './machineDecision.ts';
 import {
   connectAddress,
   decideName,

@@ -5,7 +5,7 @@
  * same plan first. The rules live here; the presenter sends their answers in the dashboard record
  * and the SPA renders them (and asks `remainingOfPlan` every second for the live clock).
  */
-import { keptUntil, planEnded, type PlanFacts } from './lifecycle.ts';
+import { keptUntil, planEnded, type PlanFacts } from './planTime.ts';
 import { findPlan, type DurationHours, DURATIONS } from './plans.ts';
 import { remainingSeconds } from './usage.ts';
 import { DAY_MS, HOUR_MS, SECOND_MS, toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';

@@ -11,7 +11,7 @@
  * address, no files, no clock, no buttons, a sentence saying what happens, polled like any
  * transition.
  */
-import { isLive } from './lifecycle.ts';
+import { isLive } from './machineStates.ts';
 
 export type Handover = 'from-trial' | 'renewal';
 

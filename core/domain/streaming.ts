@@ -10,7 +10,7 @@
  * is; `POST /api/clients/unpair {uuid}` removes one. Moonlight waits about two minutes for the PIN.
  */
 import { DCV_PORT, DCV_SESSION_ID } from './desktop.ts';
-import { desktopReachable } from './lifecycle.ts';
+import { desktopReachable } from './machineStates.ts';
 import { NAME_MESSAGES, type MachineNameView } from './machineName.ts';
 import { isHostAddress } from './rdp.ts';
 import { toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';

@@ -1,6 +1,6 @@
 /** Active-plan rules and the plan-choice messages (spec §2 Plan selection, §4 Active plan, §5, §8, §9). */
 import { findPlan, isDuration, type DurationHours, type Plan } from './plans.ts';
-import { planInForce } from './lifecycle.ts';
+import { planInForce } from './planTime.ts';
 import { DAY_MS, formatLongDate, toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
 
 /** What the rules need to know of a user's current plan (spec §3: selectedPlan, selectedDuration, expiryDate). */

@@ -3,7 +3,7 @@
  * architecture deviation 5). Strings the spec gives are kept verbatim; the rest say plainly
  * what is happening, including when something is slow or went wrong.
  */
-import { hoursExhausted, planInForce } from './lifecycle.ts';
+import { hoursExhausted, planInForce } from './planTime.ts';
 import { USAGE_MESSAGES } from './usage.ts';
 import type { Handover } from './planHandover.ts';
 import type { Instant } from './time.ts';

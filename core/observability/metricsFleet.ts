@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { sql, type Db } from '../db/pool.ts';
 import { ALERT_KINDS } from '../db/operatorAlerts.ts';
-import { MACHINE_STATES as VM_STATES } from '../domain/lifecycle.ts';
+import { MACHINE_STATES as VM_STATES } from '../domain/machineStates.ts';
 import { HEALTH_OUTCOMES } from '../domain/machineHealth.ts';
 import { BOSS_SCHEMA, QUEUE_NAMES, deadLetterQueue } from '../queue.ts';
 import { countLaunches, countPoolHolds, holdFacts, latestPoolHolds } from '../db/launches.ts';

@@ -9,7 +9,7 @@ import { hashToken } from '../../core/crypto/crypto.ts';
 import { dcvAuthXml } from '../../api/routes/desktop.ts';
 import { createDcvServers } from '../../sandbox/dcv/index.ts';
 import { DCV_PORT, DESKTOP_MESSAGES } from '../../core/domain/desktop.ts';
-import { desktopReachable, MACHINE_STATES } from '../../core/domain/lifecycle.ts';
+import { desktopReachable, MACHINE_STATES } from '../../core/domain/machineStates.ts';
 import {
   createUser,
   loopbackAddress,

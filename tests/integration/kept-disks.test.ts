@@ -3,7 +3,7 @@ import { releaseUserResources } from '../../core/commands/accountDeletion.ts';
 import { dashboardBody } from '../../api/presenters/vm.ts';
 import { findDashboardState } from '../../core/db/dashboard.ts';
 import { listAlerts } from '../../core/db/operatorAlerts.ts';
-import { checkoutMachineNote } from '../../core/domain/lifecycle.ts';
+import { checkoutMachineNote } from '../../core/domain/planMachine.ts';
 import { VM_MESSAGES } from '../../core/domain/vm.ts';
 import { sql } from '../../core/db/pool.ts';
 import { findKeptSnapshotOfUser, findLiveSnapshotOfVm, findSnapshot } from '../../core/db/snapshots.ts';

@@ -9,14 +9,9 @@ import {
   listVmsPastGrace,
   type VmState,
 } from '../../core/db/vms.ts';
-import {
-  LIVE_STATES,
-  MACHINE_STATES,
-  pastGrace,
-  planInForce,
-  provisioningLate,
-  type PlanFacts,
-} from '../../core/domain/lifecycle.ts';
+import { LIVE_STATES, MACHINE_STATES } from '../../core/domain/machineStates.ts';
+import { provisioningLate } from '../../core/domain/planMachine.ts';
+import { pastGrace, planInForce, type PlanFacts } from '../../core/domain/planTime.ts';
 import { createUser } from '../support/accounts.ts';
 import { cloudPcHelpers } from '../support/cloudPc.ts';
 import { startTestStack } from '../support/stack.ts';

@@ -4,7 +4,7 @@ import { sql } from '../../core/db/pool.ts';
 import { diskCopyNotBegun, findLiveSnapshotOfVm, findSnapshot } from '../../core/db/snapshots.ts';
 import { findSubscription } from '../../core/db/subscriptions.ts';
 import { findVmBySubscription, listPaidWithoutMachine } from '../../core/db/vms.ts';
-import { planAwaitsMachine } from '../../core/domain/lifecycle.ts';
+import { planAwaitsMachine } from '../../core/domain/planMachine.ts';
 import { provisionVm } from '../../worker/jobs/vmProvision.ts';
 import { reapVms } from '../../worker/jobs/vmReaper.ts';
 import { syncVms } from '../../worker/jobs/vmSync.ts';

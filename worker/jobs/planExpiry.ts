@@ -3,7 +3,7 @@ import { expireDueSubscriptions } from '../../core/db/subscriptions.ts';
 import { listSubscriptionsDueExpiredNotice, listSubscriptionsDueReminder } from '../../core/db/vmNotices.ts';
 import { listVmsOutOfPlan, listVmsPastGrace } from '../../core/db/vms.ts';
 import { DAY_MS } from '../../core/domain/time.ts';
-import { keptUntil } from '../../core/domain/lifecycle.ts';
+import { keptUntil } from '../../core/domain/planTime.ts';
 import { EXPIRY_REMINDER_DAYS, expiryRemindersDue } from '../../core/domain/subscription.ts';
 import { expiryRemindersWanted } from '../../core/domain/autopay.ts';
 import { expiryReminderMail, planExpiredMail } from '../../core/emails/vms.ts';

@@ -35,7 +35,7 @@ import { ec2ErrorCode } from '../../core/providers/ec2.ts';
 import { attemptBudget, parsePayload, type Job } from '../../core/queue.ts';
 import { scheduleVmCheck } from '../../core/commands/vmActions.ts';
 import { poolTags } from '../../core/providers/vmEc2.ts';
-import { subnetForAttempt } from '../../core/domain/lifecycle.ts';
+import { subnetForAttempt } from '../../core/domain/machineProvisioning.ts';
 import { describeEc2Error } from '../ec2Errors.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { accountBackoff, clearFailures, recordStepFailure } from '../lifecycle/failures.ts';

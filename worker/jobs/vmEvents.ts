@@ -8,7 +8,7 @@ import {
 } from '../../core/db/machineEvents.ts';
 import { raiseAlert } from '../../core/db/operatorAlerts.ts';
 import { findVmsByIds, findVmsByInstanceIds } from '../../core/db/vms.ts';
-import { isLive } from '../../core/domain/lifecycle.ts';
+import { isLive } from '../../core/domain/machineStates.ts';
 import {
   connectedNow,
   eventAction,

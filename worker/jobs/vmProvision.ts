@@ -1,4 +1,4 @@
-import { provisionStep } from '../../core/domain/lifecycle.ts';
+import { provisionStep } from '../../core/domain/planMachine.ts';
 import { parsePayload, type Job, type Payload } from '../../core/queue.ts';
 import { requestStart, scheduleVmCheck } from '../../core/commands/vmActions.ts';
 import { choosePlanMachine } from '../../core/commands/planMachine.ts';

@@ -2,7 +2,8 @@ import { findPoolInstance, markPoolSynced, type PoolInstance } from '../../core/
 import { findSubscription, findSubscriptionsByIds } from '../../core/db/subscriptions.ts';
 import { findVm, markVmsSynced, recordVmError, type Vm } from '../../core/db/vms.ts';
 import { findStepFailures, poolSubject, vmSubject } from '../../core/db/stepFailures.ts';
-import { followUpOf, poolFollowUp } from '../../core/domain/lifecycle.ts';
+import { followUpOf } from '../../core/domain/lifecycle.ts';
+import { poolFollowUp } from '../../core/domain/poolInstance.ts';
 import { ACCOUNT_SUBJECT, backedOff } from '../../core/domain/stepBackoff.ts';
 import { parsePayload, sendJob, type Job, type Payload } from '../../core/queue.ts';
 import { scheduleVmCheck } from '../../core/commands/vmActions.ts';

@@ -1,15 +1,15 @@
 import { withTryLock } from '../../core/db/locks.ts';
 import { findSubscription, type Subscription } from '../../core/db/subscriptions.ts';
 import { findVm, type Vm } from '../../core/db/vms.ts';
+import { assertNever } from '../../core/domain/assertNever.ts';
+import { nextStep } from '../../core/domain/lifecycle.ts';
 import {
-  assertNever,
-  nextStep,
   stepRule,
   type CloudView,
   type Decision,
   type LifecycleInput,
   type Mode,
-} from '../../core/domain/lifecycle.ts';
+} from '../../core/domain/machineDecision.ts';
 import type { Ec2Instance } from '../../core/providers/ec2.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { RetryLater } from '../ec2Errors.ts';

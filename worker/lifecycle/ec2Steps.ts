@@ -8,7 +8,7 @@ import {
   recordVmError,
   storeVmPassword,
 } from '../../core/db/vms.ts';
-import type { CloudView } from '../../core/domain/lifecycle.ts';
+import type { CloudView } from '../../core/domain/machineDecision.ts';
 import { annotateEc2Error, classifyEc2Error } from '../../core/providers/ec2.ts';
 import { vmTags } from '../../core/providers/vmEc2.ts';
 import { scheduleVmCheck } from '../../core/commands/vmActions.ts';

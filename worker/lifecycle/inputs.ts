@@ -10,11 +10,11 @@ import {
   type CloudView,
   type LifecycleLimits,
   type MachineFacts,
-  type PlanFacts,
-  type PoolFacts,
   type RestoreView,
   type SnapshotView,
-} from '../../core/domain/lifecycle.ts';
+} from '../../core/domain/machineDecision.ts';
+import { type PlanFacts } from '../../core/domain/planTime.ts';
+import { type PoolFacts } from '../../core/domain/poolInstance.ts';
 import { LAUNCH_BUDGET_WINDOW_MS, launchBudgetLeft } from '../../core/domain/launchBudget.ts';
 import { keptCopyOf } from '../../core/domain/machineEnding.ts';
 import type { Ec2Instance } from '../../core/providers/ec2.ts';

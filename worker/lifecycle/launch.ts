@@ -3,7 +3,7 @@ import { recordLaunchAttempt } from '../../core/db/launches.ts';
 import { raiseAlert } from '../../core/db/operatorAlerts.ts';
 import { findSnapshot, markSnapshotRestored } from '../../core/db/snapshots.ts';
 import { beginLaunch, recordLaunch, recordVmError } from '../../core/db/vms.ts';
-import { subnetForAttempt } from '../../core/domain/lifecycle.ts';
+import { subnetForAttempt } from '../../core/domain/machineProvisioning.ts';
 import { imageForPlan } from '../../core/domain/plans.ts';
 import { classifyEc2Error, ec2ErrorCode, type Ec2Instance } from '../../core/providers/ec2.ts';
 import { vmTags } from '../../core/providers/vmEc2.ts';

@@ -9,14 +9,14 @@ import {
 } from '../../core/db/poolInstances.ts';
 import { withTryLock } from '../../core/db/locks.ts';
 import { assignPoolInstance, type Vm } from '../../core/db/vms.ts';
+import { assertNever } from '../../core/domain/assertNever.ts';
+import { type CloudView } from '../../core/domain/machineDecision.ts';
 import {
-  assertNever,
   decidePoolInstance,
   poolStepPlace,
-  type CloudView,
   type PoolDecision,
   type PoolInput,
-} from '../../core/domain/lifecycle.ts';
+} from '../../core/domain/poolInstance.ts';
 import type { Ec2Instance } from '../../core/providers/ec2.ts';
 import { sendJob } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';

@@ -11,7 +11,7 @@ import {
   setRestoreSnapshot,
   type Vm,
 } from '../../core/db/vms.ts';
-import type { LostWhile } from '../../core/domain/lifecycle.ts';
+import type { LostWhile } from '../../core/domain/machineDecision.ts';
 import type { HourAlertPercent } from '../../core/domain/usage.ts';
 import { VM_MESSAGES } from '../../core/domain/vm.ts';
 import { hoursAlertMail, provisionFailedMail, provisionReadyLateMail } from '../../core/emails/vms.ts';

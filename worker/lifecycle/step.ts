@@ -8,7 +8,7 @@ import type {
   LastTry,
   Mode,
   SnapshotView,
-} from '../../core/domain/lifecycle.ts';
+} from '../../core/domain/machineDecision.ts';
 import type { WorkerDeps } from '../deps.ts';
 
 /** What one step works on: the machine's freshly read row, its plan, what EC2 last said. */

@@ -1,4 +1,4 @@
-import type { Decision, DecisionKind } from '../../core/domain/lifecycle.ts';
+import type { Decision, DecisionKind } from '../../core/domain/machineDecision.ts';
 import * as ec2 from './ec2Steps.ts';
 import * as launching from './launch.ts';
 import { cloudView, observeInstances, probeRemoteDesktop, readSnapshot } from './inputs.ts';

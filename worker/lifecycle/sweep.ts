@@ -8,7 +8,8 @@ import { findSubscriptionsByIds, type Subscription } from '../../core/db/subscri
 import { findNoticeKeys, noticeKey } from '../../core/db/vmNotices.ts';
 import { findStepFailures, poolSubject, vmSubject } from '../../core/db/stepFailures.ts';
 import { accrueUsageMany, listVmsForSyncPage, recordVmError, type Vm } from '../../core/db/vms.ts';
-import { decideMachine, sweepLane, type Decision } from '../../core/domain/lifecycle.ts';
+import { decideMachine, sweepLane } from '../../core/domain/lifecycle.ts';
+import { type Decision } from '../../core/domain/machineDecision.ts';
 import { backedOff } from '../../core/domain/stepBackoff.ts';
 import type { Ec2Instance } from '../../core/providers/ec2.ts';
 import { TAGS } from '../../core/providers/vmEc2.ts';

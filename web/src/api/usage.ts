@@ -1,4 +1,4 @@
-import { isTransitional } from '../../../core/domain/lifecycle.ts';
+import { isTransitional } from '../../../core/domain/machineStates.ts';
 import { useEffect, useState } from 'react';
 import useSWR from 'swr';
 import { swrFetcher } from './fetcher.ts';

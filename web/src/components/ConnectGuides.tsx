@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'rea
 import { ApiError } from '../api/fetcher.ts';
 import { pairDevice, removeDevice } from '../api/streaming.ts';
 import { refreshDashboard, type DashboardRecord } from '../api/vm.ts';
-import { desktopReachable } from '../../../core/domain/lifecycle.ts';
+import { desktopReachable } from '../../../core/domain/machineStates.ts';
 import {
   DCV_CLIENT_URL,
   deviceNameProblem,

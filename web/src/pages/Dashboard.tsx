@@ -20,7 +20,7 @@ import { ConnectGuides } from '../components/ConnectGuides.tsx';
 import { MachineHealthLine } from '../components/MachineHealthLine.tsx';
 import { HostName } from '../components/HostName.tsx';
 import { ConnectionCheckLink } from '../components/ConnectionCheckLink.tsx';
-import { desktopReachable } from '../../../core/domain/lifecycle.ts';
+import { desktopReachable } from '../../../core/domain/machineStates.ts';
 import { handoverStatus } from '../../../core/domain/planHandover.ts';
 import { usePageTitle } from '../components/pageTitle.ts';
 import { formatRupees, rupeesToPaise } from '../../../core/domain/money.ts';

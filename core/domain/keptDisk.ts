@@ -1,0 +1,103 @@
+/**
+ * The kept disk: an expired machine's disk copied (a snapshot) before its instance goes, kept
+ * for SNAPSHOT_KEEP_DAYS, and brought back on the customer's next machine.
+ */
+import { assertNever } from './assertNever.ts';
+import type { Decision, LifecycleLimits, RestoreView, SnapshotView } from './machineDecision.ts';
+import { toEpochMs, type Instant } from './time.ts';
+
+/**
+ * EC2 copies a 115–225 GB disk in minutes to a couple of hours; six hours pending means the copy
+ * is stuck, and the instance (billed for its volume, holding the files) waits on it meanwhile.
+ */
+export const DEFAULT_SNAPSHOT_DEADLINE_MS = 6 * 3_600_000;
+
+/**
+ * Where the copy a new machine is to be made from stands. A copy that failed is followed to
+ * the one the old machine takes again (the machine is pointed at it); until one is complete
+ * the machine waits, and the old machine's instance (with the files) is not deleted meanwhile.
+ */
+export function restoreProgress(view: RestoreView): 'pending' | 'ready' | { repointTo: string } {
+  if (view.copy === null) return 'ready';
+  if (view.copy === 'creating') return 'pending';
+  if (view.copy !== 'failed') return 'ready';
+  return view.retake ? { repointTo: view.retake.id } : 'pending';
+}
+
+function formatHours(ms: number): string {
+  const hours = Math.round((ms / 3_600_000) * 10) / 10;
+  return `${hours} hour${hours === 1 ? '' : 's'}`;
+}
+
+/**
+ * A kept disk is copied before its instance goes; null once the copy is safe. A copy EC2 lost,
+ * failed, or still pending past the snapshot deadline is given up (an operator is told) and
+ * taken again; the instance, with the files, stays meanwhile.
+ */
+export function decideKeptDisk(
+  snapshot: SnapshotView | undefined,
+  now: Instant,
+  limits: LifecycleLimits,
+): Decision | null {
+  if (snapshot === undefined)
+    return { kind: 'observe-snapshot', reason: 'its disk is kept: how far is the snapshot?' };
+  switch (snapshot.row) {
+    case 'none':
+    case 'unsent':
+      return { kind: 'snapshot', reason: 'its disk is kept: snapshot it before the instance goes' };
+    case 'completed':
+    case 'restored':
+      return null;
+    case 'creating':
+      switch (snapshot.cloud) {
+        case 'completed':
+          return snapshot.newMachineWaits
+            ? {
+                kind: 'hand-over-disk',
+                reason: "the copy is complete and the customer's new machine waits for it",
+              }
+            : {
+                kind: 'keep-disk',
+                reason: 'the copy is complete: the customer is told until when it is kept',
+              };
+        case 'error':
+          return { kind: 'snapshot-failed', reason: 'EC2 reports the snapshot in error' };
+        case 'missing':
+          return { kind: 'snapshot-failed', reason: 'EC2 does not know the snapshot' };
+        case 'pending':
+        case undefined: {
+          const deadlineMs = limits.snapshotDeadlineMs ?? DEFAULT_SNAPSHOT_DEADLINE_MS;
+          return snapshot.begunAt && toEpochMs(now) - toEpochMs(snapshot.begunAt) > deadlineMs
+            ? {
+                kind: 'snapshot-failed',
+                reason: `the snapshot is still not complete after ${formatHours(deadlineMs)}`,
+              }
+            : { kind: 'check-later', reason: 'the snapshot of its disk is not complete yet' };
+        }
+        default:
+          return assertNever(snapshot.cloud);
+      }
+    default:
+      return assertNever(snapshot.row);
+  }
+}
+
+/** A kept snapshot can bring the customer's files back until the end of its window. */
+export function snapshotRestorable(
+  snapshot: { state: string; keepUntil: Instant } | null | undefined,
+  now: Instant,
+): boolean {
+  return !!snapshot && snapshot.state === 'completed' && toEpochMs(snapshot.keepUntil) > toEpochMs(now);
+}
+
+/**
+ * A kept snapshot a new machine can be made from: complete and within its window, or still
+ * being saved from the customer's old machine (the new one then waits for it: a renewal in the
+ * minutes after expiry must not lose the files a fresh machine would not have).
+ */
+export function snapshotWillRestore(
+  snapshot: { state: string; keepUntil: Instant } | null | undefined,
+  now: Instant,
+): boolean {
+  return snapshotRestorable(snapshot, now) || snapshot?.state === 'creating';
+}
