@@ -1,6 +1,7 @@
 import type { QuerySqlToken } from 'slonik';
 import { z } from 'zod';
 import { LIVE_STATES, MACHINE_STATES, type MachineState } from '../domain/machineStates.ts';
+import { TRANSITIONS, type Transition } from '../domain/machineTransitions.ts';
 import { sql, type Db, type FragmentSqlToken } from './pool.ts';
 
 /**
@@ -14,10 +15,20 @@ export type VmState = MachineState;
 
 // Literals, not parameters: the set never changes, and the planner can then match the partial
 // indexes written with the same list.
-const LIVE_STATE_LIST = sql.join(
-  [...LIVE_STATES].map((state) => sql.literalValue(state)),
-  sql.fragment`, `,
-);
+const stateList = (states: readonly MachineState[]) =>
+  sql.join(
+    states.map((state) => sql.literalValue(state)),
+    sql.fragment`, `,
+  );
+const LIVE_STATE_LIST = stateList(LIVE_STATES);
+
+/**
+ * A transition as core/domain/machineTransitions.ts writes it: the states it may leave (the
+ * condition of its UPDATE) and the state it enters. Nothing here spells an edge of its own.
+ */
+const leaves = (transition: Transition) =>
+  sql.fragment`state IN (${stateList(TRANSITIONS[transition].from)})`;
+const enters = (transition: Transition) => sql.literalValue(TRANSITIONS[transition].to);
 
 export const Vm = z.object({
   id: z.uuid(),
@@ -153,11 +164,11 @@ export function dashboardVmOf(userId: string | FragmentSqlToken) {
     LIMIT 1`;
 }
 
-/** Every VM of a user that may still hold an instance (account deletion). */
+/** Every VM of a user that may still hold an instance: those a termination may take (account deletion). */
 export async function listUndeletedVmsOfUser(db: Db, userId: string): Promise<Vm[]> {
   return [
     ...(await db.any(sql.type(Vm)`
-      SELECT ${COLUMNS} FROM vms WHERE user_id = ${userId} AND state NOT IN ('terminating', 'terminated')`)),
+      SELECT ${COLUMNS} FROM vms WHERE user_id = ${userId} AND ${leaves('request-terminate')}`)),
   ];
 }
 
@@ -286,12 +297,12 @@ export async function beginLaunch(
 ): Promise<Vm | null> {
   return db.maybeOne(sql.type(Vm)`
     UPDATE vms SET
-      state = 'provisioning',
+      state = ${enters('begin-launch')},
       state_changed_at = CASE WHEN state = 'requested' THEN ${ts(now)}::timestamptz ELSE state_changed_at END,
       provision_started_at = coalesce(provision_started_at, ${ts(now)}),
       source = 'launch', launch_attempts = launch_attempts + 1,
       subnet_id = ${launch.subnetId}, image_id = ${launch.imageId}, updated_at = now()
-    WHERE id = ${vmId} AND state IN ('requested', 'provisioning') AND instance_id IS NULL
+    WHERE id = ${vmId} AND ${leaves('begin-launch')} AND instance_id IS NULL
     RETURNING ${COLUMNS}`);
 }
 
@@ -326,12 +337,12 @@ export async function assignPoolInstance(
   now: Date,
 ): Promise<Vm | null> {
   return db.maybeOne(sql.type(Vm)`
-    UPDATE vms SET state = 'provisioning', state_changed_at = ${ts(now)}, source = 'pool',
+    UPDATE vms SET state = ${enters('claim-spare')}, state_changed_at = ${ts(now)}, source = 'pool',
       instance_id = ${pool.instanceId}, image_id = ${pool.imageId}, subnet_id = ${pool.subnetId},
       availability_zone = ${pool.availabilityZone}, password_encrypted = ${pool.passwordEncrypted},
       password_ready_at = ${ts(now)}, provision_started_at = ${ts(now)}, launched_at = ${ts(now)},
       start_requested_at = ${ts(now)}, updated_at = now()
-    WHERE id = ${vmId} AND state = 'requested' AND instance_id IS NULL
+    WHERE id = ${vmId} AND ${leaves('claim-spare')} AND instance_id IS NULL
     RETURNING ${COLUMNS}`);
 }
 
@@ -355,12 +366,11 @@ export async function storeVmPassword(
 export async function markVmRunning(db: Db, vmId: string, publicIp: string, now: Date): Promise<Vm | null> {
   return db.transaction(async (trx) => {
     const vm = await trx.maybeOne(sql.type(Vm)`
-      UPDATE vms SET state = 'running', state_changed_at = ${ts(now)}, state_reason = NULL,
+      UPDATE vms SET state = ${enters('mark-running')}, state_changed_at = ${ts(now)}, state_reason = NULL,
         public_ip = ${publicIp}, usage_counted_at = ${ts(now)}, started_at = ${ts(now)},
         ready_at = coalesce(ready_at, ${ts(now)}), start_attempts = 0, problem = NULL,
         remote_desktop_waiting_since = NULL, resized_from_type = NULL, updated_at = now()
-      WHERE id = ${vmId} AND password_encrypted IS NOT NULL
-        AND (state = 'starting' OR state = 'provisioning')
+      WHERE id = ${vmId} AND password_encrypted IS NOT NULL AND ${leaves('mark-running')}
       RETURNING ${COLUMNS}`);
     if (vm) await openSegment(trx, vm, now);
     return vm;
@@ -388,11 +398,11 @@ export async function requestVmStop(
   capSeconds: number,
 ): Promise<Vm | null> {
   const update = sql.type(Vm)`
-      UPDATE vms SET state = 'stopping', state_changed_at = ${ts(now)}, state_reason = ${reason},
+      UPDATE vms SET state = ${enters('request-stop')}, state_changed_at = ${ts(now)}, state_reason = ${reason},
         usage_seconds = ${accrued(now, capSeconds)},
         usage_counted_at = greatest(usage_counted_at, ${ts(now)}),
         stop_requested_at = ${ts(now)}, updated_at = now()
-      WHERE id = ${vmId} AND state = 'running'
+      WHERE id = ${vmId} AND ${leaves('request-stop')}
     RETURNING ${COLUMNS}`;
   return transitionClosingSegment(db, vmId, now, update);
 }
@@ -400,9 +410,9 @@ export async function requestVmStop(
 /** stopped → starting (a START from the customer or a renewal). */
 export async function requestVmStart(db: Db, vmId: string, reason: string, now: Date): Promise<Vm | null> {
   return db.maybeOne(sql.type(Vm)`
-    UPDATE vms SET state = 'starting', state_changed_at = ${ts(now)}, state_reason = ${reason},
+    UPDATE vms SET state = ${enters('request-start')}, state_changed_at = ${ts(now)}, state_reason = ${reason},
       start_requested_at = ${ts(now)}, start_attempts = 0, problem = NULL, updated_at = now()
-    WHERE id = ${vmId} AND state = 'stopped'
+    WHERE id = ${vmId} AND ${leaves('request-start')}
     RETURNING ${COLUMNS}`);
 }
 
@@ -415,27 +425,28 @@ export async function countStartAttempt(db: Db, vmId: string): Promise<Vm | null
 }
 
 /**
- * → stopped once EC2 says stopped. From `running` (shut down inside Windows) usage is not
- * counted past the last count: time we cannot vouch for is not charged.
+ * → stopped: EC2 says stopped (`stopped`, or `shut-down` from inside Windows, where usage is not
+ * counted past the last count: time we cannot vouch for is not charged), or a start refused or
+ * given up.
  */
 export async function markVmStopped(
   db: Db,
   vmId: string,
-  from: ReadonlyArray<'running' | 'stopping' | 'starting'>,
+  transition: 'stopped' | 'shut-down' | 'refuse-start' | 'give-up-start',
   reason: string | null,
   now: Date,
   problem: string | null = null,
 ): Promise<Vm | null> {
   const update = sql.type(Vm)`
-      UPDATE vms SET state = 'stopped', state_changed_at = ${ts(now)},
+      UPDATE vms SET state = ${enters(transition)}, state_changed_at = ${ts(now)},
         state_reason = coalesce(${reason}, state_reason), public_ip = NULL, stopped_at = ${ts(now)},
         problem = ${problem}, updated_at = now()
-      WHERE id = ${vmId} AND state IN (${sql.join([...from], sql.fragment`, `)})
+      WHERE id = ${vmId} AND ${leaves(transition)}
     RETURNING ${COLUMNS}`;
   return transitionClosingSegment(db, vmId, now, update);
 }
 
-/** Any state but terminated → terminating (plan lapsed past grace, account deleted, replaced). */
+/** → terminating (plan lapsed past grace, account deleted, replaced). */
 export async function requestVmTerminate(
   db: Db,
   vmId: string,
@@ -444,18 +455,18 @@ export async function requestVmTerminate(
   keepDisk = false,
 ): Promise<Vm | null> {
   const update = sql.type(Vm)`
-      UPDATE vms SET state = 'terminating', state_changed_at = ${ts(now)}, state_reason = ${reason},
+      UPDATE vms SET state = ${enters('request-terminate')}, state_changed_at = ${ts(now)}, state_reason = ${reason},
         terminate_requested_at = ${ts(now)}, keep_disk = ${keepDisk}, updated_at = now()
-      WHERE id = ${vmId} AND state NOT IN ('terminating', 'terminated')
+      WHERE id = ${vmId} AND ${leaves('request-terminate')}
     RETURNING ${COLUMNS}`;
   return transitionClosingSegment(db, vmId, now, update);
 }
 
 export async function markVmTerminated(db: Db, vmId: string, now: Date): Promise<Vm | null> {
   return db.maybeOne(sql.type(Vm)`
-    UPDATE vms SET state = 'terminated', state_changed_at = ${ts(now)}, terminated_at = ${ts(now)},
+    UPDATE vms SET state = ${enters('mark-terminated')}, state_changed_at = ${ts(now)}, terminated_at = ${ts(now)},
       public_ip = NULL, updated_at = now()
-    WHERE id = ${vmId} AND state = 'terminating'
+    WHERE id = ${vmId} AND ${leaves('mark-terminated')}
     RETURNING ${COLUMNS}`);
 }
 
@@ -463,14 +474,14 @@ export async function markVmTerminated(db: Db, vmId: string, now: Date): Promise
 export async function markVmError(
   db: Db,
   vmId: string,
-  from: readonly VmState[],
+  transition: 'give-up-launch' | 'lose',
   problem: string,
   now: Date,
 ): Promise<Vm | null> {
   const update = sql.type(Vm)`
-      UPDATE vms SET state = 'error', state_changed_at = ${ts(now)}, problem = ${problem},
+      UPDATE vms SET state = ${enters(transition)}, state_changed_at = ${ts(now)}, problem = ${problem},
         error_at = ${ts(now)}, public_ip = NULL, updated_at = now()
-      WHERE id = ${vmId} AND state IN (${sql.join([...from], sql.fragment`, `)})
+      WHERE id = ${vmId} AND ${leaves(transition)}
     RETURNING ${COLUMNS}`;
   return transitionClosingSegment(db, vmId, now, update);
 }

@@ -866,7 +866,7 @@ describe('npm run alerts', () => {
     const { vm, plan } = await launched();
     const { markVmError } = await import('../../core/db/vms.ts');
     const { raiseAlert } = await import('../../core/db/operatorAlerts.ts');
-    await markVmError(cloud.db, vm.id, ['provisioning'], 'failed', new Date());
+    await markVmError(cloud.db, vm.id, 'lose', 'failed', new Date());
     const { alert } = await raiseAlert(cloud.db, {
       kind: 'provision-failed',
       message: 'Gave up after 20 attempts.',

@@ -3,12 +3,23 @@ import { z } from 'zod';
 import { sql } from '../../core/db/pool.ts';
 import { findSubscription, type Subscription } from '../../core/db/subscriptions.ts';
 import {
+  assignPoolInstance,
+  beginLaunch,
+  findVm,
   insertVm,
   listLateProvisioning,
   listVmsOutOfPlan,
   listVmsPastGrace,
+  markVmError,
+  markVmRunning,
+  markVmStopped,
+  markVmTerminated,
+  requestVmStart,
+  requestVmStop,
+  requestVmTerminate,
   type VmState,
 } from '../../core/db/vms.ts';
+import { mayTake, TRANSITIONS, type Transition } from '../../core/domain/machineTransitions.ts';
 import { LIVE_STATES, MACHINE_STATES } from '../../core/domain/machineStates.ts';
 import { provisioningLate } from '../../core/domain/planMachine.ts';
 import { pastGrace, planInForce, type PlanFacts } from '../../core/domain/planTime.ts';
@@ -227,5 +238,68 @@ describe('late provisioning in SQL agrees with provisioningLate', () => {
     expect(late('requested', 'copy completed long ago')).toBe(1);
     expect(late('provisioning', 'copy failed')).toBe(1);
     expect(fromRule.size).toBeGreaterThan(5);
+  });
+});
+
+// Every edge a row takes: the SQL that moves it, from every state, against the transitions table.
+const EDGE_NOW = new Date();
+const MOVES: { [T in Transition]: (vmId: string) => Promise<{ state: string } | null> } = {
+  'begin-launch': (id) => beginLaunch(cloud.db, id, { subnetId: 'subnet-a', imageId: 'ami-1' }, EDGE_NOW),
+  'claim-spare': (id) =>
+    assignPoolInstance(
+      cloud.db,
+      id,
+      {
+        instanceId: `i-spare${id.slice(0, 8)}`,
+        imageId: 'ami-1',
+        subnetId: null,
+        availabilityZone: null,
+        passwordEncrypted: 'sealed',
+      },
+      EDGE_NOW,
+    ),
+  'mark-running': (id) => markVmRunning(cloud.db, id, '203.0.113.10', EDGE_NOW),
+  'request-stop': (id) => requestVmStop(cloud.db, id, 'user', EDGE_NOW, 3600),
+  stopped: (id) => markVmStopped(cloud.db, id, 'stopped', null, EDGE_NOW),
+  'shut-down': (id) => markVmStopped(cloud.db, id, 'shut-down', 'shut-down', EDGE_NOW),
+  'request-start': (id) => requestVmStart(cloud.db, id, 'user', EDGE_NOW),
+  'refuse-start': (id) => markVmStopped(cloud.db, id, 'refuse-start', 'refused', EDGE_NOW),
+  'give-up-start': (id) => markVmStopped(cloud.db, id, 'give-up-start', 'start-failed', EDGE_NOW),
+  'request-terminate': (id) => requestVmTerminate(cloud.db, id, 'user', EDGE_NOW),
+  'mark-terminated': (id) => markVmTerminated(cloud.db, id, EDGE_NOW),
+  'give-up-launch': (id) => markVmError(cloud.db, id, 'give-up-launch', 'failed', EDGE_NOW),
+  lose: (id) => markVmError(cloud.db, id, 'lose', 'lost', EDGE_NOW),
+};
+const edgeRows: Array<{ transition: Transition; state: VmState; vmId: string }> = [];
+for (const transition of Object.keys(TRANSITIONS) as Transition[]) {
+  for (const state of VM_STATES) {
+    const user = await createUser(stack);
+    const active = await cloud.activePlan(user.id);
+    const vm = await machineIn(state, user.id, active.id, at(-DAY));
+    // A launch or a claim needs a machine without an instance, where a state may have none.
+    const noInstance =
+      (transition === 'begin-launch' || transition === 'claim-spare') &&
+      !['running', 'stopping', 'stopped', 'starting'].includes(state);
+    await cloud.db.query(sql.unsafe`
+      UPDATE vms SET password_encrypted = 'sealed',
+        instance_id = CASE WHEN ${noInstance} THEN NULL ELSE instance_id END
+      WHERE id = ${vm.id}`);
+    edgeRows.push({ transition, state, vmId: vm.id });
+  }
+}
+
+describe('the SQL moves a row exactly along the edges of core/domain/machineTransitions.ts', () => {
+  it('from every state: moved to the edge’s state when the table allows it, untouched otherwise', async () => {
+    const wrong: string[] = [];
+    for (const { transition, state, vmId } of edgeRows) {
+      const moved = await MOVES[transition](vmId);
+      const after = (await findVm(cloud.db, vmId))!.state;
+      const allowed = mayTake(transition, state);
+      const expected = allowed ? TRANSITIONS[transition].to : state;
+      if (Boolean(moved) !== allowed || after !== expected)
+        wrong.push(`${transition} from ${state}: ${moved ? 'moved' : 'kept'} to ${after}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(edgeRows.filter((r) => mayTake(r.transition, r.state)).length).toBeGreaterThan(20);
   });
 });

@@ -97,7 +97,7 @@ async function machineWithHistory(
     vm = await markVmRunning(db, vm!.id, '13.233.0.10', new Date(start));
     if (end !== null) {
       vm = await requestVmStop(db, vm!.id, 'user', new Date(end), planSeconds(90));
-      vm = await markVmStopped(db, vm!.id, ['stopping'], null, new Date(end));
+      vm = await markVmStopped(db, vm!.id, 'stopped', null, new Date(end));
     }
     if (!vm) throw new Error(`transition ${index} did not apply`);
   }

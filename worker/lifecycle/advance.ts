@@ -10,6 +10,7 @@ import {
   type LifecycleInput,
   type Mode,
 } from '../../core/domain/machineDecision.ts';
+import { mayTake, transitionOf } from '../../core/domain/machineTransitions.ts';
 import type { Ec2Instance } from '../../core/providers/ec2.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { RetryLater } from '../ec2Errors.ts';
@@ -190,6 +191,7 @@ async function run(
         continue;
       }
       case 'row': {
+        onTheTable(decision, vm);
         const report = await runStep(context(), decision);
         done(decision, report);
         await reread(report);
@@ -202,6 +204,7 @@ async function run(
           const again = decide();
           // Moved on meanwhile: decided again, outside the lock.
           if (stepRule(again).place !== 'cloud') return 'decide-again' as const;
+          onTheTable(again, vm);
           const report = await runStep(context(), again);
           done(again, report);
           await reread(report);
@@ -225,6 +228,16 @@ async function run(
   throw new Error(
     `lifecycle: machine ${vm.id} took more than ${MAX_STEPS} steps (${steps.map((s) => s.kind).join(', ')})`,
   );
+}
+
+/**
+ * A decision that would move the row along an edge the transitions table does not have from its
+ * state is a bug in the decisions: the run fails loudly rather than write it.
+ */
+function onTheTable(decision: Decision, vm: Vm): void {
+  const edge = transitionOf(decision);
+  if (edge && !mayTake(edge, vm.state))
+    throw new Error(`lifecycle: ${decision.kind} would take machine ${vm.id} along ${edge} from ${vm.state}`);
 }
 
 /** The inputs after a step: what it reported replaces what was known; `lastTry` lasts one decision. */

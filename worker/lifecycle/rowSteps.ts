@@ -50,13 +50,13 @@ export const markRunning: Step<'mark-running'> = async ({ deps, vm, log, now }, 
 };
 
 export const markStopped: Step<'mark-stopped'> = async ({ deps, vm, log, now }, decision) => {
-  const from = vm.state === 'running' ? 'running' : 'stopping';
   // Shut down from inside Windows: usage is not counted past the last count.
+  const shutDown = decision.stoppedBy === 'shut-down';
   const stopped = await markVmStopped(
     deps.db,
     vm.id,
-    [from],
-    decision.stoppedBy === 'shut-down' ? 'shut-down' : null,
+    shutDown ? 'shut-down' : 'stopped',
+    shutDown ? 'shut-down' : null,
     now,
   );
   if (stopped) log.info({ by: decision.stoppedBy }, 'lifecycle: stopped');
@@ -95,12 +95,12 @@ export const startRequest: Step<'request-start'> = async ({ deps, vm, log, now }
 /** The plan ran out between the click and now: refused, as the API would have. */
 export const refuseStart: Step<'refuse-start'> = async ({ deps, vm, now }, decision) => {
   const message = decision.why === 'out-of-hours' ? VM_MESSAGES.outOfHours : VM_MESSAGES.planExpired;
-  await markVmStopped(deps.db, vm.id, ['starting'], 'refused', now, message);
+  await markVmStopped(deps.db, vm.id, 'refuse-start', 'refused', now, message);
   return {};
 };
 
 export const giveUpStart: Step<'give-up-start'> = async ({ deps, vm, log, now }, decision) => {
-  if (!(await markVmStopped(deps.db, vm.id, ['starting'], 'start-failed', now, VM_MESSAGES.startGaveUp)))
+  if (!(await markVmStopped(deps.db, vm.id, 'give-up-start', 'start-failed', now, VM_MESSAGES.startGaveUp)))
     return {};
   await raiseAlert(deps.db, {
     kind: 'start-failed',
@@ -115,7 +115,7 @@ export const giveUpStart: Step<'give-up-start'> = async ({ deps, vm, log, now },
 /** The launch budget is spent: the machine fails, an operator is alerted and the customer told. */
 export const giveUpLaunch: Step<'give-up-launch'> = async ({ deps, vm, log, now }, decision) => {
   const { db, boss, config } = deps;
-  const failed = await markVmError(db, vm.id, ['requested', 'provisioning'], VM_MESSAGES.failed, now);
+  const failed = await markVmError(db, vm.id, 'give-up-launch', VM_MESSAGES.failed, now);
   if (failed) {
     await raiseAlert(db, {
       kind: 'provision-failed',
@@ -185,13 +185,7 @@ async function hourNotices(
  */
 export async function lose(deps: WorkerDeps, vm: Vm, why: string, during: LostWhile): Promise<Vm | null> {
   const problem = during === 'provisioning' ? VM_MESSAGES.failed : VM_MESSAGES.lost;
-  const failed = await markVmError(
-    deps.db,
-    vm.id,
-    ['provisioning', 'starting', 'running', 'stopping', 'stopped'],
-    problem,
-    new Date(),
-  );
+  const failed = await markVmError(deps.db, vm.id, 'lose', problem, new Date());
   if (!failed) return null;
   deps.log.error({ vmId: vm.id, instanceId: vm.instance_id, why }, 'lifecycle: machine lost its instance');
   if (await replaceLostMachine(deps, failed, during, why, new Date())) return failed;
