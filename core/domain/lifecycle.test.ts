@@ -19,7 +19,6 @@ import {
   provisionStep,
 } from './planMachine.ts';
 import { hoursExhausted, inGrace, pastGrace, planEnded, planInForce, type PlanFacts } from './planTime.ts';
-import { decidePoolInstance, POOL_FIRST_BOOT_DEADLINE_MS, poolFollowUp } from './poolInstance.ts';
 import { imageForPlan } from './plans.ts';
 
 const NOW = new Date('2026-06-10T12:00:00Z');
@@ -707,54 +706,6 @@ describe('decideMachine', () => {
   });
 });
 
-describe('decidePoolInstance', () => {
-  const pool = (
-    state: 'launching' | 'stopping' | 'ready' | 'claimed' | 'failed',
-    instanceId: string | null = 'i-1',
-    launchAttempts = 1,
-    hot = false,
-  ) => ({
-    state,
-    hot,
-    instanceId,
-    launchAttempts,
-    launchedAt: at(-10 * MIN),
-  });
-  it.each([
-    ['launching, answer lost', pool('launching', null, 1), 'unseen', 'adopt'],
-    ['launching, not sent', pool('launching', null, 0), 'unseen', 'wait'],
-    ['launching, pending', pool('launching'), 'pending', 'wait'],
-    ['launching, running', pool('launching'), 'running', 'capture-password'],
-    ['launching, missing for long', pool('launching'), 'missing', 'fail'],
-    ['launching, terminated', pool('launching'), 'terminated', 'fail'],
-    [
-      'launching, running past the deadline: the password decides',
-      { ...pool('launching'), launchedAt: at(-POOL_FIRST_BOOT_DEADLINE_MS - MIN) },
-      'running',
-      'capture-password',
-    ],
-    [
-      'launching, pending for ever',
-      { ...pool('launching'), launchedAt: at(-POOL_FIRST_BOOT_DEADLINE_MS - MIN) },
-      'pending',
-      'fail',
-    ],
-    ['stopping, running', pool('stopping'), 'running', 'stop'],
-    ['stopping, stopping', pool('stopping'), 'stopping', 'wait'],
-    ['stopping, stopped', pool('stopping'), 'stopped', 'mark-ready'],
-    ['ready, stopped', pool('ready'), 'stopped', 'nothing'],
-    ['ready, started outside', pool('ready'), 'running', 'stop'],
-    ['ready, not looked at', pool('ready'), 'unseen', 'observe'],
-    ['claimed', pool('claimed'), 'running', 'nothing'],
-    ['failed', pool('failed'), 'running', 'nothing'],
-    ['hot, launching, running', pool('launching', 'i-1', 1, true), 'running', 'capture-password'],
-    ['hot, ready and running', pool('ready', 'i-1', 1, true), 'running', 'nothing'],
-    ['hot, ready but stopped outside', pool('ready', 'i-1', 1, true), 'stopped', 'nothing'],
-  ] as const)('%s → %s', (_name, facts, cloud, expected) => {
-    expect(decidePoolInstance({ pool: facts, cloud: CLOUD[cloud], now: NOW, limits }).kind).toBe(expected);
-  });
-});
-
 describe('machineForPlan', () => {
   const plan = { ...PLANS.inForce, planId: 'legend', instanceType: 'g4dn.xlarge', storageGb: 115 };
   const kept = (keepUntil: Date, state = 'completed') => ({ id: 'snap-row', state, keepUntil });
@@ -1038,6 +989,28 @@ const fresh = (state: 'requested' | 'provisioning', overrides: Partial<MachineFa
 
 describe('decideMachine: the choices the executor used to make', () => {
   it.each<[string, LifecycleInput, DecisionKind, RegExp]>([
+    // "No such instance" from a start or a stop is EC2's word: lost at once, not waited for.
+    [
+      'starting, StartInstances answered no such instance: lost',
+      input(machine('starting', { startRequestedAt: at(-MIN) }), {
+        cloud: null,
+        lastTry: 'instance-not-found',
+      }),
+      'lost',
+      /does not exist/,
+    ],
+    [
+      'starting, just asked, not listed by DescribeInstances: waited for',
+      input(machine('starting', { startRequestedAt: at(-MIN) }), { cloud: null }),
+      'wait',
+      /not listed yet/,
+    ],
+    [
+      'stopping, StopInstances answered no such instance: lost',
+      input(machine('stopping'), { cloud: null, lastTry: 'instance-not-found' }),
+      'lost',
+      /does not exist/,
+    ],
     // Warm pool versus a fresh launch.
     ['requested: a spare is claimed first', input(fresh('requested')), 'claim-pool', /warm-pool spare/],
     [
@@ -1359,29 +1332,6 @@ describe('followUpOf', () => {
   });
 });
 
-describe('decidePoolInstance: the first-boot deadline and a bad password', () => {
-  const pool = (launchedAt: Date) => ({
-    state: 'launching' as const,
-    hot: false,
-    instanceId: 'i-1',
-    launchAttempts: 1,
-    launchedAt,
-  });
-  const base = { cloud: cloudOf('running'), now: NOW, limits };
-  it.each<[string, Parameters<typeof decidePoolInstance>[0], string]>([
-    ['not ready, in time', { ...base, pool: pool(at(-10 * MIN)), lastTry: 'password-not-ready' }, 'wait'],
-    ['not ready, overdue', { ...base, pool: pool(at(-46 * MIN)), lastTry: 'password-not-ready' }, 'discard'],
-    ['undecryptable', { ...base, pool: pool(at(-10 * MIN)), lastTry: 'password-undecryptable' }, 'discard'],
-    [
-      'nothing to adopt',
-      { ...base, pool: { ...pool(at(0)), instanceId: null }, lastTry: 'nothing-adopted' },
-      'wait',
-    ],
-  ])('%s', (_name, facts, expected) => {
-    expect(decidePoolInstance(facts).kind).toBe(expected);
-  });
-});
-
 describe('provisionStep: what a renewal does with the machine it keeps', () => {
   const attached = at(-MIN);
   const kept = (state: MachineState, overrides: Record<string, unknown> = {}) => ({
@@ -1427,17 +1377,5 @@ describe('imageForPlan', () => {
     };
     expect(imageForPlan('pro-legend', amis)).toBe('ami-2');
     expect(imageForPlan('gone', amis)).toBe('ami-1');
-  });
-});
-
-describe('poolFollowUp', () => {
-  it.each<[string, number, string]>([
-    ['launching', 1, 'check-again'],
-    ['stopping', 30, 'check-again'],
-    ['stopping', 31, 'none'],
-    ['ready', 1, 'none'],
-    ['failed', 1, 'none'],
-  ])('%s after %i checks', (state, count, expected) => {
-    expect(poolFollowUp(state, { count, limit: 30 }).kind).toBe(expected);
   });
 });

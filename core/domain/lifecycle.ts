@@ -12,10 +12,10 @@
 import { assertNever } from './assertNever.ts';
 import { decideKeptDisk } from './keptDisk.ts';
 import {
-  lostOrWait,
+  instanceFate,
   stepRule,
-  type CloudView,
   type Decision,
+  type LiveCloud,
   type LifecycleInput,
   type MachineFacts,
   type Mode,
@@ -46,14 +46,6 @@ function usageUpTo(machine: MachineFacts, plan: Pick<PlanFacts, 'hours'>, now: I
   return Math.min(planSeconds(plan.hours), machine.usageSeconds + extra);
 }
 
-/** Lost or wait, where a wait cannot be: a machine in use that EC2 does not know is lost at once. */
-function lostInUse(cloud: CloudView, since: Instant | null, input: LifecycleInput): Decision | null {
-  const lost = lostOrWait(cloud, since, input, 'use');
-  return lost?.kind === 'wait'
-    ? { kind: 'lost', reason: 'EC2 does not know the instance', during: 'use' }
-    : lost;
-}
-
 /** The next step for a machine. Pure: same input, same decision. */
 export function decideMachine(input: LifecycleInput): Decision {
   const { machine, plan, now } = input;
@@ -73,13 +65,13 @@ export function decideMachine(input: LifecycleInput): Decision {
         return { kind: 'refuse-start', reason: 'the plan is not in force', why: 'plan-expired' };
       if (plan && hoursExhausted(plan, machine.usageSeconds))
         return { kind: 'refuse-start', reason: "the plan's hours are used up", why: 'out-of-hours' };
-      return inUse(input, machine.startRequestedAt, false, decideStarting);
+      return inUse(input, { since: machine.startRequestedAt }, decideStarting);
     case 'running':
-      return inUse(input, machine.launchedAt, true, decideRunning);
+      return inUse(input, 'at-once', decideRunning);
     case 'stopping':
-      return inUse(input, machine.startRequestedAt ?? machine.launchedAt, true, decideStopping);
+      return inUse(input, 'at-once', decideStopping);
     case 'stopped':
-      return inUse(input, machine.stoppedAt, false, decideStopped);
+      return inUse(input, { since: machine.stoppedAt }, decideStopped);
     default:
       return assertNever(machine.state);
   }
@@ -87,52 +79,82 @@ export function decideMachine(input: LifecycleInput): Decision {
 
 /**
  * A machine that has (had) an instance: lost without one; observed before anything else; lost
- * when EC2 no longer has it (`strict`: at once, for one that was running or stopping; else
- * only once missing for longer than a fresh instance may be, counted from `since`).
+ * when EC2 no longer has it (`at-once` for one that was running or stopping; else only once
+ * missing for longer than a fresh instance may be, counted from `since`); else decided on what
+ * EC2 says of the instance that is there.
  */
 function inUse(
   input: LifecycleInput,
-  since: Instant | null,
-  strict: boolean,
-  decide: (input: LifecycleInput, cloud: NonNullable<CloudView>) => Decision,
+  missing: { since: Instant | null } | 'at-once',
+  decide: (input: LifecycleInput, cloud: LiveCloud) => Decision,
 ): Decision {
   const { machine, cloud } = input;
   if (!machine.instanceId) return { kind: 'lost', reason: 'the machine has no instance', during: 'use' };
   if (cloud === undefined) return { kind: 'observe', reason: `${machine.state}: what does EC2 say?` };
-  const lost = strict ? lostInUse(cloud, since, input) : lostOrWait(cloud, since, input, 'use');
-  if (lost) return lost;
-  if (cloud === null) return { kind: 'wait', reason: 'unreachable' };
-  return decide(input, cloud);
+  const fate = instanceFate(cloud, input, 'use', missing);
+  return fate.kind === 'there' ? decide(input, fate.cloud) : fate.decision;
 }
 
-function decideStarting(input: LifecycleInput, cloud: NonNullable<CloudView>): Decision {
+function decideStarting(input: LifecycleInput, cloud: LiveCloud): Decision {
   const { machine, limits, lastTry } = input;
-  if (cloud.state === 'running')
-    return cloud.publicIp
-      ? (nameFirst(input.name, cloud.publicIp, lastTry) ?? {
-          kind: 'mark-running',
-          reason: 'EC2 says running with a public address',
-          publicIp: cloud.publicIp,
-        })
-      : { kind: 'wait', reason: 'running, waiting for a public address' };
-  if (cloud.state !== 'stopped') return { kind: 'wait', reason: `the instance is ${cloud.state}` };
+  switch (cloud.state) {
+    case 'running':
+      return cloud.publicIp
+        ? (nameFirst(input.name, cloud.publicIp, lastTry) ?? {
+            kind: 'mark-running',
+            reason: 'EC2 says running with a public address',
+            publicIp: cloud.publicIp,
+          })
+        : { kind: 'wait', reason: 'running, waiting for a public address' };
+    case 'pending':
+    case 'stopping':
+      return { kind: 'wait', reason: `the instance is ${cloud.state}` };
+    case 'stopped':
+      break;
+    default:
+      return assertNever(cloud.state);
+  }
   if (machine.startAttempts >= limits.maxStartAttempts)
     return machine.resizedFrom
       ? { kind: 'revert-resize', reason: 'no machine of the new type starts: put the old type back' }
       : { kind: 'give-up-start', reason: `no capacity after ${machine.startAttempts} start attempts` };
   if (machine.resizeTo)
     return { kind: 'resize', reason: 'the plan changed: change the stopped instance before starting it' };
-  if (lastTry === 'start-failed')
-    return { kind: 'retry-later', reason: `start attempt ${machine.startAttempts} failed` };
-  if (lastTry === 'not-startable-yet')
-    return { kind: 'retry-later', reason: 'still stopping (a quick STOP then START): not a failed attempt' };
-  return { kind: 'start', reason: 'the customer asked for it and the instance is stopped' };
+  switch (lastTry) {
+    case 'start-failed':
+      return { kind: 'retry-later', reason: `start attempt ${machine.startAttempts} failed` };
+    case 'not-startable-yet':
+      return {
+        kind: 'retry-later',
+        reason: 'still stopping (a quick STOP then START): not a failed attempt',
+      };
+    case undefined:
+    case 'no-spare':
+    case 'nothing-adopted':
+    case 'launch-failed':
+    case 'stop-refused':
+    case 'password-not-ready':
+    case 'password-undecryptable':
+    case 'name-failed':
+    case 'instance-not-found':
+      return { kind: 'start', reason: 'the customer asked for it and the instance is stopped' };
+    default:
+      return assertNever(lastTry);
+  }
 }
 
-function decideRunning(input: LifecycleInput, cloud: NonNullable<CloudView>): Decision {
+function decideRunning(input: LifecycleInput, cloud: LiveCloud): Decision {
   const { machine, plan, now } = input;
-  if (cloud.state === 'stopping' || cloud.state === 'stopped')
-    return { kind: 'mark-stopped', reason: 'shut down from inside Windows', stoppedBy: 'shut-down' };
+  switch (cloud.state) {
+    case 'stopping':
+    case 'stopped':
+      return { kind: 'mark-stopped', reason: 'shut down from inside Windows', stoppedBy: 'shut-down' };
+    case 'pending':
+    case 'running':
+      break;
+    default:
+      return assertNever(cloud.state);
+  }
   if (!plan || !planInForce(plan, now))
     return { kind: 'request-stop', reason: 'the plan is not in force', why: 'plan-expired', alerts: [] };
   if (machine.resizeTo)
@@ -146,7 +168,8 @@ function decideRunning(input: LifecycleInput, cloud: NonNullable<CloudView>): De
   const alerts = hourAlertsReached(plan.hours, used);
   if (hoursExhausted(plan, used))
     return { kind: 'request-stop', reason: "the plan's hours are used up", why: 'out-of-hours', alerts };
-  if (cloud.state !== 'running') return { kind: 'wait', reason: `the instance is ${cloud.state}` };
+  // Pending: its time is counted once EC2 says it runs.
+  if (cloud.state === 'pending') return { kind: 'wait', reason: 'the instance is pending' };
   return {
     kind: 'accrue',
     reason: 'running: count the time since the last count',
@@ -155,28 +178,62 @@ function decideRunning(input: LifecycleInput, cloud: NonNullable<CloudView>): De
   };
 }
 
-function decideStopping(_input: LifecycleInput, cloud: NonNullable<CloudView>): Decision {
-  if (cloud.state === 'stopped')
-    return { kind: 'mark-stopped', reason: 'EC2 says stopped', stoppedBy: 'stop' };
-  if (cloud.state === 'running')
-    return { kind: 'stop', reason: 'a stop was asked for and the instance still runs' };
-  return { kind: 'wait', reason: `the instance is ${cloud.state}` };
+function decideStopping(_input: LifecycleInput, cloud: LiveCloud): Decision {
+  switch (cloud.state) {
+    case 'stopped':
+      return { kind: 'mark-stopped', reason: 'EC2 says stopped', stoppedBy: 'stop' };
+    case 'running':
+      return { kind: 'stop', reason: 'a stop was asked for and the instance still runs' };
+    case 'pending':
+    case 'stopping':
+      return { kind: 'wait', reason: `the instance is ${cloud.state}` };
+    default:
+      return assertNever(cloud.state);
+  }
 }
 
-function decideStopped(input: LifecycleInput, cloud: NonNullable<CloudView>): Decision {
+function decideStopped(input: LifecycleInput, cloud: LiveCloud): Decision {
   const { machine, plan, now } = input;
-  if (cloud.state === 'running' || cloud.state === 'pending')
-    return input.lastTry === 'stop-refused'
-      ? { kind: 'wait', reason: `the instance is ${cloud.state}: it is stopped once it runs` }
-      : { kind: 'alert-unexpected', reason: `the instance is ${cloud.state} but nobody asked for it` };
+  switch (cloud.state) {
+    case 'running':
+    case 'pending':
+      return unexpectedStart(input, cloud.state);
+    case 'stopping':
+      return { kind: 'nothing', reason: `stopped (EC2: ${cloud.state})` };
+    case 'stopped':
+      break;
+    default:
+      return assertNever(cloud.state);
+  }
   // Stopped for a plan change or to move it off retiring hardware (not by the customer, not after
   // a failed start): change it if the plan asks, then start it.
   const restarts = machine.stateReason === 'plan-change' || machine.stateReason === HARDWARE_MOVE_REASON;
-  if (restarts && cloud.state === 'stopped' && planInForce(plan, now))
+  if (restarts && planInForce(plan, now))
     return machine.resizeTo
       ? { kind: 'resize', reason: 'stopped for the plan change: change the instance, then start it' }
       : { kind: 'request-start', reason: `stopped for ${machine.stateReason}: started again` };
   return { kind: 'nothing', reason: `stopped (EC2: ${cloud.state})` };
+}
+
+/** A machine held stopped whose instance runs (started outside us): stopped, with an alert, once it can be. */
+function unexpectedStart(input: LifecycleInput, state: 'running' | 'pending'): Decision {
+  switch (input.lastTry) {
+    case 'stop-refused':
+      return { kind: 'wait', reason: `the instance is ${state}: it is stopped once it runs` };
+    case undefined:
+    case 'no-spare':
+    case 'nothing-adopted':
+    case 'launch-failed':
+    case 'start-failed':
+    case 'not-startable-yet':
+    case 'password-not-ready':
+    case 'password-undecryptable':
+    case 'name-failed':
+    case 'instance-not-found':
+      return { kind: 'alert-unexpected', reason: `the instance is ${state} but nobody asked for it` };
+    default:
+      return assertNever(input.lastTry);
+  }
 }
 
 /** Terminating: whatever was launched is deleted, its disk snapshotted first when it is kept. */
@@ -188,16 +245,28 @@ function decideTerminating(input: LifecycleInput): Decision {
       ? { kind: 'terminate', reason: 'a launch was sent: delete whatever it made' }
       : { kind: 'mark-terminated', reason: 'the machine never had an instance' };
   if (cloud === undefined) return { kind: 'observe', reason: 'terminating: is the instance gone?' };
-  if (cloud === null || cloud.state === 'terminated')
-    return { kind: 'mark-terminated', reason: 'EC2 confirms the instance is gone' };
-  // Deleted only once EC2 says so: until then the customer reads "being deleted".
-  if (cloud.state === 'shutting-down')
-    return { kind: 'check-later', reason: 'EC2 is deleting the instance (shutting-down)' };
-  if (machine.keepDisk) {
-    const kept = decideKeptDisk(input.snapshot, input.now, input.limits);
-    if (kept) return kept;
+  if (cloud === null) return { kind: 'mark-terminated', reason: 'EC2 confirms the instance is gone' };
+  switch (cloud.state) {
+    case 'terminated':
+      return { kind: 'mark-terminated', reason: 'EC2 confirms the instance is gone' };
+    // Deleted only once EC2 says so: until then the customer reads "being deleted".
+    case 'shutting-down':
+      return { kind: 'check-later', reason: 'EC2 is deleting the instance (shutting-down)' };
+    case 'pending':
+    case 'running':
+    case 'stopping':
+    case 'stopped': {
+      const kept = machine.keepDisk ? decideKeptDisk(input.snapshot, input.now, input.limits) : null;
+      return (
+        kept ?? {
+          kind: 'terminate',
+          reason: `the machine is to be deleted and its instance is ${cloud.state}`,
+        }
+      );
+    }
+    default:
+      return assertNever(cloud.state);
   }
-  return { kind: 'terminate', reason: `the machine is to be deleted and its instance is ${cloud.state}` };
 }
 
 /**

@@ -4,6 +4,7 @@
  * an operator can read), and where each kind of step is carried out (`stepRule`).
  */
 import { assertNever } from './assertNever.ts';
+import type { LastTry } from './lastTry.ts';
 import type { NameView, PointNameDecision } from './machineName.ts';
 import type { MachineState } from './machineStates.ts';
 import type { PlanFacts } from './planTime.ts';
@@ -89,27 +90,6 @@ export type LifecycleLimits = {
 };
 
 export const DEFAULT_MISSING_GRACE_MS = 5 * 60_000;
-
-/**
- * What the previous step of this run came to, when the next decision depends on it (a step
- * reports it; it never chooses what follows).
- * - no-spare: no warm-pool spare fits (the claim); nothing-adopted: nothing was launched under
- *   the machine's ClientToken; launch-failed: RunInstances failed (recorded on the row).
- * - start-failed: StartInstances failed and an attempt was counted; not-startable-yet: the
- *   instance is still stopping (not a failed attempt).
- * - stop-refused: the instance cannot be stopped yet (still pending).
- * - password-not-ready / password-undecryptable: what the Windows password capture found.
- */
-export type LastTry =
-  | 'no-spare'
-  | 'nothing-adopted'
-  | 'launch-failed'
-  | 'start-failed'
-  | 'not-startable-yet'
-  | 'stop-refused'
-  | 'password-not-ready'
-  | 'password-undecryptable'
-  | 'name-failed';
 
 export type LifecycleInput = {
   machine: MachineFacts;
@@ -282,9 +262,11 @@ export function stepRule(decision: Decision): StepRule {
 /** What a run may do: the job everything; the sweep leaves launches and retries to their jobs. */
 export type Mode = 'job' | 'sweep';
 
-export function gone(cloud: CloudView): boolean {
-  return cloud === null || cloud.state === 'terminated' || cloud.state === 'shutting-down';
-}
+/** EC2 states in which an instance still is; `shutting-down` and `terminated` mean it is gone. */
+export type LiveCloudState = Exclude<CloudState, 'shutting-down' | 'terminated'>;
+
+/** An instance EC2 lists as still there. */
+export type LiveCloud = NonNullable<CloudView> & { state: LiveCloudState };
 
 /** Missing from EC2 for longer than a fresh instance may be (eventual consistency), or since an unknown time. */
 export function missingTooLong(since: Instant | null, now: Instant, graceMs: number): boolean {
@@ -292,17 +274,58 @@ export function missingTooLong(since: Instant | null, now: Instant, graceMs: num
   return at === null || toEpochMs(now) - at > graceMs;
 }
 
-export function lostOrWait(
+/**
+ * What EC2's view says of an instance the machine holds: still there (its view, narrowed to the
+ * states an instance that is there can be in), or the decision its absence calls for — lost, or
+ * a wait while a fresh instance may not be listed yet (`missing.since`: when it became fresh;
+ * `at-once`: one in use is lost as soon as EC2 does not know it). A call answered "no such
+ * instance" (`instance-not-found`) is EC2's word, not a listing that may lag: lost at once.
+ */
+export function instanceFate(
   cloud: CloudView,
-  since: Instant | null,
-  input: LifecycleInput,
+  input: Pick<LifecycleInput, 'now' | 'limits' | 'lastTry'>,
   during: LostWhile,
-): Decision | null {
-  if (!gone(cloud)) return null;
+  missing: { since: Instant | null } | 'at-once',
+): { kind: 'there'; cloud: LiveCloud } | { kind: 'absent'; decision: Decision } {
+  const lost = (reason: string) => ({
+    kind: 'absent' as const,
+    decision: { kind: 'lost' as const, reason, during },
+  });
   if (cloud === null) {
-    return missingTooLong(since, input.now, input.limits.missingGraceMs)
-      ? { kind: 'lost', reason: 'EC2 does not know the instance', during }
-      : { kind: 'wait', reason: 'the instance is not listed yet (EC2 is eventually consistent)' };
+    switch (input.lastTry) {
+      case 'instance-not-found':
+        return lost('EC2 answered that the instance does not exist');
+      case undefined:
+      case 'no-spare':
+      case 'nothing-adopted':
+      case 'launch-failed':
+      case 'start-failed':
+      case 'not-startable-yet':
+      case 'stop-refused':
+      case 'password-not-ready':
+      case 'password-undecryptable':
+      case 'name-failed':
+        break;
+      default:
+        return assertNever(input.lastTry);
+    }
+    if (missing === 'at-once' || missingTooLong(missing.since, input.now, input.limits.missingGraceMs))
+      return lost('EC2 does not know the instance');
+    return {
+      kind: 'absent',
+      decision: { kind: 'wait', reason: 'the instance is not listed yet (EC2 is eventually consistent)' },
+    };
   }
-  return { kind: 'lost', reason: `the instance is ${cloud.state}`, during };
+  switch (cloud.state) {
+    case 'shutting-down':
+    case 'terminated':
+      return lost(`the instance is ${cloud.state}`);
+    case 'pending':
+    case 'running':
+    case 'stopping':
+    case 'stopped':
+      return { kind: 'there', cloud: { ...cloud, state: cloud.state } };
+    default:
+      return assertNever(cloud.state);
+  }
 }

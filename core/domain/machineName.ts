@@ -9,6 +9,8 @@
  * operator is told. The worker carries them out through Route 53 (worker/machineName.ts); the
  * lifecycle asks `nameFirst` before it marks a machine running.
  */
+import { assertNever } from './assertNever.ts';
+import type { LastTry } from './lastTry.ts';
 import { toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
 
 /**
@@ -175,14 +177,35 @@ export type PointNameDecision = { kind: 'point-name'; reason: string; publicIp: 
 export function nameFirst(
   name: NameView | undefined,
   publicIp: string,
-  lastTry: string | undefined,
+  lastTry: LastTry | undefined,
 ): PointNameDecision | null {
-  if (name === undefined || name.pointsTo === publicIp || lastTry === 'name-failed') return null;
+  if (name === undefined || name.pointsTo === publicIp || triedAlready(lastTry)) return null;
   return {
     kind: 'point-name',
     reason: `its name is pointed at ${publicIp} before it is shown running`,
     publicIp,
   };
+}
+
+/** This run's try at the name failed (Route 53): the machine is shown all the same, the name's job retries. */
+function triedAlready(lastTry: LastTry | undefined): boolean {
+  switch (lastTry) {
+    case 'name-failed':
+      return true;
+    case undefined:
+    case 'no-spare':
+    case 'nothing-adopted':
+    case 'launch-failed':
+    case 'start-failed':
+    case 'not-startable-yet':
+    case 'stop-refused':
+    case 'password-not-ready':
+    case 'password-undecryptable':
+    case 'instance-not-found':
+      return false;
+    default:
+      return assertNever(lastTry);
+  }
 }
 
 /** What the dashboard shows of the name. */

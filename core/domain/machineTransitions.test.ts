@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decideMachine } from './lifecycle.ts';
-import type { CloudState, CloudView, LastTry, MachineFacts } from './machineDecision.ts';
+import type { LastTry } from './lastTry.ts';
+import type { CloudState, CloudView, MachineFacts } from './machineDecision.ts';
 import { MACHINE_STATES, type MachineState } from './machineStates.ts';
 import { mayTake, transitionOf, TRANSITIONS } from './machineTransitions.ts';
 import type { PlanFacts } from './planTime.ts';
@@ -28,6 +29,7 @@ const LAST_TRIES: Array<LastTry | undefined> = [
   'password-not-ready',
   'password-undecryptable',
   'name-failed',
+  'instance-not-found',
 ];
 const PLANS: Array<PlanFacts | null> = [
   { status: 'active', expiresAt: at(10 * 86_400_000), hours: 30 },

@@ -7,23 +7,17 @@ import {
 } from '../../core/db/launches.ts';
 import { raiseAlert } from '../../core/db/operatorAlerts.ts';
 import {
-  beginPoolLaunch,
   countPoolClaimsSince,
   countPoolFilling,
   countPoolLive,
   insertPoolInstances,
   listPoolAwaitingLaunch,
   lockPoolPlan,
-  markPoolFailed,
-  recordPoolLaunch,
-  setPoolProblem,
-  type PoolInstance,
 } from '../../core/db/poolInstances.ts';
 import { countMachinesInUse } from '../../core/db/vms.ts';
 import {
   LAUNCH_BUDGET_WINDOW_MS,
   launchBudgetLeft,
-  launchErrorHoldCause,
   poolHoldStatus,
   poolLaunchAllowance,
   type PoolHoldStatus,
@@ -31,16 +25,10 @@ import {
 import { PLANS, type PlanId } from '../../core/domain/plans.ts';
 import { decidePoolTopUp } from '../../core/domain/pool.ts';
 import { HOUR_MS } from '../../core/domain/time.ts';
-import { ec2ErrorCode } from '../../core/providers/ec2.ts';
-import { attemptBudget, parsePayload, type Job } from '../../core/queue.ts';
-import { scheduleVmCheck } from '../../core/commands/vmActions.ts';
-import { poolTags } from '../../core/providers/vmEc2.ts';
-import { subnetForAttempt } from '../../core/domain/machineProvisioning.ts';
-import { describeEc2Error } from '../ec2Errors.ts';
+import { parsePayload, type Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
-import { accountBackoff, clearFailures, recordStepFailure } from '../lifecycle/failures.ts';
-import { runLaunch } from '../lifecycle/launch.ts';
-import { holdPool } from '../../core/commands/poolHolds.ts';
+import { accountBackoff } from '../lifecycle/failures.ts';
+import { stepSpare } from '../lifecycle/pool.ts';
 
 /**
  * `pool-replenish` (cron, and after every claim): keeps at least WARM_POOL_SIZE instances per
@@ -48,9 +36,11 @@ import { holdPool } from '../../core/commands/poolHolds.ts';
  * POOL_HOT, running spares, so a purchase needs no start at all; both follow the last hour's
  * demand. How many of each is decided by core/domain/pool.ts; whether any may be launched now
  * (the plan's hold, its launch budget) by core/domain/launchBudget.ts, from rows. Rows are
- * counted and created under a per-plan lock (two runs never top up twice); each is launched by
- * the lifecycle's one launcher with the row id as ClientToken (a replayed launch is the same
- * instance). vm-sync takes each one through first boot, password capture and the stop.
+ * counted and created under a per-plan lock (two runs never top up twice); each the allowance lets
+ * go is handed to the spare's interpreter (worker/lifecycle/pool.ts) in job mode, which launches
+ * it through the lifecycle's one launcher with the row id as ClientToken (a replayed launch is the
+ * same instance) and decides what a failure means. vm-sync takes each one through first boot,
+ * password capture and the stop.
  */
 export function poolReplenish(deps: WorkerDeps) {
   return async (jobs: Job<unknown>[]) => {
@@ -139,7 +129,7 @@ export async function replenishPool(deps: WorkerDeps, now: Date = new Date()): P
     if (allowance.refused)
       await refused(deps, planId, allowance.refused, allowance.reason, gate, now, report);
     for (const row of rows.slice(0, allowance.allowed)) {
-      if (await launchPoolInstance(deps, row, now)) report.launched += 1;
+      if ((await stepSpare(deps, row, undefined, now, 'job'))?.launched) report.launched += 1;
     }
   }
   if (report.created > 0 || report.launched > 0)
@@ -176,52 +166,4 @@ async function refused(
       dedupeKey: `launch-budget:pool:${planId}`,
       message: `Warm pool of ${planId} launched ${deps.config.vm.launchBudget.pool[planId]} spares in the last hour (LAUNCH_BUDGET_PER_HOUR): no more until ${gate.budget.freesAt ? new Date(gate.budget.freesAt).toISOString() : 'the budget is raised'}. Spares keep failing or going: look at the pool's alerts (npm run alerts).`,
     });
-}
-
-async function launchPoolInstance(deps: WorkerDeps, row: PoolInstance, now: Date): Promise<boolean> {
-  const { db, config } = deps;
-  const subnetId = subnetForAttempt(config.ec2, row.launch_attempts, config.vm.launchAttemptsBeforeFallback);
-  const begun = await beginPoolLaunch(db, row.id, subnetId);
-  if (!begun) return false;
-  const result = await runLaunch(
-    deps,
-    {
-      kind: 'pool',
-      rowId: row.id,
-      planId: row.plan_id,
-      instanceType: row.instance_type,
-      imageId: row.image_id,
-      subnetId,
-      volumeSizeGb: row.storage_gb,
-      tags: poolTags(config.ec2, { id: row.id, planId: row.plan_id }),
-    },
-    now,
-  );
-  const subject = { kind: 'pool' as const, id: row.id };
-  if (result.kind === 'failed') {
-    const { error } = result;
-    const detail = describeEc2Error(error);
-    const cause = launchErrorHoldCause(ec2ErrorCode(error), (error as Error)?.message ?? '');
-    // The next launch would fail the same way: the row goes, and the plan's pool is held.
-    if (cause) {
-      if (await markPoolFailed(db, row.id, detail, now))
-        await holdPool(
-          deps,
-          { planId: row.plan_id, poolInstanceId: row.id, instanceId: null },
-          cause,
-          `RunInstances refused: ${detail}`,
-          now,
-        );
-      return false;
-    }
-    await recordStepFailure(deps, subject, error, now);
-    // The pool is a nicety: a failure waits for the next replenish, customers are not affected.
-    if (begun.launch_attempts >= attemptBudget('vm-provision')) await markPoolFailed(db, row.id, detail, now);
-    else await setPoolProblem(db, row.id, detail);
-    return false;
-  }
-  await clearFailures(deps, subject, 'all');
-  await recordPoolLaunch(db, row.id, result.instance, now);
-  await scheduleVmCheck(deps.boss, config, { poolInstanceId: row.id });
-  return true;
 }

@@ -11,6 +11,7 @@ import {
   type Mode,
 } from '../../core/domain/machineDecision.ts';
 import { mayTake, transitionOf } from '../../core/domain/machineTransitions.ts';
+import type { LastTry } from '../../core/domain/lastTry.ts';
 import type { Ec2Instance } from '../../core/providers/ec2.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { RetryLater } from '../ec2Errors.ts';
@@ -106,7 +107,13 @@ const STEP_ACTIONS: Partial<Record<Decision['kind'], string[]>> = {
 };
 
 /** What a step reports when its call failed as a fact the domain decides on (no throw). */
-const FAILED_TRIES = new Set(['launch-failed', 'start-failed', 'stop-refused', 'password-undecryptable']);
+const FAILED_TRIES = new Set<LastTry>([
+  'launch-failed',
+  'start-failed',
+  'stop-refused',
+  'password-undecryptable',
+  'instance-not-found',
+]);
 
 async function run(
   deps: WorkerDeps,

@@ -15,7 +15,6 @@ import { scheduleVmCheck } from '../../core/commands/vmActions.ts';
 import { describeEc2Error, isRetryableCapacity, RetryLater } from '../ec2Errors.ts';
 import { recordStepFailure } from './failures.ts';
 import { capturePassword } from './password.ts';
-import { lose } from './rowSteps.ts';
 import { withState, type Step } from './step.ts';
 
 /**
@@ -75,9 +74,10 @@ export const start: Step<'start'> = async ({ deps, vm, cloud, log, now }) => {
   } catch (error) {
     const kind = classifyEc2Error(error);
     const detail = describeEc2Error(error);
+    // A fact for the domain, which answers `lost`.
     if (kind === 'not-found') {
-      await lose(deps, vm, `start: ${detail}`, 'use');
-      return {};
+      await recordVmError(deps.db, vm.id, `start: ${detail}`, now);
+      return { cloud: null, lastTry: 'instance-not-found' };
     }
     // Still stopping (a quick STOP then START): not a failed attempt.
     if (kind === 'incorrect-state') return { lastTry: 'not-startable-yet' };
@@ -99,9 +99,10 @@ export const stop: Step<'stop'> = async ({ deps, vm, cloud, log, now }) => {
     log.info({ reason: vm.state_reason }, 'lifecycle: stop requested');
     return { cloud: withState(cloud, change.current) };
   } catch (error) {
+    // A fact for the domain, which answers `lost`.
     if (classifyEc2Error(error) === 'not-found') {
-      await lose(deps, vm, `stop: ${describeEc2Error(error)}`, 'use');
-      return {};
+      await recordVmError(deps.db, vm.id, `stop: ${describeEc2Error(error)}`, now);
+      return { cloud: null, lastTry: 'instance-not-found' };
     }
     // On the row for operators (the reaper's alert quotes it if the stop stalls); retried.
     await recordVmError(deps.db, vm.id, `stop: ${describeEc2Error(error)}`, now);

@@ -1,18 +1,19 @@
 import { recordCapacityAvailable, recordCapacityShortage } from '../../core/db/ec2Fleet.ts';
 import { recordLaunchAttempt } from '../../core/db/launches.ts';
 import { raiseAlert } from '../../core/db/operatorAlerts.ts';
+import { beginPoolLaunch, recordPoolLaunch, type PoolInstance } from '../../core/db/poolInstances.ts';
 import { findSnapshot, markSnapshotRestored } from '../../core/db/snapshots.ts';
 import { beginLaunch, recordLaunch, recordVmError } from '../../core/db/vms.ts';
 import { subnetForAttempt } from '../../core/domain/machineProvisioning.ts';
 import { imageForPlan } from '../../core/domain/plans.ts';
 import { classifyEc2Error, ec2ErrorCode, type Ec2Instance } from '../../core/providers/ec2.ts';
-import { vmTags } from '../../core/providers/vmEc2.ts';
+import { poolTags, vmTags } from '../../core/providers/vmEc2.ts';
 import { scheduleVmCheck } from '../../core/commands/vmActions.ts';
 import { sendJob } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { describeEc2Error, isRetryableCapacity } from '../ec2Errors.ts';
 import { userDataFor } from '../machineSetup.ts';
-import { recordStepFailure } from './failures.ts';
+import { clearFailures, recordStepFailure } from './failures.ts';
 import { cloudView } from './inputs.ts';
 import type { Step, StepContext, StepReport } from './step.ts';
 
@@ -145,6 +146,41 @@ async function launchFailed(
     });
   }
   return { lastTry: 'launch-failed' };
+}
+
+/**
+ * A warm-pool spare: RunInstances with ClientToken = the spare's row id, in the attempt's subnet,
+ * from the plan's image. Null when the row moved on meanwhile; a failure is reported, never
+ * judged here (`decidePoolInstance` holds the pool, leaves it to the next replenish or gives up).
+ */
+export async function launchSpare(
+  deps: WorkerDeps,
+  row: PoolInstance,
+  now: Date,
+): Promise<LaunchResult | null> {
+  const { db, config } = deps;
+  const subnetId = subnetForAttempt(config.ec2, row.launch_attempts, config.vm.launchAttemptsBeforeFallback);
+  const begun = await beginPoolLaunch(db, row.id, subnetId);
+  if (!begun) return null;
+  const result = await runLaunch(
+    deps,
+    {
+      kind: 'pool',
+      rowId: row.id,
+      planId: row.plan_id,
+      instanceType: row.instance_type,
+      imageId: row.image_id,
+      subnetId,
+      volumeSizeGb: row.storage_gb,
+      tags: poolTags(config.ec2, { id: row.id, planId: row.plan_id }),
+    },
+    now,
+  );
+  if (result.kind === 'failed') return result;
+  await clearFailures(deps, { kind: 'pool', id: row.id }, 'all');
+  await recordPoolLaunch(db, row.id, result.instance, now);
+  await scheduleVmCheck(deps.boss, config, { poolInstanceId: row.id });
+  return result;
 }
 
 /** The instance an earlier launch made under the machine's ClientToken, if any. */

@@ -183,7 +183,7 @@ async function hourNotices(
  * customer told whether the files came back), otherwise an operator is alerted (and the customer
  * told, if it was never ready).
  */
-export async function lose(deps: WorkerDeps, vm: Vm, why: string, during: LostWhile): Promise<Vm | null> {
+async function lose(deps: WorkerDeps, vm: Vm, why: string, during: LostWhile): Promise<Vm | null> {
   const problem = during === 'provisioning' ? VM_MESSAGES.failed : VM_MESSAGES.lost;
   const failed = await markVmError(deps.db, vm.id, 'lose', problem, new Date());
   if (!failed) return null;

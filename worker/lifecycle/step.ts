@@ -5,10 +5,10 @@ import type {
   CloudView,
   Decision,
   DecisionKind,
-  LastTry,
   Mode,
   SnapshotView,
 } from '../../core/domain/machineDecision.ts';
+import type { LastTry } from '../../core/domain/lastTry.ts';
 import type { WorkerDeps } from '../deps.ts';
 
 /** What one step works on: the machine's freshly read row, its plan, what EC2 last said. */

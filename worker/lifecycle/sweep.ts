@@ -1,9 +1,4 @@
-import {
-  listPoolForSync,
-  markPoolSynced,
-  setPoolProblem,
-  type PoolInstance,
-} from '../../core/db/poolInstances.ts';
+import { listPoolForSync, markPoolSynced, type PoolInstance } from '../../core/db/poolInstances.ts';
 import { findSubscriptionsByIds, type Subscription } from '../../core/db/subscriptions.ts';
 import { findNoticeKeys, noticeKey } from '../../core/db/vmNotices.ts';
 import { findStepFailures, poolSubject, vmSubject } from '../../core/db/stepFailures.ts';
@@ -18,7 +13,7 @@ import { describeEc2Error } from '../ec2Errors.ts';
 import { advanceMachine } from './advance.ts';
 import { accountBackoff, clearFailures, recordStepFailure } from './failures.ts';
 import { cloudView, limitsOf, machineFacts, observeInstances, planFacts } from './inputs.ts';
-import { advancePoolInstance } from './pool.ts';
+import { stepSpare } from './pool.ts';
 
 /** Machines per page of the sweep: one read, at most one batched write, one plans read. */
 const PAGE = 1000;
@@ -220,18 +215,9 @@ export async function syncPool(
   );
   for (const row of pool) {
     if (backedOff(nextAtOf(failing.get(poolSubject(row.id))), now)) continue;
-    const subject = { kind: 'pool' as const, id: row.id, instanceId: row.instance_id };
-    try {
-      await advancePoolInstance(
-        deps,
-        row,
-        row.instance_id ? (instances.get(row.instance_id) ?? null) : undefined,
-        now,
-      );
-      if (failing.has(poolSubject(row.id))) await clearFailures(deps, subject, 'all');
-    } catch (error) {
-      await setPoolProblem(deps.db, row.id, `sync: ${describeEc2Error(error)}`);
-      await recordStepFailure(deps, subject, error, now);
-    }
+    const instance = row.instance_id ? (instances.get(row.instance_id) ?? null) : undefined;
+    const advanced = await stepSpare(deps, row, instance, now, 'sweep');
+    if (advanced && failing.has(poolSubject(row.id)))
+      await clearFailures(deps, { kind: 'pool', id: row.id }, 'all');
   }
 }

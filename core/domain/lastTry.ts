@@ -1,0 +1,24 @@
+/**
+ * What the previous step of this run came to, when the next decision depends on it (a step
+ * reports it; it never chooses what follows).
+ * - no-spare: no warm-pool spare fits (the claim); nothing-adopted: nothing was launched under
+ *   the machine's ClientToken; launch-failed: RunInstances failed (recorded on the row).
+ * - start-failed: StartInstances failed and an attempt was counted; not-startable-yet: the
+ *   instance is still stopping (not a failed attempt).
+ * - stop-refused: the instance cannot be stopped yet (still pending).
+ * - password-not-ready / password-undecryptable: what the Windows password capture found.
+ * - name-failed: Route 53 did not take the machine's name this time.
+ * - instance-not-found: a call on the instance (start, stop) was answered "no such instance"
+ *   (the step reports `cloud: null` with it).
+ */
+export type LastTry =
+  | 'no-spare'
+  | 'nothing-adopted'
+  | 'launch-failed'
+  | 'start-failed'
+  | 'not-startable-yet'
+  | 'stop-refused'
+  | 'password-not-ready'
+  | 'password-undecryptable'
+  | 'name-failed'
+  | 'instance-not-found';
