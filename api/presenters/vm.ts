@@ -11,22 +11,11 @@ import { autoRenewRecord } from '../../core/domain/autopay.ts';
 import { assessHealth, normaliseFingerprint } from '../../core/domain/machineHealth.ts';
 import { streamingView } from '../../core/domain/streaming.ts';
 import { machineNameView, type MachineNameView } from '../../core/domain/machineName.ts';
-import { downloadsReady } from '../../core/domain/machineStates.ts';
-import { hoursExhausted, keptUntil as keptUntilOf, planInForce } from '../../core/domain/planTime.ts';
 import { isGone } from '../../core/domain/machineStates.ts';
-import { handoverNotice, pendingHandover } from '../../core/domain/planHandover.ts';
-import { planEndView } from '../../core/domain/planEnd.ts';
-import { setupPhaseOf } from '../../core/domain/setupProgress.ts';
+import { machineView, type ShownMachine } from '../../core/domain/machineView.ts';
 import { isTrialPlanName } from '../../core/domain/trial.ts';
 import { findPlan } from '../../core/domain/plans.ts';
-import { remainingSeconds } from '../../core/domain/usage.ts';
-import {
-  machineDisplayState,
-  startRefusal,
-  VM_MESSAGES,
-  type DashboardRecord,
-  type VmDisplayState,
-} from '../../core/domain/vm.ts';
+import type { DashboardRecord } from '../../core/domain/vm.ts';
 import type { VmConfig } from '../../core/config/vmConfig.ts';
 
 /** What GET /api/vm/dashboard/{email} answers: the record both sides share (core/domain/vm.ts). */
@@ -52,71 +41,30 @@ export function dashboardBody(input: {
   now: Date;
 }): DashboardBody {
   const { user, subscription, vm, vmConfig, now } = input;
-  const plan = subscription && {
-    status: subscription.status,
-    expiresAt: subscription.expires_at,
-    hours: subscription.hours,
-    cancelledAt: subscription.cancelled_at,
-  };
-  const planActive = planInForce(plan, now);
-  // The VM's usage belongs to the subscription it serves; a plan it does not serve yet starts at zero.
-  const servesPlan = vm !== null && subscription !== null && vm.subscription_id === subscription.id;
-  // Paid, the machine not yet handed over to the new plan: neither its old clock nor its address.
-  const handover = pendingHandover(
-    { inForce: planActive, subscriptionId: subscription?.id ?? null },
-    vm && { subscriptionId: vm.subscription_id, state: vm.state },
-    input.earlierPlanWasTrial ?? false,
-  );
-  const usageSeconds = vm && servesPlan ? usageAtStateChange(vm) : 0;
-  const accruedNow = vm && servesPlan ? vm.usage_seconds : 0;
-  const outOfHours = plan !== null && hoursExhausted(plan, accruedNow);
-
-  const state = machineDisplayState({
-    vm: vm && { state: vm.state, source: vm.source, instanceId: vm.instance_id },
-    servesPlan,
-    planActive,
-    handingOver: handover !== null,
+  const disk = input.keptDisk ?? null;
+  const autopay = input.autopay ?? null;
+  // What to show is core/domain/machineView.ts's; this only reads the rows and writes the record.
+  const view = machineView({
+    machine: vm && shownMachine(vm),
+    plan: subscription && {
+      id: subscription.id,
+      status: subscription.status,
+      expiresAt: subscription.expires_at,
+      hours: subscription.hours,
+      cancelledAt: subscription.cancelled_at,
+      planName: subscription.plan_name,
+      isTrial: isTrialPlanName(subscription.plan_name),
+      purchasedAt: subscription.purchased_at,
+    },
+    earlierPlanWasTrial: input.earlierPlanWasTrial ?? false,
+    keptDisk: disk && { state: disk.state, completedAt: disk.completed_at, keepUntil: disk.keep_until },
+    autopay: autopay && { status: autopay.status, nextDebitAt: autopay.next_debit_at },
+    graceDays: vmConfig.graceDays,
+    now,
   });
-  // Running as shown: a machine being handed over to a new plan shows as starting.
-  const running = state === 'running';
-
   // Session-identified addresses: no email in links, history or logs (the spec's /:email forms
   // still answer). `v` changes on every start, so a browser never reuses an old address's file.
   const version = vm?.started_at ? vm.started_at.getTime() : 0;
-  const ready =
-    vm && !handover
-      ? downloadsReady({
-          state: vm.state,
-          publicIp: vm.public_ip,
-          passwordStored: vm.password_encrypted !== null,
-        })
-      : { rdp: false, password: false };
-  const rdpUrl = ready.rdp ? `/api/vm/rdp?v=${version}` : null;
-  const pwdUrl = ready.password ? '/api/vm/password' : null;
-  const kept =
-    plan && !planActive && vm && vm.state !== 'terminated' && vm.state !== 'terminating'
-      ? keptUntilOf(plan, vmConfig.graceDays)
-      : null;
-  const keptUntil = kept === null ? null : new Date(kept).toISOString();
-  // The copy of a deleted machine's disk, while no machine is being made from it. (The poll's
-  // statement reads the kept disk only when one of these two uses can show it: KEPT_DISK_SHOWN.)
-  const disk = input.keptDisk;
-  const machineGone = !vm || isGone(vm.state);
-  const keptDisk =
-    disk && machineGone && !planActive
-      ? {
-          saving: disk.state === 'creating',
-          savedOn: disk.completed_at?.toISOString() ?? null,
-          keptUntil: disk.keep_until.toISOString(),
-          deleting: vm?.state === 'terminating',
-        }
-      : null;
-
-  // A new machine waiting for the copy of the old one's disk to be saved.
-  const waitingForDiskCopy =
-    planActive && vm?.state === 'requested' && vm.restore_snapshot_id !== null && disk?.state === 'creating';
-
-  const ending = planEndFields(subscription, vm, input.autopay ?? null, vmConfig, now);
   return {
     email: user.email,
     name: user.name,
@@ -126,42 +74,37 @@ export function dashboardBody(input: {
     selectedDuration: subscription?.hours ?? null,
     selectedStorage: subscription ? `${subscription.storage_gb} GB` : null,
     selectedPrice: subscription ? subscription.price_paise / 100 : null,
-    vmUsageSeconds: Math.floor(usageSeconds),
-    vmLastState: state,
+    vmUsageSeconds: Math.floor(view.usageSeconds),
+    vmLastState: view.state,
     vmLastStateChange: vm?.state_changed_at.toISOString() ?? null,
-    rdpUrl,
-    pwdUrl,
-    isRunning: running,
-    vmPublicIp: running ? (vm?.public_ip ?? null) : null,
-    planActive,
-    remainingSeconds: subscription ? remainingSeconds(subscription.hours, accruedNow) : null,
-    outOfHours,
-    canStart: vm?.state === 'stopped' && planActive && !outOfHours && handover === null,
-    canStop: running,
-    // The kept-disk notice says what happened and what a purchase brings back.
-    notice: handover
-      ? handoverNotice(handover)
-      : keptDisk
-        ? null
-        : noticeFor(vm, state, {
-            planActive,
-            outOfHours,
-            hasPlan: subscription !== null,
-            restoring: waitingForDiskCopy,
-            endBanner: ending.planEnd !== null,
-          }),
-    keptUntil,
-    keptDisk,
-    waitingForDiskCopy,
-    handover,
+    rdpUrl: view.downloads.rdp ? `/api/vm/rdp?v=${version}` : null,
+    pwdUrl: view.downloads.password ? '/api/vm/password' : null,
+    isRunning: view.running,
+    vmPublicIp: view.running ? (vm?.public_ip ?? null) : null,
+    planActive: view.planActive,
+    remainingSeconds: view.remainingSeconds,
+    outOfHours: view.outOfHours,
+    canStart: view.canStart,
+    canStop: view.running,
+    notice: view.notice,
+    keptUntil: view.keptUntil === null ? null : new Date(view.keptUntil).toISOString(),
+    keptDisk: view.keptDisk && {
+      saving: view.keptDisk.saving,
+      savedOn: isoOrNull(view.keptDisk.savedOn),
+      keptUntil: new Date(view.keptDisk.keptUntil).toISOString(),
+      deleting: view.keptDisk.deleting,
+    },
+    waitingForDiskCopy: view.waitingForDiskCopy,
+    handover: view.handover,
     streamingClientUrl: vmConfig.streamingClientUrl,
     setupVideoUrl: vmConfig.setupVideoUrl,
-    machineName: handover ? null : nameOf(vm, input),
+    machineName: view.handover ? null : nameOf(vm, input),
     namesEnabled: Boolean(input.nameSuffix),
-    ...streamingFields(vm, input, now),
-    autoRenew: autoRenewOf(input.autopay ?? null),
-    ...ending,
-    setup: setupOf(subscription, vm, { planActive, servesPlan, state, handingOver: handover !== null }),
+    ...streamingFields(vm, view.runningSince, input, now),
+    autoRenew: autoRenewOf(autopay),
+    planEnd: view.planEnd,
+    startBlocked: view.startBlocked,
+    setup: view.setup,
     trialMachine:
       subscription && isTrialPlanName(subscription.plan_name)
         ? (findPlan(subscription.plan_id)?.displayName ?? null)
@@ -169,70 +112,31 @@ export function dashboardBody(input: {
   };
 }
 
-/**
- * A paid plan's PC on its way (core/domain/setupProgress.ts): its phase, how it comes and since
- * when, for the payment-success page and the dashboard's progress. Null once it runs, or when
- * nothing is being set up.
- */
-function setupOf(
-  subscription: DashboardSubscription | null,
-  vm: DashboardVm | null,
-  shown: { planActive: boolean; servesPlan: boolean; state: VmDisplayState; handingOver: boolean },
-): DashboardBody['setup'] {
-  if (!shown.planActive || shown.handingOver) return null;
-  if (shown.state !== 'provisioning' && shown.state !== 'starting') return null;
-  if (!vm || !shown.servesPlan || vm.state === 'terminated') {
-    // Paid a moment ago: the provisioning job has not made its machine yet.
-    const since = subscription?.purchased_at ?? null;
-    return since ? { phase: 'preparing', source: null, requestedAt: since.toISOString() } : null;
-  }
-  // A first setup only: a restart of a machine that ran before says "Starting…" on its own.
-  if (vm.state !== 'requested' && vm.state !== 'provisioning') return null;
-  const phase = setupPhaseOf({
+/** The machine's row as the dashboard's rules read it. */
+function shownMachine(vm: DashboardVm): ShownMachine {
+  return {
+    subscriptionId: vm.subscription_id,
     state: vm.state,
     source: vm.source,
     instanceId: vm.instance_id,
+    publicIp: vm.public_ip,
+    passwordStored: vm.password_encrypted !== null,
+    problem: vm.problem,
+    delayed: vm.delayed_at !== null,
     remoteDesktopWaitingSince: vm.remote_desktop_waiting_since,
-  });
-  return phase && phase !== 'ready'
-    ? { phase, source: vm.source, requestedAt: vm.requested_at.toISOString() }
-    : null;
+    resizePending: vm.resize_to_type !== null || vm.resize_to_gb !== null,
+    stateReason: vm.state_reason,
+    restoresDisk: vm.restore_snapshot_id !== null,
+    requestedAt: vm.requested_at,
+    startedAt: vm.started_at,
+    stateChangedAt: vm.state_changed_at,
+    usageSeconds: vm.usage_seconds,
+    usageCountedAt: vm.usage_counted_at,
+  };
 }
 
-/**
- * The plan's end (core/domain/planEnd.ts) and whether START would be refused: the banner of the
- * last days, the ended state, the renewal the plans page offers. A poll after a renewal or a
- * refund answers from the new record, so the banner follows a moved end.
- */
-function planEndFields(
-  subscription: DashboardSubscription | null,
-  vm: DashboardVm | null,
-  autopay: DashboardAutopay | null,
-  vmConfig: VmConfig,
-  now: Date,
-): Pick<DashboardBody, 'planEnd' | 'startBlocked'> {
-  const plan = subscription && {
-    status: subscription.status,
-    expiresAt: subscription.expires_at,
-    hours: subscription.hours,
-    cancelledAt: subscription.cancelled_at,
-    planName: subscription.plan_name,
-    isTrial: isTrialPlanName(subscription.plan_name),
-  };
-  const usage = vm && subscription && vm.subscription_id === subscription.id ? vm.usage_seconds : 0;
-  const refusal =
-    vm?.state === 'stopped' ? startRefusal(vm, plan && { ...plan, usageSeconds: usage }, now) : null;
-  return {
-    planEnd: planEndView({
-      plan,
-      autopay: autopay && { status: autopay.status, nextDebitAt: autopay.next_debit_at },
-      graceDays: vmConfig.graceDays,
-      machineKept:
-        vm !== null && vm.state !== 'terminating' && vm.state !== 'terminated' && vm.state !== 'error',
-      now,
-    }),
-    startBlocked: refusal?.message ?? null,
-  };
+function isoOrNull(at: Date | string | number | null): string | null {
+  return at === null ? null : new Date(at).toISOString();
 }
 
 /**
@@ -242,6 +146,7 @@ function planEndFields(
 // The poll's statement reads the health report and pairings only when this shows them (STREAMING_SHOWN).
 function streamingFields(
   vm: DashboardVm | null,
+  runningSince: Date | string | number | null,
   input: {
     reportsHealth?: boolean;
     health?: DashboardHealth | null;
@@ -257,11 +162,7 @@ function streamingFields(
   const report = health?.report ?? null;
   return {
     machineHealth: assessHealth({
-      machine: {
-        state: vm.state,
-        runningSince: vm.state === 'running' ? vm.started_at : null,
-        instanceType: vm.instance_type,
-      },
+      machine: { state: vm.state, runningSince, instanceType: vm.instance_type },
       health,
       clockAhead: input.clockAhead ?? null,
       now,
@@ -277,7 +178,7 @@ function streamingFields(
       now,
       name: nameOf(vm, input),
       namesEnabled: Boolean(input.nameSuffix),
-      runningSince: vm.state === 'running' ? vm.started_at : null,
+      runningSince,
     }),
   };
 }
@@ -314,52 +215,4 @@ function autoRenewOf(a: DashboardAutopay | null) {
         }
       : null,
   );
-}
-
-/**
- * Usage counted up to the last state change. While running, vm-sync moves `usage_counted_at`
- * forward as it accrues; the dashboard adds "now − last change" itself, so what it gets must be
- * the usage at that change, or the time since would be counted twice.
- */
-function usageAtStateChange(vm: DashboardVm): number {
-  if (vm.state !== 'running' || !vm.usage_counted_at) return vm.usage_seconds;
-  const countedSince = Math.max(0, (vm.usage_counted_at.getTime() - vm.state_changed_at.getTime()) / 1000);
-  return Math.max(0, vm.usage_seconds - countedSince);
-}
-
-function noticeFor(
-  vm: DashboardVm | null,
-  state: VmDisplayState,
-  plan: {
-    planActive: boolean;
-    outOfHours: boolean;
-    hasPlan: boolean;
-    restoring: boolean;
-    /** The plan-end banner says the plan ended, and what now: no second notice for it. */
-    endBanner: boolean;
-  },
-): string | null {
-  if (!plan.hasPlan) return null;
-  if (plan.restoring) return VM_MESSAGES.restoringFiles;
-  if (vm?.state === 'error') return vm.problem ?? VM_MESSAGES.failed;
-  if (vm?.state === 'terminated' && !plan.planActive) return VM_MESSAGES.terminated;
-  // The reaper's words for what holds it up (no capacity, the image, the password, a permission).
-  if (state === 'provisioning' && vm?.delayed_at) return vm.problem ?? VM_MESSAGES.delayed;
-  // A move off hardware EC2 retires: the date, and that it restarts while nobody is connected.
-  if (vm?.state === 'running' && vm.problem) return vm.problem;
-  if (vm?.state === 'provisioning' && vm.remote_desktop_waiting_since)
-    return VM_MESSAGES.waitingForRemoteDesktop;
-  if (!plan.planActive) return plan.endBanner ? null : VM_MESSAGES.planExpired;
-  if (plan.outOfHours) return VM_MESSAGES.outOfHours;
-  if (vm?.state === 'stopped' && vm.problem) return vm.problem;
-  // Stopping, being changed or starting for a plan of another kind: say why it is not running.
-  if (
-    vm &&
-    (vm.resize_to_type !== null || vm.resize_to_gb !== null || vm.state_reason === 'plan-change') &&
-    (vm.state === 'stopping' ||
-      vm.state === 'starting' ||
-      (vm.state === 'stopped' && vm.state_reason === 'plan-change'))
-  )
-    return VM_MESSAGES.planChange;
-  return null;
 }

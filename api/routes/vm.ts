@@ -4,10 +4,9 @@ import { z } from 'zod';
 import { DecryptError } from '../../core/crypto/crypto.ts';
 import { findDashboardState } from '../../core/db/dashboard.ts';
 import { findSubscription } from '../../core/db/subscriptions.ts';
-import { findDashboardVm, findLiveVmByUser } from '../../core/db/vms.ts';
-import { isLive } from '../../core/domain/machineStates.ts';
-import { isGone } from '../../core/domain/machineStates.ts';
-import { startRefusal, VM_MESSAGES } from '../../core/domain/vm.ts';
+import { findDashboardVm, findLiveVmByUser, type Vm } from '../../core/db/vms.ts';
+import { downloadsReady, isLive } from '../../core/domain/machineStates.ts';
+import { startRefusal, stopRefusal, VM_MESSAGES } from '../../core/domain/vm.ts';
 import { PASSWORD_FILE_NAME, RDP_FILE_NAME, rdpFile } from '../../core/domain/rdp.ts';
 import { findConnectHost } from '../../core/db/machineNames.ts';
 import { requestStart, requestStop } from '../../core/commands/vmActions.ts';
@@ -94,24 +93,21 @@ export function vmRoutes(services: Services): Router<AppState> {
       },
       now,
     );
-    if (refusal) throw new HttpError(refusal.status, refusal.message);
-    if (vm?.state === 'stopped') {
-      const started = await requestStart(db, boss, vm.id, 'user', now);
-      ctx.status = started ? 202 : 200;
-    }
+    if (refusal || !vm) throw new HttpError(refusal?.status ?? 404, refusal?.message ?? VM_MESSAGES.noVm);
+    // Only a stopped machine moves (the transition's condition); one already starting or running answers 200.
+    const started = await requestStart(db, boss, vm.id, 'user', now);
+    ctx.status = started ? 202 : 200;
     ctx.body = await dashboardOf(user);
   });
 
   router.post('/vm/stop-vm', requireUser(), validate(ActionBody), async (ctx) => {
     const user = assertSameUser(ctx, input<ActionBody>(ctx).email);
     const vm = await findLiveVmByUser(db, user.id);
-    if (!vm) throw new HttpError(404, VM_MESSAGES.noVm);
-    if (vm.state === 'running') {
-      const stopping = await requestStop(db, boss, vm.id, 'user', new Date());
-      ctx.status = stopping ? 202 : 200;
-    } else if (vm.state !== 'stopping' && vm.state !== 'stopped') {
-      throw new HttpError(409, VM_MESSAGES.notStoppable);
-    }
+    const refusal = stopRefusal(vm);
+    if (refusal || !vm) throw new HttpError(refusal?.status ?? 404, refusal?.message ?? VM_MESSAGES.noVm);
+    // Only a running machine moves (the transition's condition); one stopping or stopped answers 200.
+    const stopping = await requestStop(db, boss, vm.id, 'user', new Date());
+    ctx.status = stopping ? 202 : 200;
     ctx.body = await dashboardOf(user);
   });
 
@@ -120,7 +116,7 @@ export function vmRoutes(services: Services): Router<AppState> {
   // `/:email` forms stay for compatibility and must name the session user.
   async function sendRdp(ctx: AppContext, user: AuthUser) {
     const vm = await findDashboardVm(db, user.id);
-    if (!vm || vm.state !== 'running' || !vm.public_ip) throw new HttpError(409, VM_MESSAGES.rdpNotReady);
+    if (!vm?.public_ip || !readyFiles(vm).rdp) throw new HttpError(409, VM_MESSAGES.rdpNotReady);
     // The PC's name once it leads there: the file then keeps working after every start.
     const host = (await findConnectHost(db, vm, config.machineNames?.suffix ?? null)) ?? vm.public_ip;
     download(ctx, 'application/x-rdp', RDP_FILE_NAME, rdpFile(host, config.vm.rdpPort));
@@ -128,7 +124,7 @@ export function vmRoutes(services: Services): Router<AppState> {
 
   async function sendPassword(ctx: AppContext, user: AuthUser) {
     const vm = await findDashboardVm(db, user.id);
-    if (!vm?.password_encrypted || isGone(vm.state)) {
+    if (!vm?.password_encrypted || !readyFiles(vm).password) {
       throw new HttpError(409, VM_MESSAGES.passwordNotReady);
     }
     let password: string;
@@ -151,6 +147,15 @@ export function vmRoutes(services: Services): Router<AppState> {
   );
 
   return router;
+}
+
+/** What the connection files need (`downloadsReady`): the same rule as the dashboard's links. */
+function readyFiles(vm: Vm) {
+  return downloadsReady({
+    state: vm.state,
+    publicIp: vm.public_ip,
+    passwordStored: vm.password_encrypted !== null,
+  });
 }
 
 export function download(ctx: AppContext, type: string, fileName: string, body: string): void {

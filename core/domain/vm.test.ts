@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { machineDisplayState, startRefusal, VM_MESSAGES } from './vm.ts';
+import { MACHINE_STATES } from './machineStates.ts';
+import { machineDisplayState, startRefusal, stopRefusal, VM_MESSAGES } from './vm.ts';
 
 const NOW = Date.parse('2026-03-10T10:00:00Z');
 const plan = (
@@ -40,6 +41,22 @@ describe('startRefusal', () => {
     expect(startRefusal({ state: 'provisioning' }, plan(), NOW)?.message).toBe(VM_MESSAGES.stillProvisioning);
     expect(startRefusal(null, plan(), NOW)).toEqual({ status: 404, message: VM_MESSAGES.noVm });
     expect(startRefusal({ state: 'terminated' }, plan(), NOW)?.status).toBe(404);
+  });
+});
+
+describe('stopRefusal', () => {
+  it('stops a running machine, and answers a stopping or stopped one as it is (asking twice is harmless)', () => {
+    expect(stopRefusal({ state: 'running' })).toBeNull();
+    expect(stopRefusal({ state: 'stopping' })).toBeNull();
+    expect(stopRefusal({ state: 'stopped' })).toBeNull();
+  });
+
+  it('refuses every other state with the plain 409, and no machine with 404', () => {
+    const others = MACHINE_STATES.filter((state) => !['running', 'stopping', 'stopped'].includes(state));
+    expect(others).toHaveLength(6);
+    for (const state of others)
+      expect(stopRefusal({ state }), state).toEqual({ status: 409, message: VM_MESSAGES.notStoppable });
+    expect(stopRefusal(null)).toEqual({ status: 404, message: VM_MESSAGES.noVm });
   });
 });
 

@@ -3,6 +3,8 @@
  * architecture deviation 5). Strings the spec gives are kept verbatim; the rest say plainly
  * what is happening, including when something is slow or went wrong.
  */
+import { assertNever } from './assertNever.ts';
+import type { MachineState } from './machineStates.ts';
 import { hoursExhausted, planInForce } from './planTime.ts';
 import { USAGE_MESSAGES } from './usage.ts';
 import type { Handover } from './planHandover.ts';
@@ -134,29 +136,62 @@ export type StartRefusal = { status: 409 | 404; message: string };
 
 /**
  * Whether START may go ahead (architecture deviation 5: no start once hours are used up or the
- * plan has expired; one action at a time). Null means: start it (or it is already starting).
+ * plan has expired; one action at a time). Null means: start it (or it is already starting or
+ * running, and the record says so).
  */
 export function startRefusal(
-  vm: { state: string } | null,
+  vm: { state: MachineState } | null,
   plan: { hours: number; usageSeconds: number; status: string; expiresAt: Instant | null } | null,
   now: Instant,
 ): StartRefusal | null {
-  if (!vm || vm.state === 'terminated' || vm.state === 'terminating')
-    return { status: 404, message: VM_MESSAGES.noVm };
-  if (!plan || !planInForce(plan, now)) return { status: 409, message: VM_MESSAGES.planExpired };
-  if (hoursExhausted(plan, plan.usageSeconds)) return { status: 409, message: VM_MESSAGES.outOfHours };
+  if (!vm) return { status: 404, message: VM_MESSAGES.noVm };
+  const ofPlan: StartRefusal | null =
+    !plan || !planInForce(plan, now)
+      ? { status: 409, message: VM_MESSAGES.planExpired }
+      : hoursExhausted(plan, plan.usageSeconds)
+        ? { status: 409, message: VM_MESSAGES.outOfHours }
+        : null;
   switch (vm.state) {
+    case 'terminating':
+    case 'terminated':
+      return { status: 404, message: VM_MESSAGES.noVm };
     case 'stopped':
     case 'starting':
     case 'running':
-      return null;
+      return ofPlan;
     case 'stopping':
-      return { status: 409, message: VM_MESSAGES.alreadyStopping };
+      return ofPlan ?? { status: 409, message: VM_MESSAGES.alreadyStopping };
     case 'requested':
     case 'provisioning':
-      return { status: 409, message: VM_MESSAGES.stillProvisioning };
+      return ofPlan ?? { status: 409, message: VM_MESSAGES.stillProvisioning };
+    case 'error':
+      return ofPlan ?? { status: 409, message: VM_MESSAGES.failed };
     default:
-      return { status: 409, message: VM_MESSAGES.failed };
+      return assertNever(vm.state);
+  }
+}
+
+/**
+ * Whether STOP may go ahead (architecture deviation 5). Null means: stop it, or it is already
+ * stopping or stopped (asking twice is harmless: the record says so). Without a live machine:
+ * 404; in any other state it can be stopped once it runs: 409.
+ */
+export function stopRefusal(vm: { state: MachineState } | null): StartRefusal | null {
+  if (!vm) return { status: 404, message: VM_MESSAGES.noVm };
+  switch (vm.state) {
+    case 'running':
+    case 'stopping':
+    case 'stopped':
+      return null;
+    case 'requested':
+    case 'provisioning':
+    case 'starting':
+    case 'terminating':
+    case 'terminated':
+    case 'error':
+      return { status: 409, message: VM_MESSAGES.notStoppable };
+    default:
+      return assertNever(vm.state);
   }
 }
 
