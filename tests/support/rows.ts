@@ -78,7 +78,7 @@ export async function insertRefund(
     INSERT INTO refunds (id, payment_id, token, amount_paise, quote, source)
     VALUES (${id}, ${r.paymentId}, ${refundToken(id)}, ${r.amountPaise}, ${sql.jsonb(r.quote)},
             ${r.source ?? 'operator'})
-    RETURNING *`);
+    RETURNING *, false AS under_review`);
 }
 
 export async function countLiveSessions(db: Db, userId: string): Promise<number> {
