@@ -1,17 +1,20 @@
 import type { Refund } from '../../core/db/refunds.ts';
 import {
   attemptProgress,
+  failureReasonOf,
   notActivatedExplanation,
+  paidNotActivated,
   plainFailureReason,
   type CheckoutWaitSettings,
 } from '../../core/domain/payments.ts';
 import type { PaymentAttemptRecord, RefundRecord } from '../../core/domain/planRecords.ts';
 import {
   customerRefundMessage,
-  plainRefundRefusal,
+  refundFailureWords,
   type CustomerRefundRefusal,
+  type Quote,
 } from '../../core/domain/refund.ts';
-import type { Quote, RefundTarget } from '../../core/commands/refunds.ts';
+import type { RefundTarget } from '../../core/commands/refunds.ts';
 
 /** Payment attempts and refunds → the JSON the history and payment-failed pages read. */
 
@@ -25,8 +28,11 @@ export function refundBody(r: Refund): RefundRecord {
     payuStatus: r.payu_status,
     requestedAt: r.created_at.toISOString(),
     completedAt: r.completed_at?.toISOString() ?? null,
-    // One PayU accepted (it has a request id) failed later at the bank; otherwise PayU refused it.
-    reason: r.status === 'failed' ? plainRefundRefusal(r.payu_request_id ? null : r.error_code) : null,
+    reason: refundFailureWords({
+      status: r.status,
+      payuRequestId: r.payu_request_id,
+      errorCode: r.error_code,
+    }),
     underReview: r.under_review,
   };
 }
@@ -48,6 +54,8 @@ export function paymentAttemptBody(
     new Date(),
     checkout,
   );
+  // PayU's words for a failure, kept for support; the customer reads them made plain.
+  const failure = failureReasonOf(payment.status, payment.failure_reason);
   const hours = payment.auto_refund_at ? (payment.auto_refund_at.getTime() - Date.now()) / 3_600_000 : 0;
   return {
     txnid: payment.txnid,
@@ -61,16 +69,15 @@ export function paymentAttemptBody(
     autoPay,
     amountPaise: payment.amount_paise,
     createdAt: payment.created_at.toISOString(),
-    failureReason: payment.status === 'failure' ? plainFailureReason(payment.failure_reason) : null,
-    payuReason: payment.status === 'failure' ? payment.failure_reason : null,
+    failureReason: failure && plainFailureReason(failure),
+    payuReason: failure,
     invoiceId: invoice?.invoice_number ?? null,
-    notActivated:
-      payment.status === 'success' && payment.problem !== null
-        ? {
-            explanation: notActivatedExplanation(Math.max(0, hours)),
-            autoRefundAt: payment.auto_refund_at?.toISOString() ?? null,
-          }
-        : null,
+    notActivated: paidNotActivated(payment.status, payment.problem)
+      ? {
+          explanation: notActivatedExplanation(Math.max(0, hours)),
+          autoRefundAt: payment.auto_refund_at?.toISOString() ?? null,
+        }
+      : null,
     refunds: refunds.map(refundBody),
     refundOffer: {
       amountPaise: offer.refusal ? null : (offer.quote?.quote.refundPaise ?? null),

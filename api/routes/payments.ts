@@ -13,18 +13,14 @@ import {
 import { listRefundsForPayment, listRefundsForUser, type Refund } from '../../core/db/refunds.ts';
 import {
   isOpenPayment,
+  paymentSettled,
   OPEN_CHECKOUT_LIMIT_MESSAGE,
   PAYU_CALLBACK_MAX_BYTES,
   OPEN_CHECKOUT_WINDOW_MS,
   tooManyOpenCheckouts,
 } from '../../core/domain/payments.ts';
-import { customerRefundMessage } from '../../core/domain/refund.ts';
-import {
-  customerRefundCheck,
-  quoteFor,
-  requestRefund,
-  type RefundTarget,
-} from '../../core/commands/refunds.ts';
+import { customerRefundCheck, customerRefundMessage, quoteFor } from '../../core/domain/refund.ts';
+import { refundCase, requestRefund, type RefundTarget } from '../../core/commands/refunds.ts';
 import { paymentAttemptBody } from '../presenters/payments.ts';
 import {
   findLatestPendingSubscription,
@@ -247,7 +243,7 @@ export function paymentRoutes(services: Services): Router<AppState> {
       await recordCallback(trx, txnid, claimed);
       // A settled payment needs no second look; the guard in the job makes a late one harmless anyway.
       // One job waits per txnid however many callbacks arrive (the queue's `short` policy).
-      if (isOpenPayment(payment.status) || payment.status === 'abandoned') {
+      if (!paymentSettled(payment.status)) {
         await sendJob(boss, 'payment-verify', { txnid, source }, { db: trx, singletonKey: txnid });
       }
     });
@@ -330,8 +326,9 @@ export function paymentRoutes(services: Services): Router<AppState> {
   }
 
   function offerOf(target: RefundTarget, refunds: readonly Refund[], now: Date) {
-    const quote = target.payment.status === 'success' ? quoteFor(target, refunds, config, now) : null;
-    const refusal = customerRefundCheck(target, quote, refunds, now);
+    const refund = refundCase(target, refunds);
+    const quote = quoteFor(refund, config.refundPolicy, now);
+    const refusal = customerRefundCheck(refund, quote, now);
     return { quote, refusal };
   }
 

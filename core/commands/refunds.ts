@@ -1,10 +1,9 @@
-import type { Config } from '../config/config.ts';
 import type { Invoice } from '../db/invoices.ts';
 import type { Payment } from '../db/payments.ts';
 import type { Db } from '../db/pool.ts';
 import { insertRefundOnce, type Refund, type RefundSource } from '../db/refunds.ts';
 import type { Subscription } from '../db/subscriptions.ts';
-import { customerRefundRefusal, quoteRefund, type RefundQuote } from '../domain/refund.ts';
+import type { RefundCase, RefundQuote } from '../domain/refund.ts';
 import { sendJob, type Boss } from '../queue.ts';
 
 /**
@@ -20,79 +19,33 @@ export type RefundTarget = {
   invoice: Invoice | null;
 };
 
-export type Quote = {
-  txnid: string;
-  invoiceNumber: string | null;
-  paidPaise: number;
-  alreadyRefundedPaise: number;
-  /** The policy's answer, or a full refund for a payment that never activated anything. */
-  quote: RefundQuote;
-  /** Why the quote is what it is. */
-  basis: string;
-  /** The payment activated nothing: the whole amount goes back, no charge. */
-  neverActivated: boolean;
-};
-
 export class RefundError extends Error {
   override name = 'RefundError';
 }
 
-/** What the policy gives back of a payment at `now`, less what was already refunded. */
-export function quoteFor(
-  target: RefundTarget,
-  refunds: readonly Refund[],
-  config: Pick<Config, 'refundPolicy'>,
-  now: Date,
-): Quote {
+/** A payment, its plan, invoice and refunds as the refund rules read them (core/domain/refund.ts). */
+export function refundCase(target: RefundTarget, refunds: readonly Refund[]): RefundCase {
   const { payment, subscription, invoice } = target;
-  if (payment.status !== 'success')
-    throw new RefundError(`payment ${payment.txnid} is ${payment.status}: nothing was paid`);
-  const alreadyRefundedPaise = refunds
-    .filter((r) => r.status === 'accepted' || r.status === 'refunded')
-    .reduce((sum, r) => sum + r.amount_paise, 0);
-  const purchasedAt = payment.problem === null ? (subscription?.purchased_at ?? null) : null;
-  const quote: RefundQuote = purchasedAt
-    ? quoteRefund(payment.amount_paise, purchasedAt, now, config.refundPolicy)
-    : {
-        day: 1,
-        percent: 100,
-        grossPaise: payment.amount_paise,
-        chargePaise: 0,
-        refundPaise: payment.amount_paise,
-      };
-  const limited = Math.max(0, Math.min(quote.refundPaise, payment.amount_paise - alreadyRefundedPaise));
   return {
     txnid: payment.txnid,
-    invoiceNumber: invoice?.invoice_number ?? null,
+    status: payment.status,
     paidPaise: payment.amount_paise,
-    alreadyRefundedPaise,
-    quote: { ...quote, refundPaise: limited },
-    basis: purchasedAt
-      ? `day ${quote.day} of the plan: ${quote.percent}% less the cancellation charge`
-      : `never activated (${payment.problem ?? 'no active plan'}): full refund`,
-    neverActivated: purchasedAt === null,
+    problem: payment.problem,
+    invoiceNumber: invoice?.invoice_number ?? null,
+    plan: subscription && {
+      status: subscription.status,
+      expiresAt: subscription.expires_at,
+      hours: subscription.hours,
+      cancelledAt: subscription.cancelled_at,
+      purchasedAt: subscription.purchased_at,
+      isTrial: subscription.is_trial,
+    },
+    refunds: refunds.map((r) => ({
+      status: r.status,
+      amountPaise: r.amount_paise,
+      underReview: r.under_review,
+    })),
   };
-}
-
-/** Whether the customer may ask for this refund now; the reason when not (core/domain/refund.ts). */
-export function customerRefundCheck(
-  target: RefundTarget,
-  quote: Quote | null,
-  refunds: readonly Pick<Refund, 'status' | 'under_review'>[],
-  now: Date,
-) {
-  return customerRefundRefusal({
-    paid: target.payment.status === 'success',
-    settling: target.payment.status === 'initiated' || target.payment.status === 'pending',
-    notActivated: target.payment.problem !== null,
-    isTrial: target.subscription?.is_trial ?? false,
-    planActive:
-      target.subscription?.status === 'active' &&
-      (target.subscription.expires_at?.getTime() ?? 0) > now.getTime(),
-    refundPaise: quote?.quote.refundPaise ?? 0,
-    hasRefund: refunds.some((r) => r.status !== 'failed'),
-    refusedUnderReview: refunds.some((r) => r.status === 'failed' && r.under_review),
-  });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { REFUND_STALLED_MS } from '../domain/refund.ts';
+import { REFUND_STALLED_MS, REFUND_STATUSES } from '../domain/refund.ts';
 import { sql, type Db } from './pool.ts';
 
 /**
@@ -8,7 +8,6 @@ import { sql, type Db } from './pool.ts';
  * after a crash reuses the same token, which PayU refuses to apply twice (INTEGRATIONS.md).
  */
 
-export const REFUND_STATUSES = ['requested', 'accepted', 'refunded', 'failed'] as const;
 export const REFUND_SOURCES = ['auto', 'customer', 'operator'] as const;
 export type RefundSource = (typeof REFUND_SOURCES)[number];
 

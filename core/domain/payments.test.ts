@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
+  failureReasonOf,
   firstCheckAt,
+  paidNotActivated,
+  PAYMENT_STATES,
+  paymentSettled,
   nextCheckAt,
   plainFailureReason,
   RECONCILE_CHECK_MINUTES,
@@ -72,5 +76,19 @@ describe('customer refunds', () => {
     expect(customerRefundRefusal({ ...ok, planActive: false })).toBe('plan-not-active');
     expect(customerRefundRefusal({ ...ok, notActivated: true })).toBe('not-activated');
     expect(customerRefundRefusal({ ...ok, paid: false })).toBe('not-paid');
+  });
+});
+
+describe('paymentSettled, paidNotActivated, failureReasonOf', () => {
+  it('calls only a verified success or failure settled (an abandoned checkout may still be paid)', () => {
+    expect(PAYMENT_STATES.filter(paymentSettled)).toEqual(['success', 'failure']);
+  });
+
+  it('reads a paid payment with a problem as not activated, and only a failure’s reason', () => {
+    expect(paidNotActivated('success', 'another plan took over')).toBe(true);
+    expect(paidNotActivated('success', null)).toBe(false);
+    expect(paidNotActivated('failure', 'x')).toBe(false);
+    expect(failureReasonOf('failure', 'Bank declined')).toBe('Bank declined');
+    expect(failureReasonOf('success', 'Bank declined')).toBeNull();
   });
 });

@@ -3,6 +3,7 @@
  * reconciliation sweep asks PayU again, when an attempt is given up, how many checkouts a
  * customer may have open, and how PayU's reasons read to a person. Pure: no I/O.
  */
+import { assertNever } from './assertNever.ts';
 import { formatIndiaClock, formatLongDate } from './time.ts';
 
 const MINUTE_MS = 60_000;
@@ -16,6 +17,34 @@ export const OPEN_PAYMENT_STATES = ['initiated', 'pending'] as const satisfies r
 
 export function isOpenPayment(status: PaymentState): boolean {
   return (OPEN_PAYMENT_STATES as readonly string[]).includes(status);
+}
+
+/**
+ * PayU's verified answer is in: paid or failed, never asked about again. An abandoned checkout is
+ * not settled (a late success still counts), nor is an open one.
+ */
+export function paymentSettled(status: PaymentState): boolean {
+  switch (status) {
+    case 'success':
+    case 'failure':
+      return true;
+    case 'initiated':
+    case 'pending':
+    case 'abandoned':
+      return false;
+    default:
+      return assertNever(status);
+  }
+}
+
+/** Paid, but the plan it bought was not activated (`problem` says why): it is refunded whole. */
+export function paidNotActivated(status: PaymentState, problem: string | null): boolean {
+  return status === 'success' && problem !== null;
+}
+
+/** PayU's reason for a failed payment (null for any other); `plainFailureReason` words it for a person. */
+export function failureReasonOf(status: PaymentState, reason: string | null): string | null {
+  return status === 'failure' ? reason : null;
 }
 
 /**

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_REFUND_POLICY, planDay, quoteRefund } from './refund.ts';
+import {
+  customerRefundCheck,
+  DEFAULT_REFUND_POLICY,
+  planDay,
+  quoteFor,
+  quoteRefund,
+  REFUND_STATUSES,
+  refundFailureWords,
+  refundStep,
+  type RefundCase,
+} from './refund.ts';
 
 const purchasedAt = '2026-06-10T15:00:00+05:30';
 const onDay = (day: number, time = '12:00:00') => {
@@ -103,5 +113,78 @@ describe('day of the plan in India time', () => {
 
   it('treats a quote timed before the purchase as day 1', () => {
     expect(planDay('2026-06-10T10:00:00+05:30', '2026-06-09T10:00:00+05:30')).toBe(1);
+  });
+});
+
+describe('quoteFor and customerRefundCheck: a payment as the refund rules read it', () => {
+  const now = onDay(2);
+  const paid = (overrides: Partial<RefundCase> = {}): RefundCase => ({
+    txnid: 'TXN1',
+    status: 'success',
+    paidPaise: 100_000,
+    problem: null,
+    invoiceNumber: 'LC/2026-27/000001',
+    plan: {
+      status: 'active',
+      expiresAt: onDay(30),
+      hours: 30,
+      purchasedAt,
+      isTrial: false,
+    },
+    refunds: [],
+    ...overrides,
+  });
+
+  it('quotes the day’s percent less the charge, less what was already refunded', () => {
+    const quote = quoteFor(paid(), DEFAULT_REFUND_POLICY, now);
+    expect(quote).toMatchObject({ paidPaise: 100_000, alreadyRefundedPaise: 0, neverActivated: false });
+    expect(quote?.quote).toMatchObject({ day: 2, percent: 70, refundPaise: 70_000 - 20_000 });
+    const again = quoteFor(
+      paid({ refunds: [{ status: 'refunded', amountPaise: 40_000, underReview: false }] }),
+      DEFAULT_REFUND_POLICY,
+      now,
+    );
+    expect(again?.quote.refundPaise).toBe(50_000);
+    expect(again?.alreadyRefundedPaise).toBe(40_000);
+  });
+
+  it('gives back a payment that activated nothing whole, and quotes nothing of one not paid', () => {
+    expect(quoteFor(paid({ problem: 'another plan took over' }), DEFAULT_REFUND_POLICY, now)).toMatchObject({
+      neverActivated: true,
+      quote: { percent: 100, chargePaise: 0, refundPaise: 100_000 },
+    });
+    expect(quoteFor(paid({ status: 'pending' }), DEFAULT_REFUND_POLICY, now)).toBeNull();
+  });
+
+  it('lets the customer ask for a running plan’s refund once, never for a trial or a settling payment', () => {
+    const quote = quoteFor(paid(), DEFAULT_REFUND_POLICY, now);
+    expect(customerRefundCheck(paid(), quote, now)).toBeNull();
+    expect(
+      customerRefundCheck(
+        paid({ refunds: [{ status: 'requested', amountPaise: 1, underReview: false }] }),
+        quote,
+        now,
+      ),
+    ).toBe('already-requested');
+    expect(customerRefundCheck(paid({ plan: { ...paid().plan!, isTrial: true } }), quote, now)).toBe('trial');
+    expect(customerRefundCheck(paid({ status: 'pending' }), null, now)).toBe('not-settled');
+    expect(
+      customerRefundCheck(
+        paid({ plan: { ...paid().plan!, status: 'active', expiresAt: onDay(1) } }),
+        quote,
+        now,
+      ),
+    ).toBe('plan-not-active');
+  });
+});
+
+describe('refundStep and refundFailureWords', () => {
+  it('sends a requested refund, follows an accepted one, and leaves a final one alone', () => {
+    expect(REFUND_STATUSES.map(refundStep)).toEqual(['send', 'follow', 'final', 'final']);
+  });
+
+  it('words only a failed refund', () => {
+    expect(refundFailureWords({ status: 'refunded', payuRequestId: null, errorCode: 103 })).toBeNull();
+    expect(refundFailureWords({ status: 'failed', payuRequestId: null, errorCode: 232 })).toMatch(/\w/);
   });
 });

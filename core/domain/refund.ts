@@ -3,8 +3,15 @@
  * the architecture fixes them at 40% / 30% / 25%. Every figure is configuration: callers
  * pass a policy built from config, this default is what config falls back to.
  */
+import { assertNever } from './assertNever.ts';
 import { assertPaise, formatRupees } from './money.ts';
+import type { PaymentState } from './payments.ts';
+import { planInForce, type PlanFacts } from './planTime.ts';
 import { dayNumber, formatIndiaClock, formatLongDate, indiaDate, type Instant } from './time.ts';
+
+/** A refund's states: `requested → accepted → refunded`, or `failed`. */
+export const REFUND_STATUSES = ['requested', 'accepted', 'refunded', 'failed'] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
 
 export interface RefundPolicy {
   /** Percent refunded on each day of the plan: index 0 is day 1. Days past the list refund nothing. */
@@ -95,6 +102,76 @@ export function customerRefundMessage(
     return `Your bank has not confirmed this payment yet, so it cannot be refunded now. We ask PayU again on ${formatLongDate(at)} at ${formatIndiaClock(at)}: try again after that.`;
   }
   return CUSTOMER_REFUND_MESSAGES[refusal];
+}
+
+/** A payment as a refund reads it: what was paid, the plan it bought, and the refunds asked of it. */
+export type RefundCase = {
+  txnid: string;
+  status: PaymentState;
+  paidPaise: number;
+  /** Why a paid payment activated nothing (null: it activated its plan). */
+  problem: string | null;
+  invoiceNumber: string | null;
+  plan: (PlanFacts & { purchasedAt: Instant | null; isTrial: boolean }) | null;
+  refunds: ReadonlyArray<{ status: RefundStatus; amountPaise: number; underReview: boolean }>;
+};
+
+export type Quote = {
+  txnid: string;
+  invoiceNumber: string | null;
+  paidPaise: number;
+  alreadyRefundedPaise: number;
+  /** The policy's answer, or a full refund for a payment that never activated anything. */
+  quote: RefundQuote;
+  /** Why the quote is what it is. */
+  basis: string;
+  /** The payment activated nothing: the whole amount goes back, no charge. */
+  neverActivated: boolean;
+};
+
+/**
+ * What the policy gives back of a payment at `now`, less what was already refunded (or on its
+ * way); a payment that activated nothing comes back whole. Null when nothing was paid.
+ */
+export function quoteFor(refund: RefundCase, policy: RefundPolicy, now: Instant): Quote | null {
+  if (refund.status !== 'success') return null;
+  const alreadyRefundedPaise = refund.refunds
+    .filter((r) => refundEndsPlan(r))
+    .reduce((sum, r) => sum + r.amountPaise, 0);
+  const purchasedAt = refund.problem === null ? (refund.plan?.purchasedAt ?? null) : null;
+  const quote: RefundQuote = purchasedAt
+    ? quoteRefund(refund.paidPaise, purchasedAt, now, policy)
+    : { day: 1, percent: 100, grossPaise: refund.paidPaise, chargePaise: 0, refundPaise: refund.paidPaise };
+  const limited = Math.max(0, Math.min(quote.refundPaise, refund.paidPaise - alreadyRefundedPaise));
+  return {
+    txnid: refund.txnid,
+    invoiceNumber: refund.invoiceNumber,
+    paidPaise: refund.paidPaise,
+    alreadyRefundedPaise,
+    quote: { ...quote, refundPaise: limited },
+    basis: purchasedAt
+      ? `day ${quote.day} of the plan: ${quote.percent}% less the cancellation charge`
+      : `never activated (${refund.problem ?? 'no active plan'}): full refund`,
+    neverActivated: purchasedAt === null,
+  };
+}
+
+/** Whether the customer may ask for this refund now; the reason when not (`customerRefundRefusal`). */
+export function customerRefundCheck(
+  refund: RefundCase,
+  quote: Quote | null,
+  now: Instant,
+): CustomerRefundRefusal | null {
+  return customerRefundRefusal({
+    paid: refund.status === 'success',
+    settling: refund.status === 'initiated' || refund.status === 'pending',
+    notActivated: refund.problem !== null,
+    isTrial: refund.plan?.isTrial ?? false,
+    planActive: planInForce(refund.plan, now),
+    refundPaise: quote?.quote.refundPaise ?? 0,
+    hasRefund: refund.refunds.some((r) => r.status !== 'failed'),
+    refusedUnderReview: refund.refunds.some((r) => r.status === 'failed' && r.underReview),
+  });
 }
 
 /**
@@ -206,10 +283,39 @@ export function refundCheckDelaySeconds(statusChecks: number, firstDelaySeconds:
   return Math.min(firstDelaySeconds * 2 ** statusChecks, REFUND_MAX_FOLLOW_SECONDS);
 }
 
+/** What `payment-refund` does with a refund: send it to PayU, follow PayU's answer, or nothing (final). */
+export function refundStep(status: RefundStatus): 'send' | 'follow' | 'final' {
+  switch (status) {
+    case 'requested':
+      return 'send';
+    case 'accepted':
+      return 'follow';
+    case 'refunded':
+    case 'failed':
+      return 'final';
+    default:
+      return assertNever(status);
+  }
+}
+
+/**
+ * Why a refund failed, in words a customer can act on; null unless it failed. One PayU accepted
+ * (it has a request id) failed later at the bank; otherwise PayU refused it with a code.
+ */
+export function refundFailureWords(refund: {
+  status: RefundStatus;
+  payuRequestId: string | null;
+  errorCode: number | null;
+}): string | null {
+  return refund.status === 'failed'
+    ? plainRefundRefusal(refund.payuRequestId ? null : refund.errorCode)
+    : null;
+}
+
 /** A refund as the history and the dashboard read it. */
 export type RefundProgress = {
   amountPaise: number;
-  status: 'requested' | 'accepted' | 'refunded' | 'failed';
+  status: RefundStatus;
   requestedAt: string;
   completedAt: string | null;
   /** For a failed refund: why, in plain words (`plainRefundRefusal`). */

@@ -4,13 +4,8 @@ import { findPaymentByTxnid, type Payment } from '../../core/db/payments.ts';
 import type { DatabasePool } from '../../core/db/pool.ts';
 import { findOpenRefund, listRefundsForPayment, type Refund } from '../../core/db/refunds.ts';
 import { findSubscription } from '../../core/db/subscriptions.ts';
-import {
-  quoteFor,
-  RefundError,
-  requestRefund,
-  type Quote,
-  type RefundTarget,
-} from '../../core/commands/refunds.ts';
+import { refundCase, RefundError, requestRefund, type RefundTarget } from '../../core/commands/refunds.ts';
+import { quoteFor, type Quote } from '../../core/domain/refund.ts';
 import type { Boss } from '../../core/queue.ts';
 
 /**
@@ -21,6 +16,19 @@ import type { Boss } from '../../core/queue.ts';
  */
 
 export { RefundError, type Quote };
+
+/** The policy's quote of a paid payment; an operator asking about one that paid nothing is told so. */
+function quoteOrRefuse(
+  target: RefundTarget,
+  refunds: readonly Refund[],
+  config: Pick<Config, 'refundPolicy'>,
+  now: Date,
+): Quote {
+  const quote = quoteFor(refundCase(target, refunds), config.refundPolicy, now);
+  if (!quote)
+    throw new RefundError(`payment ${target.payment.txnid} is ${target.payment.status}: nothing was paid`);
+  return quote;
+}
 
 /** A payment by txnid or by invoice number (LC/2026-27/000001). */
 async function findRefundTarget(db: DatabasePool, reference: string): Promise<RefundTarget> {
@@ -48,7 +56,7 @@ export async function quote(
   now = new Date(),
 ): Promise<Quote> {
   const target = await findRefundTarget(db, reference);
-  return quoteFor(target, await listRefundsForPayment(db, target.payment.id), config, now);
+  return quoteOrRefuse(target, await listRefundsForPayment(db, target.payment.id), config, now);
 }
 
 export type ExecuteResult =
@@ -70,7 +78,7 @@ export async function executeRefund(
   const { payment } = target;
   const existing = await findOpenRefund(db, payment.id);
   if (existing) return { kind: 'already-requested', refund: existing };
-  const current = quoteFor(target, await listRefundsForPayment(db, payment.id), config, now);
+  const current = quoteOrRefuse(target, await listRefundsForPayment(db, payment.id), config, now);
   const amountPaise = options.amountPaise ?? current.quote.refundPaise;
   if (!Number.isSafeInteger(amountPaise) || amountPaise <= 0) {
     throw new RefundError(`nothing to refund: ${current.basis} gives ${amountPaise} paise`);

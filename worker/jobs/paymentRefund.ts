@@ -1,6 +1,7 @@
 import { findPaymentById } from '../../core/db/payments.ts';
 import { findRefund } from '../../core/db/refunds.ts';
 import { followRefund, sendRefund } from '../../core/commands/refundProgress.ts';
+import { refundStep } from '../../core/domain/refund.ts';
 import { createPayUClient, type PayUClient } from '../../core/providers/payu.ts';
 import { parsePayload, type Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
@@ -31,7 +32,12 @@ export async function handleRefund(deps: WorkerDeps, payu: PayUClient, refundId:
   }
   const payment = await findPaymentById(deps.db, refund.payment_id);
   if (!payment) throw new Error(`refund ${refundId} names a payment that does not exist`);
-  if (refund.status === 'requested') return sendRefund(deps, payu, refund, payment, log);
-  if (refund.status === 'accepted') return followRefund(deps, payu, refund, payment, log);
-  log.debug({ status: refund.status }, 'payment-refund: already final');
+  switch (refundStep(refund.status)) {
+    case 'send':
+      return sendRefund(deps, payu, refund, payment, log);
+    case 'follow':
+      return followRefund(deps, payu, refund, payment, log);
+    case 'final':
+      log.debug({ status: refund.status }, 'payment-refund: already final');
+  }
 }

@@ -1,6 +1,7 @@
 import { checkPaymentBy, findPaymentByTxnid } from '../../core/db/payments.ts';
 import { applyVerification } from '../../core/commands/paymentSettlement.ts';
 import { isSiDebit, verifySiDebit } from '../../core/commands/autopayVerify.ts';
+import { paymentSettled } from '../../core/domain/payments.ts';
 import { createPayUClient, type PayUClient } from '../../core/providers/payu.ts';
 import { parsePayload, type Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
@@ -47,7 +48,7 @@ async function verifyPayment(
     log.warn('payment-verify: no payment with this txnid; nothing to do');
     return;
   }
-  if (payment.status === 'success' || payment.status === 'failure') {
+  if (paymentSettled(payment.status)) {
     log.debug({ status: payment.status }, 'payment-verify: already settled');
     return;
   }
