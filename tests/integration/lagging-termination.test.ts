@@ -155,7 +155,7 @@ describe('TerminateInstances failing while a renewal restores the kept disk', ()
 
   it('the database refuses a second ending mail for one machine, whatever its kind', async () => {
     const { user, vm } = await runningMachine();
-    const { notify } = await import('../../worker/notices.ts');
+    const { notify } = await import('../../core/commands/notices.ts');
     const mail = (kind: string) => () => ({ kind, to: user.email, subject: kind, text: kind });
     await expect(
       notify(

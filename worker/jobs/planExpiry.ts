@@ -12,7 +12,7 @@ import { requestTerminate } from '../../core/commands/vmActions.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { advanceMachine } from '../lifecycle/advance.ts';
 import { planFacts } from '../lifecycle/inputs.ts';
-import { notify } from '../notices.ts';
+import { notify } from '../../core/commands/notices.ts';
 
 /**
  * `plan-expiry` (cron, every minute). Each step selects a bounded batch by a predicate that

@@ -10,7 +10,7 @@ import {
 import { diskDeletedMail } from '../../core/emails/vms.ts';
 import { TAGS } from '../../core/providers/vmEc2.ts';
 import { describeEc2Error } from '../ec2Errors.ts';
-import { notify } from '../notices.ts';
+import { notify } from '../../core/commands/notices.ts';
 import type { WorkerDeps } from '../deps.ts';
 
 /** Deletions per run: bounded, so a backlog drains over runs instead of stalling one. */

@@ -18,7 +18,7 @@ import {
 } from '../../core/domain/provisionDelay.ts';
 import { provisionDelayedMail } from '../../core/emails/vms.ts';
 import { parsePayload, sendJob, type Job } from '../../core/queue.ts';
-import { notify } from '../notices.ts';
+import { notify } from '../../core/commands/notices.ts';
 import type { WorkerDeps } from '../deps.ts';
 
 /**

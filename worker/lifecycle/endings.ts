@@ -4,7 +4,7 @@ import type { Vm } from '../../core/db/vms.ts';
 import { endingNotice, keptCopyOf } from '../../core/domain/machineEnding.ts';
 import { diskKeptMail, diskRestoredMail, vmTerminatedMail } from '../../core/emails/vms.ts';
 import type { WorkerDeps } from '../deps.ts';
-import { notify } from '../notices.ts';
+import { notify } from '../../core/commands/notices.ts';
 
 /**
  * The mail a machine's confirmed deletion sends, as `endingNotice` (core/domain/machineEnding.ts)

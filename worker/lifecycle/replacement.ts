@@ -10,7 +10,7 @@ import { vmReplacedMail } from '../../core/emails/vms.ts';
 import { requestTerminate } from '../../core/commands/vmActions.ts';
 import { sendJob } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
-import { notify } from '../notices.ts';
+import { notify } from '../../core/commands/notices.ts';
 import { planFacts } from './inputs.ts';
 
 /**

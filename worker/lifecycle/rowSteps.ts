@@ -17,7 +17,7 @@ import { VM_MESSAGES } from '../../core/domain/vm.ts';
 import { hoursAlertMail, provisionFailedMail, provisionReadyLateMail } from '../../core/emails/vms.ts';
 import { requestStart, requestStop, scheduleVmCheck } from '../../core/commands/vmActions.ts';
 import type { WorkerDeps } from '../deps.ts';
-import { notify } from '../notices.ts';
+import { notify } from '../../core/commands/notices.ts';
 import { mailEnding } from './endings.ts';
 import { replaceLostMachine } from './replacement.ts';
 import type { Step } from './step.ts';

@@ -1,8 +1,8 @@
-import { findUserById } from '../core/db/users.ts';
-import { noticeKey, recordEnding, recordNotice } from '../core/db/vmNotices.ts';
-import { isEndingNotice } from '../core/domain/machineEnding.ts';
-import type { Db } from '../core/db/pool.ts';
-import { sendJob, type Boss, type Payload } from '../core/queue.ts';
+import { findUserById } from '../db/users.ts';
+import { noticeKey, recordEnding, recordNotice } from '../db/vmNotices.ts';
+import { isEndingNotice } from '../domain/machineEnding.ts';
+import type { Db } from '../db/pool.ts';
+import { sendJob, type Boss, type Payload } from '../queue.ts';
 
 type Mail = Payload<'email-send'>;
 
