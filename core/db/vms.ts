@@ -1,7 +1,7 @@
 import type { QuerySqlToken } from 'slonik';
 import { z } from 'zod';
 import { LIVE_STATES, MACHINE_STATES, type MachineState } from '../domain/machineStates.ts';
-import { TRANSITIONS, type Transition } from '../domain/machineTransitions.ts';
+import { jobOf, TRANSITIONS, type Transition } from '../domain/machineTransitions.ts';
 import { sql, type Db, type FragmentSqlToken } from './pool.ts';
 
 /**
@@ -563,6 +563,18 @@ export async function accrueUsageMany(
 }
 
 /**
+ * Rows a job carries forward (`jobOf`, core/domain/machineTransitions.ts): in a state whose job
+ * runs with or without an instance, or one whose job runs only until its instance is recorded.
+ */
+const STALLABLE = (() => {
+  const always = MACHINE_STATES.filter((state) => jobOf({ state, hasInstance: true }) !== null);
+  const untilLaunched = MACHINE_STATES.filter(
+    (state) => jobOf({ state, hasInstance: false }) !== null && jobOf({ state, hasInstance: true }) === null,
+  );
+  return sql.fragment`state IN (${stateList(always)}) OR (state IN (${stateList(untilLaunched)}) AND instance_id IS NULL)`;
+})();
+
+/**
  * VMs whose transition has made no progress for `stuckSeconds`: the reaper picks them up again.
  * Measured from the last row change, so a job still retrying (each attempt touches the row)
  * is left alone.
@@ -572,9 +584,7 @@ export async function listStuckVms(db: Db, now: Date, stuckSeconds: number, limi
   return [
     ...(await db.any(sql.type(Vm)`
       SELECT ${COLUMNS} FROM vms
-      WHERE updated_at < ${before}
-        AND (state IN ('requested', 'starting', 'stopping', 'terminating')
-             OR (state = 'provisioning' AND instance_id IS NULL))
+      WHERE updated_at < ${before} AND (${STALLABLE})
       ORDER BY updated_at
       LIMIT ${limit}`)),
   ];

@@ -497,6 +497,14 @@ const cases: Case[] = [
     /launch was sent/,
   ],
   [
+    'terminating, launch sent, none recorded, whatever it made now deleted',
+    machine('terminating', { instanceId: null, launchAttempts: 1 }),
+    'expired',
+    'missing',
+    'mark-terminated',
+    /its launch made is deleted/,
+  ],
+  [
     'terminating, never launched',
     machine('terminating', { instanceId: null, launchAttempts: 0 }),
     'expired',

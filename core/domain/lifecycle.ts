@@ -239,11 +239,14 @@ function unexpectedStart(input: LifecycleInput, state: 'running' | 'pending'): D
 /** Terminating: whatever was launched is deleted, its disk snapshotted first when it is kept. */
 function decideTerminating(input: LifecycleInput): Decision {
   const { machine, cloud } = input;
-  // Never recorded an instance: terminate whatever was launched under its ClientToken.
-  if (!machine.instanceId)
-    return machine.launchAttempts > 0
+  // Never recorded an instance: terminate whatever was launched under its ClientToken, then it is gone.
+  if (!machine.instanceId) {
+    if (machine.launchAttempts === 0)
+      return { kind: 'mark-terminated', reason: 'the machine never had an instance' };
+    return cloud === undefined
       ? { kind: 'terminate', reason: 'a launch was sent: delete whatever it made' }
-      : { kind: 'mark-terminated', reason: 'the machine never had an instance' };
+      : { kind: 'mark-terminated', reason: 'whatever its launch made is deleted' };
+  }
   if (cloud === undefined) return { kind: 'observe', reason: 'terminating: is the instance gone?' };
   if (cloud === null) return { kind: 'mark-terminated', reason: 'EC2 confirms the instance is gone' };
   switch (cloud.state) {

@@ -104,3 +104,53 @@ export function transitionOf(decision: Decision): Transition | null {
       return assertNever(decision);
   }
 }
+
+/** The jobs that carry a machine forward, each sent with the transition that wants it. */
+export type MachineJob = 'vm-provision' | 'vm-start' | 'vm-stop' | 'vm-terminate';
+
+/**
+ * The job that carries a machine forward from its state: the one its transition sent (a paid
+ * plan's provisioning until its instance is recorded; a start, a stop, a deletion). Null where no
+ * job is under way (the minute sweep converges the rest). Each job works only on a machine this
+ * names it for, and the reaper sends it again when the row has not moved for VM_STUCK_SECONDS.
+ */
+export function jobOf(machine: { state: MachineState; hasInstance: boolean }): MachineJob | null {
+  switch (machine.state) {
+    case 'requested':
+      return 'vm-provision';
+    case 'provisioning':
+      // With an instance recorded, the follow-up checks and the minute sweep take it to ready.
+      return machine.hasInstance ? null : 'vm-provision';
+    case 'starting':
+      return 'vm-start';
+    case 'stopping':
+      return 'vm-stop';
+    case 'terminating':
+      return 'vm-terminate';
+    case 'running':
+    case 'stopped':
+    case 'terminated':
+    case 'error':
+      return null;
+    default:
+      return assertNever(machine.state);
+  }
+}
+
+/**
+ * A start, stop or deletion stalled this long is told to an operator as well as sent again: the
+ * customer waits on a spinner, or a machine that does not stop bills. A setup has its own alert
+ * (provision-delayed).
+ */
+export function stallAlerted(job: MachineJob): boolean {
+  switch (job) {
+    case 'vm-start':
+    case 'vm-stop':
+    case 'vm-terminate':
+      return true;
+    case 'vm-provision':
+      return false;
+    default:
+      return assertNever(job);
+  }
+}

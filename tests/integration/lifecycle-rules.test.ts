@@ -8,6 +8,7 @@ import {
   findVm,
   insertVm,
   listLateProvisioning,
+  listStuckVms,
   listVmsOutOfPlan,
   listVmsPastGrace,
   markVmError,
@@ -19,7 +20,7 @@ import {
   requestVmTerminate,
   type VmState,
 } from '../../core/db/vms.ts';
-import { mayTake, TRANSITIONS, type Transition } from '../../core/domain/machineTransitions.ts';
+import { jobOf, mayTake, TRANSITIONS, type Transition } from '../../core/domain/machineTransitions.ts';
 import { LIVE_STATES, MACHINE_STATES } from '../../core/domain/machineStates.ts';
 import { provisioningLate } from '../../core/domain/planMachine.ts';
 import { pastGrace, planInForce, type PlanFacts } from '../../core/domain/planTime.ts';
@@ -301,5 +302,34 @@ describe('the SQL moves a row exactly along the edges of core/domain/machineTran
     }
     expect(wrong).toEqual([]);
     expect(edgeRows.filter((r) => mayTake(r.transition, r.state)).length).toBeGreaterThan(20);
+  });
+});
+
+// Rows the reaper sends again: every state, with and without an instance where a state may lack one.
+const stallRows: Array<{ vmId: string; state: VmState; hasInstance: boolean }> = [];
+for (const state of VM_STATES) {
+  for (const hasInstance of [true, false]) {
+    if (!hasInstance && ['running', 'stopping', 'stopped', 'starting'].includes(state)) continue;
+    const user = await createUser(stack);
+    const active = await cloud.activePlan(user.id);
+    const vm = await machineIn(state, user.id, active.id, at(-DAY));
+    await cloud.db.query(sql.unsafe`
+      UPDATE vms SET updated_at = now() - interval '1 hour',
+        instance_id = CASE WHEN ${hasInstance} THEN coalesce(instance_id, ${`i-${vm.id.slice(0, 8)}`}) ELSE NULL END
+      WHERE id = ${vm.id}`);
+    stallRows.push({ vmId: vm.id, state, hasInstance });
+  }
+}
+
+describe('stalled rows in SQL agree with jobOf', () => {
+  it('lists the rows a job carries forward that have not moved, and no other', async () => {
+    const fromSql = new Set(
+      (await listStuckVms(cloud.db, new Date(), 600, 10_000))
+        .map((v) => v.id)
+        .filter((id) => stallRows.some((r) => r.vmId === id)),
+    );
+    const fromRule = new Set(stallRows.filter((r) => jobOf(r) !== null).map((r) => r.vmId));
+    expect(fromSql).toEqual(fromRule);
+    expect(fromRule.size).toBe(7);
   });
 });

@@ -1,6 +1,8 @@
 import { findVm } from '../../core/db/vms.ts';
-import { parsePayload, type Job, type Payload } from '../../core/queue.ts';
+import { jobOf } from '../../core/domain/machineTransitions.ts';
+import type { Payload } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
+import { eachJob } from '../job.ts';
 import { advanceMachine } from '../lifecycle/advance.ts';
 
 /**
@@ -10,16 +12,15 @@ import { advanceMachine } from '../lifecycle/advance.ts';
  * here: usage starts only when the machine is seen running.
  */
 export function vmStart(deps: WorkerDeps) {
-  return async (jobs: Job<unknown>[]) => {
-    for (const job of jobs) await startVm(deps, parsePayload('vm-start', job.data));
-  };
+  return eachJob('vm-start', (payload) => startVm(deps, payload));
 }
 
 export type StartOutcome = 'requested' | 'nothing-to-do' | 'refused' | 'gave-up';
 
 export async function startVm(deps: WorkerDeps, { vmId }: Payload<'vm-start'>): Promise<StartOutcome> {
   const vm = await findVm(deps.db, vmId);
-  if (!vm || vm.state !== 'starting') return 'nothing-to-do';
+  if (!vm || jobOf({ state: vm.state, hasInstance: vm.instance_id !== null }) !== 'vm-start')
+    return 'nothing-to-do';
   const { steps } = await advanceMachine(deps, vm, { mode: 'job' });
   const kinds = steps.map((s) => s.kind);
   if (kinds.includes('refuse-start')) return 'refused';

@@ -1,6 +1,8 @@
 import { findVm } from '../../core/db/vms.ts';
-import { parsePayload, type Job, type Payload } from '../../core/queue.ts';
+import { jobOf } from '../../core/domain/machineTransitions.ts';
+import type { Payload } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
+import { eachJob } from '../job.ts';
 import { advanceMachine } from '../lifecycle/advance.ts';
 
 /**
@@ -9,9 +11,7 @@ import { advanceMachine } from '../lifecycle/advance.ts';
  * stopped instance changes nothing, so a replay is harmless.
  */
 export function vmStop(deps: WorkerDeps) {
-  return async (jobs: Job<unknown>[]) => {
-    for (const job of jobs) await stopVm(deps, parsePayload('vm-stop', job.data));
-  };
+  return eachJob('vm-stop', (payload) => stopVm(deps, payload));
 }
 
 export async function stopVm(
@@ -19,7 +19,8 @@ export async function stopVm(
   { vmId }: Payload<'vm-stop'>,
 ): Promise<'requested' | 'nothing-to-do'> {
   const vm = await findVm(deps.db, vmId);
-  if (!vm || vm.state !== 'stopping') return 'nothing-to-do';
+  if (!vm || jobOf({ state: vm.state, hasInstance: vm.instance_id !== null }) !== 'vm-stop')
+    return 'nothing-to-do';
   const { steps } = await advanceMachine(deps, vm, { mode: 'job' });
   return steps.some((s) => s.kind === 'stop' || s.kind === 'mark-stopped') ? 'requested' : 'nothing-to-do';
 }

@@ -1,6 +1,8 @@
 import { findVm } from '../../core/db/vms.ts';
-import { parsePayload, type Job, type Payload } from '../../core/queue.ts';
+import { jobOf } from '../../core/domain/machineTransitions.ts';
+import type { Payload } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
+import { eachJob } from '../job.ts';
 import { advanceMachine } from '../lifecycle/advance.ts';
 
 /**
@@ -9,9 +11,7 @@ import { advanceMachine } from '../lifecycle/advance.ts';
  * under the machine's ClientToken whose answer was lost goes too. A replay changes nothing.
  */
 export function vmTerminate(deps: WorkerDeps) {
-  return async (jobs: Job<unknown>[]) => {
-    for (const job of jobs) await terminateVm(deps, parsePayload('vm-terminate', job.data));
-  };
+  return eachJob('vm-terminate', (payload) => terminateVm(deps, payload));
 }
 
 /**
@@ -23,7 +23,8 @@ export async function terminateVm(
   { vmId }: Payload<'vm-terminate'>,
 ): Promise<'terminated' | 'deleting' | 'nothing-to-do'> {
   const vm = await findVm(deps.db, vmId);
-  if (!vm || vm.state !== 'terminating') return 'nothing-to-do';
-  const { vm: after } = await advanceMachine(deps, vm, { mode: 'job' });
-  return after.state === 'terminated' ? 'terminated' : 'deleting';
+  if (!vm || jobOf({ state: vm.state, hasInstance: vm.instance_id !== null }) !== 'vm-terminate')
+    return 'nothing-to-do';
+  const { steps } = await advanceMachine(deps, vm, { mode: 'job' });
+  return steps.some((step) => step.kind === 'mark-terminated') ? 'terminated' : 'deleting';
 }

@@ -2,7 +2,6 @@ import { recordCapacityAvailable, recordCapacityShortage } from '../../core/db/e
 import { raiseAlert } from '../../core/db/operatorAlerts.ts';
 import {
   countStartAttempt,
-  markVmTerminated,
   recordResized,
   recordResizeReverted,
   recordVmError,
@@ -156,10 +155,8 @@ export const terminate: Step<'terminate'> = async ({ deps, vm, cloud, log, now }
     }
   }
   log.info({ instances: [...ids], reason: vm.state_reason }, 'lifecycle: termination asked');
-  if (!vm.instance_id) {
-    await markVmTerminated(deps.db, vm.id, now);
-    return {};
-  }
+  // Without a recorded instance there is nothing to look at again: the domain reads `null` as deleted.
+  if (!vm.instance_id) return { cloud: null };
   await scheduleVmCheck(deps.boss, deps.config, { vmId: vm.id });
   return { cloud: recorded };
 };
