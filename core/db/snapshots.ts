@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { SNAPSHOT_STATES } from '../domain/keptDisk.ts';
+import { GONE_STATES } from '../domain/machineStates.ts';
 import { sql, type Db } from './pool.ts';
 
 /**
@@ -7,8 +9,6 @@ import { sql, type Db } from './pool.ts';
  * (`creating`, EC2's id still null), so a step that dies after asking EC2 finds the row — and
  * the snapshot by our tag — instead of taking a second one.
  */
-
-export const SNAPSHOT_STATES = ['creating', 'completed', 'restored', 'deleted', 'failed'] as const;
 
 export const VmSnapshot = z.object({
   id: z.uuid(),
@@ -138,6 +138,23 @@ export async function releaseRestoreOf(db: Db, vmId: string): Promise<number> {
   return rows.length;
 }
 
+/**
+ * Copies handed to machines that are gone (`isGone`: the domain's list) without ever having been
+ * ready go back to the customer's kept window: a later purchase can bring the files back from them.
+ */
+export async function releaseFailedRestores(db: Db): Promise<number> {
+  const rows = await db.anyFirst(sql.type(z.object({ id: z.uuid() }))`
+    UPDATE vm_snapshots s SET state = 'completed', restored_vm_id = NULL, updated_at = now()
+    FROM vms v
+    WHERE s.state = 'restored' AND v.id = s.restored_vm_id AND v.ready_at IS NULL
+      AND v.state IN (${sql.join(
+        GONE_STATES.map((state) => sql.literalValue(state)),
+        sql.fragment`, `,
+      )})
+    RETURNING s.id`);
+  return rows.length;
+}
+
 export async function markSnapshotDeleted(db: Db, id: string, now: Date): Promise<VmSnapshot | null> {
   return db.maybeOne(sql.type(VmSnapshot)`
     UPDATE vm_snapshots SET state = 'deleted', deleted_at = ${ts(now)}, updated_at = now()
@@ -150,14 +167,22 @@ export async function recordSnapshotError(db: Db, id: string, why: string): Prom
     UPDATE vm_snapshots SET last_error = ${why}, updated_at = now() WHERE id = ${id}`);
 }
 
+const DueSnapshot = VmSnapshot.extend({ restored_vm_ready: z.boolean(), own_vm_terminated: z.boolean() });
+export type DueSnapshot = z.infer<typeof DueSnapshot>;
+
 /**
- * Snapshots to delete now, oldest first, at most `limit`: kept ones past their window,
- * restored ones once the machine made from them is ready (its disk holds the files now), and
- * ones still being made when their machine went without keeping them (account deletion).
+ * Snapshots to delete now, oldest first, at most `limit`, with the facts `copyDue`
+ * (core/domain/keptDisk.ts) reads: kept ones past their window, restored ones once the machine
+ * made from them is ready (its disk holds the files now), and ones still being made when their
+ * machine went without keeping them (account deletion). This is `copyDue` in SQL; a test proves
+ * they agree.
  */
-export async function listSnapshotsDue(db: Db, now: Date, limit: number): Promise<VmSnapshot[]> {
-  const rows = await db.any(sql.type(VmSnapshot)`
-    SELECT ${COLUMNS} FROM vm_snapshots s
+export async function listSnapshotsDue(db: Db, now: Date, limit: number): Promise<DueSnapshot[]> {
+  const rows = await db.any(sql.type(DueSnapshot)`
+    SELECT ${COLUMNS},
+      EXISTS (SELECT 1 FROM vms v WHERE v.id = s.restored_vm_id AND v.ready_at IS NOT NULL) AS restored_vm_ready,
+      EXISTS (SELECT 1 FROM vms v WHERE v.id = s.vm_id AND v.state = 'terminated') AS own_vm_terminated
+    FROM vm_snapshots s
     WHERE (s.state = 'completed' AND s.keep_until <= ${ts(now)})
        OR (s.state = 'restored' AND EXISTS (
              SELECT 1 FROM vms v WHERE v.id = s.restored_vm_id AND v.ready_at IS NOT NULL))

@@ -6,6 +6,10 @@ import { assertNever } from './assertNever.ts';
 import type { Decision, LifecycleLimits, RestoreView, SnapshotView } from './machineDecision.ts';
 import { toEpochMs, type Instant } from './time.ts';
 
+/** A kept copy's states: `creating → completed → restored | deleted`, or `failed`. */
+export const SNAPSHOT_STATES = ['creating', 'completed', 'restored', 'deleted', 'failed'] as const;
+export type SnapshotState = (typeof SNAPSHOT_STATES)[number];
+
 /**
  * EC2 copies a 115–225 GB disk in minutes to a couple of hours; six hours pending means the copy
  * is stuck, and the instance (billed for its volume, holding the files) waits on it meanwhile.
@@ -100,4 +104,44 @@ export function snapshotWillRestore(
   now: Instant,
 ): boolean {
   return snapshotRestorable(snapshot, now) || snapshot?.state === 'creating';
+}
+
+/**
+ * What the kept-disk sweep does with a copy now: delete it because its window is over
+ * (`expired`: the customer is told), or because the machine made from it is ready and holds the
+ * files (`restored`); a copy still being made when its machine went without keeping it (an
+ * account deleted) goes once its window is over too. Null: it stays. `listSnapshotsDue`
+ * (core/db/snapshots.ts) is this rule in SQL; `tests/integration/lifecycle-rules.test.ts` proves
+ * they agree.
+ */
+export function copyDue(
+  copy: {
+    state: SnapshotState;
+    keepUntil: Instant;
+    /** The machine made from it has been ready (restored copies). */
+    restoredMachineReady: boolean;
+    /** The machine it was taken of is deleted. */
+    ownMachineTerminated: boolean;
+  },
+  now: Instant,
+): 'expired' | 'restored' | null {
+  const windowOver = toEpochMs(copy.keepUntil) <= toEpochMs(now);
+  switch (copy.state) {
+    case 'completed':
+      return windowOver ? 'expired' : null;
+    case 'restored':
+      return copy.restoredMachineReady ? 'restored' : null;
+    case 'creating':
+      return windowOver && copy.ownMachineTerminated ? 'expired' : null;
+    case 'deleted':
+    case 'failed':
+      return null;
+    default:
+      return assertNever(copy.state);
+  }
+}
+
+/** A snapshot tagged with a copy's row that is still being made is that copy's: the lifecycle adopts it by the tag. */
+export function orphanSnapshotAdoptable(state: SnapshotState): boolean {
+  return state === 'creating';
 }

@@ -11,7 +11,7 @@ import { supersedeTrial } from '../../core/db/subscriptions.ts';
 import { findVmBySubscription } from '../../core/db/vms.ts';
 import { TAGS } from '../../core/providers/vmEc2.ts';
 import { attemptBudget } from '../../core/queue.ts';
-import { sweepSnapshots } from '../../worker/jobs/snapshotSweep.ts';
+import { sweepSnapshots } from '../../worker/lifecycle/keptDisks.ts';
 import { provisionVm } from '../../worker/jobs/vmProvision.ts';
 import { reapVms } from '../../worker/jobs/vmReaper.ts';
 import { startVm } from '../../worker/jobs/vmStart.ts';

@@ -7,7 +7,7 @@ import { sql } from '../../core/db/pool.ts';
 import { findSnapshot, listSnapshotsOfVm } from '../../core/db/snapshots.ts';
 import { findStepFailure, vmSubject } from '../../core/db/stepFailures.ts';
 import { findVmBySubscription } from '../../core/db/vms.ts';
-import { sweepSnapshots } from '../../worker/jobs/snapshotSweep.ts';
+import { sweepSnapshots } from '../../worker/lifecycle/keptDisks.ts';
 import { provisionVm } from '../../worker/jobs/vmProvision.ts';
 import { syncVms } from '../../worker/jobs/vmSync.ts';
 import { terminateVm } from '../../worker/jobs/vmTerminate.ts';

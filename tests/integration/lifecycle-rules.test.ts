@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { sql } from '../../core/db/pool.ts';
+import { listSnapshotsDue } from '../../core/db/snapshots.ts';
 import { findSubscription, type Subscription } from '../../core/db/subscriptions.ts';
 import {
   assignPoolInstance,
@@ -20,6 +21,7 @@ import {
   requestVmTerminate,
   type VmState,
 } from '../../core/db/vms.ts';
+import { copyDue, SNAPSHOT_STATES, type SnapshotState } from '../../core/domain/keptDisk.ts';
 import { jobOf, mayTake, TRANSITIONS, type Transition } from '../../core/domain/machineTransitions.ts';
 import { LIVE_STATES, MACHINE_STATES } from '../../core/domain/machineStates.ts';
 import { provisioningLate } from '../../core/domain/planMachine.ts';
@@ -331,5 +333,57 @@ describe('stalled rows in SQL agree with jobOf', () => {
     const fromRule = new Set(stallRows.filter((r) => jobOf(r) !== null).map((r) => r.vmId));
     expect(fromSql).toEqual(fromRule);
     expect(fromRule.size).toBe(7);
+  });
+});
+
+// Kept copies in every state, window over or not, their machines deleted or not, ready or not.
+type CopyRow = {
+  id: string;
+  state: SnapshotState;
+  keepUntil: Date;
+  restoredMachineReady: boolean;
+  ownMachineTerminated: boolean;
+};
+const copyRows: CopyRow[] = [];
+for (const state of SNAPSHOT_STATES)
+  for (const windowOver of [true, false])
+    for (const restoredMachineReady of [true, false])
+      for (const ownMachineTerminated of [true, false]) {
+        const user = await createUser(stack);
+        const active = await cloud.activePlan(user.id);
+        // The one a copy was restored into first: a customer has one live machine at a time.
+        const restored = await machineIn('terminated', user.id, active.id, at(-DAY));
+        const own = await machineIn(
+          ownMachineTerminated ? 'terminated' : 'stopped',
+          user.id,
+          active.id,
+          at(-DAY),
+        );
+        await cloud.db.query(
+          sql.unsafe`UPDATE vms SET ready_at = ${restoredMachineReady ? at(-3600_000).toISOString() : null} WHERE id = ${restored.id}`,
+        );
+        const keepUntil = at(windowOver ? -60_000 : DAY);
+        const id = await cloud.db.oneFirst(sql.type(z.object({ id: z.uuid() }))`
+          INSERT INTO vm_snapshots (user_id, vm_id, state, volume_gb, instance_type, keep_until, restored_vm_id,
+            completed_at, deleted_at, created_at)
+          VALUES (${user.id}, ${own.id}, ${state}, 115, 'g4dn.xlarge', ${keepUntil.toISOString()},
+            ${state === 'restored' ? restored.id : null},
+            ${state === 'creating' || state === 'failed' ? null : at(-DAY).toISOString()},
+            ${state === 'deleted' ? at(-60_000).toISOString() : null}, ${at(-2 * DAY).toISOString()})
+          RETURNING id`);
+        copyRows.push({ id, state, keepUntil, restoredMachineReady, ownMachineTerminated });
+      }
+
+describe('kept copies due for deletion in SQL agree with copyDue', () => {
+  it('lists the copies the rule deletes, and no other', async () => {
+    const now = new Date();
+    const fromSql = new Set(
+      (await listSnapshotsDue(cloud.db, now, 10_000))
+        .map((s) => s.id)
+        .filter((id) => copyRows.some((r) => r.id === id)),
+    );
+    const fromRule = new Set(copyRows.filter((r) => copyDue(r, now) !== null).map((r) => r.id));
+    expect(fromSql).toEqual(fromRule);
+    expect(fromRule.size).toBe(4 + 4 + 2);
   });
 });

@@ -1,16 +1,20 @@
-import { clearOrphans, markOrphanTerminated, sightOrphan } from '../../core/db/ec2Fleet.ts';
+import {
+  orphanTerminated,
+  orphanTerminateFailed,
+  ownedAfterAll,
+  seeOrphan,
+} from '../../core/commands/orphans.ts';
 import { openSmokeRuns } from '../../core/db/imageSmokeRuns.ts';
-import { SMOKE_RUN_MAX_MINUTES } from '../../core/domain/imageSmoke.ts';
-import { raiseAlert } from '../../core/db/operatorAlerts.ts';
+import { instanceOwned, orphanAction, smokeRunOpen } from '../../core/domain/orphans.ts';
 import { findPoolInstancesByIds } from '../../core/db/poolInstances.ts';
 import { findVmsByIds, findVmsByInstanceIds } from '../../core/db/vms.ts';
 import type { Ec2Instance } from '../../core/providers/ec2.ts';
-import { parsePayload, type Job } from '../../core/queue.ts';
 import { TAGS } from '../../core/providers/vmEc2.ts';
 import { describeEc2Error } from '../ec2Errors.ts';
 import type { WorkerDeps } from '../deps.ts';
+import { eachJob } from '../job.ts';
 import { accountBackoff } from '../lifecycle/failures.ts';
-import { sweepSnapshots } from './snapshotSweep.ts';
+import { sweepSnapshots } from '../lifecycle/keptDisks.ts';
 
 /**
  * `vm-reconcile` (cron): instances tagged as this deployment's that no row owns — a launch
@@ -20,22 +24,19 @@ import { sweepSnapshots } from './snapshotSweep.ts';
  * deployment tag are ever considered. Kept disks (snapshots) are swept in the same run.
  */
 export function vmReconcile(deps: WorkerDeps) {
-  return async (jobs: Job<unknown>[]) => {
-    for (const job of jobs) {
-      parsePayload('vm-reconcile', job.data);
-      // AWS throttles the account: the next run (ten minutes on) asks again.
-      const throttled = await accountBackoff(deps);
-      if (throttled) {
-        deps.log.warn(
-          { until: throttled.next_at.toISOString() },
-          'vm-reconcile: AWS throttles the account; waiting for the next run',
-        );
-        continue;
-      }
-      await reconcileInstances(deps);
-      await sweepSnapshots(deps);
+  return eachJob('vm-reconcile', async () => {
+    // AWS throttles the account: the next run (ten minutes on) asks again.
+    const throttled = await accountBackoff(deps);
+    if (throttled) {
+      deps.log.warn(
+        { until: throttled.next_at.toISOString() },
+        'vm-reconcile: AWS throttles the account; waiting for the next run',
+      );
+      return;
     }
-  };
+    await reconcileInstances(deps);
+    await sweepSnapshots(deps);
+  });
 }
 
 export async function reconcileInstances(
@@ -59,26 +60,26 @@ export async function reconcileInstances(
     ).map((v) => [v.instance_id, v]),
   );
   const poolById = new Map((await findPoolInstancesByIds(db, poolIds)).map((p) => [p.id, p]));
-  // An operator's image smoke run ends (terminates) its own machine, unless it ran too long.
   const smokeIds = instances.map((i) => i.tags[TAGS.smoke]).filter(isUuid);
-  const smokeRuns = new Set(
-    (await openSmokeRuns(db, smokeIds))
-      .filter((run) => now.getTime() - run.started_at.getTime() < SMOKE_RUN_MAX_MINUTES * 60_000)
-      .map((run) => run.id),
-  );
+  const smokeRuns = new Map((await openSmokeRuns(db, smokeIds)).map((run) => [run.id, run]));
 
   const owned = (instance: Ec2Instance): boolean => {
-    const byInstance = vmsByInstance.get(instance.instanceId);
-    if (byInstance && byInstance.state !== 'terminated' && byInstance.state !== 'error') return true;
     const vm = vmsById.get(instance.tags[TAGS.vm] ?? '');
-    // Launched, answer not recorded yet: vm-sync adopts it by ClientToken.
-    if (vm && !vm.instance_id && (vm.state === 'provisioning' || vm.state === 'requested')) return true;
-    if (vm && vm.state === 'terminating') return true;
-    const pool = poolById.get(instance.tags[TAGS.pool] ?? '');
-    if (pool && pool.instance_id === instance.instanceId && pool.state !== 'failed') return true;
-    if (pool && !pool.instance_id && pool.state === 'launching') return true;
-    if (smokeRuns.has(instance.tags[TAGS.smoke] ?? '')) return true;
-    return false;
+    const spare = poolById.get(instance.tags[TAGS.pool] ?? '');
+    const smoke = smokeRuns.get(instance.tags[TAGS.smoke] ?? '');
+    return instanceOwned({
+      recordedBy: vmsByInstance.get(instance.instanceId) ?? null,
+      taggedVm: vm ? { state: vm.state, hasInstance: vm.instance_id !== null } : null,
+      taggedSpare: spare
+        ? {
+            state: spare.state,
+            recordsIt: spare.instance_id === instance.instanceId,
+            hasInstance: spare.instance_id !== null,
+          }
+        : null,
+      // An operator's image smoke run ends (terminates) its own machine, unless it ran too long.
+      smokeRunOpen: smoke ? smokeRunOpen(smoke.started_at, now) : false,
+    });
   };
 
   const ownedIds: string[] = [];
@@ -90,48 +91,18 @@ export async function reconcileInstances(
       continue;
     }
     orphans += 1;
-    const { orphan, isNew } = await sightOrphan(db, instance, now);
-    if (isNew) {
-      await raiseAlert(db, {
-        kind: 'orphan-instance',
-        message: `Instance ${instance.instanceId} (${instance.instanceType}, ${instance.state}) is tagged as ours but no machine owns it; it is terminated after ${config.vm.orphanGraceMinutes} minutes unless claimed.`,
-        instanceId: instance.instanceId,
-        details: { tags: instance.tags },
-      });
-      deps.log.warn(
-        { instanceId: instance.instanceId, tags: instance.tags },
-        'vm-reconcile: unowned instance reported',
-      );
+    const orphan = await seeOrphan(deps, instance, now);
+    if (orphanAction(orphan.first_seen_at, now, config.vm.orphanGraceMinutes) === 'wait') continue;
+    try {
+      await deps.vmEc2.ec2.terminateInstance(instance.instanceId);
+    } catch (error) {
+      await orphanTerminateFailed(deps, instance.instanceId, describeEc2Error(error), error);
+      continue;
     }
-    if (now.getTime() - orphan.first_seen_at.getTime() >= config.vm.orphanGraceMinutes * 60_000) {
-      try {
-        await deps.vmEc2.ec2.terminateInstance(instance.instanceId);
-      } catch (error) {
-        // Tried again on the next run; an operator hears of it meanwhile (an orphan still bills).
-        const detail = describeEc2Error(error);
-        await raiseAlert(db, {
-          kind: 'orphan-instance',
-          dedupeKey: `orphan-terminate-failed:${instance.instanceId}`,
-          message: `Could not terminate unowned instance ${instance.instanceId}: ${detail}`,
-          instanceId: instance.instanceId,
-        });
-        deps.log.error(
-          { instanceId: instance.instanceId, error: detail, err: error },
-          'vm-reconcile: terminate failed',
-        );
-        continue;
-      }
-      await markOrphanTerminated(db, instance.instanceId, now);
-      await raiseAlert(db, {
-        kind: 'orphan-terminated',
-        message: `Terminated unowned instance ${instance.instanceId} after the grace period.`,
-        instanceId: instance.instanceId,
-        details: { tags: instance.tags },
-      });
-      terminated += 1;
-    }
+    await orphanTerminated(db, instance, now);
+    terminated += 1;
   }
-  await clearOrphans(db, ownedIds, now);
+  await ownedAfterAll(db, ownedIds, now);
   return { seen: instances.length, orphans, terminated };
 }
 
