@@ -7,6 +7,7 @@ import {
   type IdleDecision,
   type IdlePeriod,
   type IdleStopMinutes,
+  idleAct,
 } from './idle.ts';
 
 const T0 = Date.UTC(2026, 10, 24, 10, 0);
@@ -282,5 +283,18 @@ describe('projectHourBank', () => {
         now: T0,
       }),
     ).toEqual({ kind: 'no-use' });
+  });
+});
+
+describe('idleAct: what the sweep carries out', () => {
+  const at = new Date('2026-06-10T12:00:00Z');
+  it('warns, stops, withdraws a pending warning once the machine is in use, and leaves it without evidence', () => {
+    expect(idleAct({ kind: 'warn', idleSince: at, stopAt: at }, null)).toEqual({ kind: 'warn', stopAt: at });
+    expect(idleAct({ kind: 'stop', idleSince: at }, at)).toEqual({ kind: 'stop', idleSince: at });
+    expect(idleAct({ kind: 'keep', reason: 'busy', busy: ['cpu'] }, at)).toEqual({ kind: 'withdraw' });
+    expect(idleAct({ kind: 'keep', reason: 'off' }, at)).toEqual({ kind: 'withdraw' });
+    expect(idleAct({ kind: 'keep', reason: 'busy', busy: ['cpu'] }, null)).toEqual({ kind: 'nothing' });
+    expect(idleAct({ kind: 'keep', reason: 'metrics-late' }, at)).toEqual({ kind: 'nothing' });
+    expect(idleAct({ kind: 'keep', reason: 'metrics-missing' }, at)).toEqual({ kind: 'nothing' });
   });
 });

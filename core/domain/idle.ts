@@ -6,6 +6,7 @@
  * any of the four series has no point breaks the idle run, and metrics that stopped arriving
  * never stop a machine.
  */
+import { assertNever } from './assertNever.ts';
 import { forecastUsage } from './insights.ts';
 import { toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
 export { formatIndiaClock } from './time.ts';
@@ -141,6 +142,40 @@ export function withNotice(decision: IdleDecision, warnedAt: Instant | null, now
   if (warned !== null && t - warned >= IDLE_WARNING_MS - 60_000) return decision;
   const stopAt = (warned ?? t) + IDLE_WARNING_MS;
   return { kind: 'warn', idleSince: decision.idleSince, stopAt: new Date(stopAt) };
+}
+
+/**
+ * What the sweep carries out for a machine: a warning recorded and mailed, the stop, a pending
+ * warning withdrawn (the machine is in use again, or auto-stop is off), or nothing — without
+ * evidence (metrics missing or late) a warning stays as it was.
+ */
+export type IdleAct =
+  | { kind: 'warn'; stopAt: Date }
+  | { kind: 'stop'; idleSince: Date }
+  | { kind: 'withdraw' }
+  | { kind: 'nothing' };
+
+export function idleAct(decision: IdleDecision, warnedAt: Instant | null): IdleAct {
+  switch (decision.kind) {
+    case 'warn':
+      return { kind: 'warn', stopAt: decision.stopAt };
+    case 'stop':
+      return { kind: 'stop', idleSince: decision.idleSince };
+    case 'keep':
+      switch (decision.reason) {
+        case 'metrics-missing':
+        case 'metrics-late':
+          return { kind: 'nothing' };
+        case 'off':
+        case 'busy':
+        case 'idle':
+          return warnedAt === null ? { kind: 'nothing' } : { kind: 'withdraw' };
+        default:
+          return assertNever(decision);
+      }
+    default:
+      return assertNever(decision);
+  }
 }
 
 /** An auto-stop as recorded, for the hours it saved. */

@@ -60,6 +60,24 @@ export function eventAction(input: {
   return { kind: 'warn', reason: `${event.code} is scheduled; waiting until nobody is connected` };
 }
 
+/** Whether who is connected matters to what is done about an event: only a running machine is moved. */
+export function movableWhileRunning(machineState: string): boolean {
+  return machineState === 'running';
+}
+
+/** The operator's line when an event is first seen on one of our machines. */
+export function eventAlertWords(input: {
+  instanceId: string;
+  machineState: string;
+  event: ScheduledEvent;
+}): string {
+  const { event } = input;
+  const then = movableWhileRunning(input.machineState)
+    ? 'It is moved by a stop and start while nobody is connected, or before then.'
+    : 'It is stopped: its next start runs on other hardware.';
+  return `EC2 scheduled ${event.code} on machine ${input.instanceId} (${input.machineState}) for ${new Date(toEpochMs(event.notBefore)).toISOString()}: ${event.description ?? ''}. ${then}`;
+}
+
 /** The dashboard's line about an event the machine will be moved away from (or cannot be). */
 export function eventNotice(event: ScheduledEvent, marginMs = EVENT_MOVE_MARGIN_MS): string {
   const at = toEpochMs(event.notBefore);

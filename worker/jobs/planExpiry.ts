@@ -1,18 +1,16 @@
 import { autopayOfPlans } from '../../core/db/autopay.ts';
-import { expireDueSubscriptions } from '../../core/db/subscriptions.ts';
 import { listSubscriptionsDueExpiredNotice, listSubscriptionsDueReminder } from '../../core/db/vmNotices.ts';
 import { listVmsOutOfPlan, listVmsPastGrace } from '../../core/db/vms.ts';
 import { DAY_MS } from '../../core/domain/time.ts';
 import { keptUntil } from '../../core/domain/planTime.ts';
 import { EXPIRY_REMINDER_DAYS, expiryRemindersDue } from '../../core/domain/subscription.ts';
 import { expiryRemindersWanted } from '../../core/domain/autopay.ts';
-import { expiryReminderMail, planExpiredMail } from '../../core/emails/vms.ts';
-import { parsePayload, type Job } from '../../core/queue.ts';
+import { expirePlans, remindExpiry, tellPlanExpired } from '../../core/commands/planExpiry.ts';
 import { requestTerminate } from '../../core/commands/vmActions.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { advanceMachine } from '../lifecycle/advance.ts';
 import { planFacts } from '../lifecycle/inputs.ts';
-import { notify } from '../../core/commands/notices.ts';
+import { eachJob } from '../job.ts';
 
 /**
  * `plan-expiry` (cron, every minute). Each step selects a bounded batch by a predicate that
@@ -30,12 +28,7 @@ import { notify } from '../../core/commands/notices.ts';
  *    confirms the deletion).
  */
 export function planExpiry(deps: WorkerDeps) {
-  return async (jobs: Job<unknown>[]) => {
-    for (const job of jobs) {
-      parsePayload('plan-expiry', job.data);
-      await runPlanExpiry(deps);
-    }
-  };
+  return eachJob('plan-expiry', () => runPlanExpiry(deps));
 }
 
 export type ExpiryReport = {
@@ -50,7 +43,7 @@ export async function runPlanExpiry(deps: WorkerDeps, now: Date = new Date()): P
   const { db, boss, config } = deps;
   const report: ExpiryReport = { expired: 0, stopped: 0, expiredNotices: 0, reminders: 0, terminated: 0 };
 
-  report.expired = (await expireDueSubscriptions(db, now)).length;
+  report.expired = await expirePlans(db, now);
 
   for (const vm of await listVmsOutOfPlan(db, now)) {
     const { steps } = await advanceMachine(deps, vm, { mode: 'sweep', now });
@@ -62,18 +55,7 @@ export async function runPlanExpiry(deps: WorkerDeps, now: Date = new Date()): P
     const until = new Date(
       (plan && keptUntil(plan, config.vm.graceDays)) ?? now.getTime() + config.vm.graceDays * DAY_MS,
     );
-    const sent = await notify(
-      db,
-      boss,
-      {
-        kind: 'plan-expired',
-        subjectId: subscription.id,
-        userId: subscription.user_id,
-        subscriptionId: subscription.id,
-      },
-      (person) => planExpiredMail(person, subscription, until, config.publicUrl, config.vm.snapshotKeepDays),
-    );
-    if (sent) report.expiredNotices += 1;
+    if (await tellPlanExpired(deps, subscription, until)) report.expiredNotices += 1;
   }
 
   const furthest = Math.max(...EXPIRY_REMINDER_DAYS);
@@ -88,18 +70,7 @@ export async function runPlanExpiry(deps: WorkerDeps, now: Date = new Date()): P
     if (!expiryRemindersWanted(subscription.id, autopay.get(subscription.id))) continue;
     const expiresAt = subscription.expires_at;
     for (const days of expiryRemindersDue(expiresAt, now)) {
-      const sent = await notify(
-        db,
-        boss,
-        {
-          kind: `expiry-${days}d`,
-          subjectId: subscription.id,
-          userId: subscription.user_id,
-          subscriptionId: subscription.id,
-        },
-        (person) => expiryReminderMail(person, subscription, days, expiresAt, config.publicUrl),
-      );
-      if (sent) report.reminders += 1;
+      if (await remindExpiry(deps, subscription, days, expiresAt)) report.reminders += 1;
     }
   }
 

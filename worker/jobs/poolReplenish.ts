@@ -1,20 +1,6 @@
-import {
-  countPoolInFlight,
-  holdFacts,
-  latestPoolHolds,
-  poolLaunchTimes,
-  recordLaunchAttempt,
-} from '../../core/db/launches.ts';
-import { raiseAlert } from '../../core/db/operatorAlerts.ts';
-import {
-  countPoolClaimsSince,
-  countPoolFilling,
-  countPoolLive,
-  insertPoolInstances,
-  listPoolAwaitingLaunch,
-  lockPoolPlan,
-} from '../../core/db/poolInstances.ts';
-import { countMachinesInUse } from '../../core/db/vms.ts';
+import { refusePoolLaunch, topUpPool } from '../../core/commands/pool.ts';
+import { countPoolInFlight, holdFacts, latestPoolHolds, poolLaunchTimes } from '../../core/db/launches.ts';
+import { listPoolAwaitingLaunch } from '../../core/db/poolInstances.ts';
 import {
   LAUNCH_BUDGET_WINDOW_MS,
   launchBudgetLeft,
@@ -23,10 +9,8 @@ import {
   type PoolHoldStatus,
 } from '../../core/domain/launchBudget.ts';
 import { PLANS, type PlanId } from '../../core/domain/plans.ts';
-import { decidePoolTopUp } from '../../core/domain/pool.ts';
-import { HOUR_MS } from '../../core/domain/time.ts';
-import { parsePayload, type Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
+import { eachJob } from '../job.ts';
 import { accountBackoff } from '../lifecycle/failures.ts';
 import { stepSpare } from '../lifecycle/pool.ts';
 
@@ -43,12 +27,7 @@ import { stepSpare } from '../lifecycle/pool.ts';
  * password capture and the stop.
  */
 export function poolReplenish(deps: WorkerDeps) {
-  return async (jobs: Job<unknown>[]) => {
-    for (const job of jobs) {
-      parsePayload('pool-replenish', job.data);
-      await replenishPool(deps);
-    }
-  };
+  return eachJob('pool-replenish', () => replenishPool(deps));
 }
 
 export type ReplenishReport = {
@@ -80,45 +59,11 @@ export async function replenishPool(deps: WorkerDeps, now: Date = new Date()): P
   // AWS throttles the account: no launch until its backoff is over.
   if (await accountBackoff(deps, now)) return report;
   for (const plan of PLANS) {
-    const warm = config.vm.warmPoolSize[plan.id];
-    const hotMax = config.vm.hotPoolMax[plan.id];
-    if (!warm && !hotMax) continue;
-    const spec = {
-      planId: plan.id,
-      instanceType: plan.instanceType,
-      storageGb: plan.storageGb,
-      imageId: config.ec2.amiByPlan[plan.id],
-    };
-    const created = await db.transaction(async (trx) => {
-      await lockPoolPlan(trx, plan.id);
-      const topUp = decidePoolTopUp({
-        warmSize: warm,
-        hotMax,
-        claimsLastHour: await countPoolClaimsSince(trx, plan.id, new Date(now.getTime() - HOUR_MS)),
-        capacityRoom:
-          (config.capacityLimits[plan.instanceType] ?? 0) -
-          (await countMachinesInUse(trx, plan.instanceType, now)) -
-          (await countPoolLive(trx, plan.instanceType)),
-        warmFilling: await countPoolFilling(trx, plan.id, false),
-        hotFilling: await countPoolFilling(trx, plan.id, true),
-      });
-      if (topUp.warm + topUp.hot === 0) return { rows: [], held: null };
-      // A held pool gets no new rows either: they would only wait, counted as filling.
-      const latest = (await latestPoolHolds(trx, plan.id)).get(plan.id) ?? null;
-      const status = poolHoldStatus(latest && holdFacts(latest), latest?.ready_since ?? false, now);
-      if (status.kind === 'held') return { rows: [], held: status.reason };
-      deps.log.debug({ planId: plan.id, ...topUp }, 'pool-replenish: top-up');
-      return {
-        rows: [
-          ...(await insertPoolInstances(trx, spec, topUp.warm)),
-          ...(await insertPoolInstances(trx, spec, topUp.hot, true)),
-        ],
-        held: null,
-      };
-    });
+    if (!config.vm.warmPoolSize[plan.id] && !config.vm.hotPoolMax[plan.id]) continue;
+    const created = await topUpPool(deps, plan, now);
     report.created += created.rows.length;
     if (created.held)
-      await refused(deps, plan.id, 'hold', created.held, { budget: { freesAt: null } }, now, report);
+      await refused(deps, report, { planId: plan.id, why: 'hold', reason: created.held, freesAt: null }, now);
   }
 
   const awaiting = await listPoolAwaitingLaunch(db);
@@ -127,7 +72,12 @@ export async function replenishPool(deps: WorkerDeps, now: Date = new Date()): P
     const gate = await poolGate(deps, planId, now);
     const allowance = poolLaunchAllowance({ wanted: rows.length, ...gate });
     if (allowance.refused)
-      await refused(deps, planId, allowance.refused, allowance.reason, gate, now, report);
+      await refused(
+        deps,
+        report,
+        { planId, why: allowance.refused, reason: allowance.reason, freesAt: gate.budget.freesAt },
+        now,
+      );
     for (const row of rows.slice(0, allowance.allowed)) {
       if ((await stepSpare(deps, row, undefined, now, 'job'))?.launched) report.launched += 1;
     }
@@ -140,30 +90,12 @@ export async function replenishPool(deps: WorkerDeps, now: Date = new Date()): P
   return report;
 }
 
-/** A plan's spares were not launched: in the ledger (for /metrics), and a spent budget alerted. */
 async function refused(
   deps: WorkerDeps,
-  planId: PlanId,
-  why: 'hold' | 'budget',
-  reason: string,
-  gate: { budget: { freesAt: number | null } },
-  now: Date,
   report: ReplenishReport,
+  refusal: Parameters<typeof refusePoolLaunch>[1],
+  now: Date,
 ): Promise<void> {
-  report.refused.push({ planId, why });
-  await recordLaunchAttempt(deps.db, {
-    kind: 'pool',
-    planId,
-    outcome: 'refused',
-    errorCode: why === 'hold' ? 'PoolHold' : 'LaunchBudgetSpent',
-    at: now,
-  });
-  deps.log.warn({ planId, why, reason }, 'pool-replenish: spares not launched');
-  // A hold has its own alert (its cause and fix); a spent budget is told here.
-  if (why === 'budget')
-    await raiseAlert(deps.db, {
-      kind: 'launch-budget',
-      dedupeKey: `launch-budget:pool:${planId}`,
-      message: `Warm pool of ${planId} launched ${deps.config.vm.launchBudget.pool[planId]} spares in the last hour (LAUNCH_BUDGET_PER_HOUR): no more until ${gate.budget.freesAt ? new Date(gate.budget.freesAt).toISOString() : 'the budget is raised'}. Spares keep failing or going: look at the pool's alerts (npm run alerts).`,
-    });
+  report.refused.push({ planId: refusal.planId, why: refusal.why });
+  await refusePoolLaunch(deps, refusal, now);
 }

@@ -1,25 +1,22 @@
 import {
-  listOpenMachineEvents,
-  markMachineEventMoved,
-  markMachineEventsDone,
-  recordMachineEvent,
-  setEventNotice,
-  type MachineEvent,
-} from '../../core/db/machineEvents.ts';
-import { raiseAlert } from '../../core/db/operatorAlerts.ts';
+  eventSeen,
+  eventsOver,
+  moveOffHardware,
+  showEventNotice,
+} from '../../core/commands/machineEvents.ts';
+import { listOpenMachineEvents, type MachineEvent } from '../../core/db/machineEvents.ts';
 import { findVmsByIds, findVmsByInstanceIds } from '../../core/db/vms.ts';
 import { isLive } from '../../core/domain/machineStates.ts';
 import {
   connectedNow,
   eventAction,
   eventNotice,
-  HARDWARE_MOVE_REASON,
+  movableWhileRunning,
   type Connected,
 } from '../../core/domain/machineEvents.ts';
 import { createCloudWatch } from '../../core/providers/cloudwatch.ts';
-import { parsePayload, type Job } from '../../core/queue.ts';
-import { requestStop } from '../../core/commands/vmActions.ts';
 import type { WorkerDeps } from '../deps.ts';
+import { eachJob } from '../job.ts';
 import { accountBackoff, recordStepFailure } from '../lifecycle/failures.ts';
 
 /**
@@ -33,12 +30,7 @@ import { accountBackoff, recordStepFailure } from '../lifecycle/failures.ts';
  * - an event EC2 no longer lists is over (the machine moved away).
  */
 export function vmEvents(deps: WorkerDeps) {
-  return async (jobs: Job<unknown>[]) => {
-    for (const job of jobs) {
-      parsePayload('vm-events', job.data);
-      await sweepScheduledEvents(deps);
-    }
-  };
+  return eachJob('vm-events', () => sweepScheduledEvents(deps));
 }
 
 export type EventsReport = { seen: number; warned: number; moved: number; over: number };
@@ -72,37 +64,12 @@ export async function sweepScheduledEvents(deps: WorkerDeps, now: Date = new Dat
     for (const event of status.events) {
       listed.add(`${vm.id}:${event.eventId}`);
       report.seen += 1;
-      const isNew = await recordMachineEvent(
-        db,
-        {
-          vmId: vm.id,
-          eventId: event.eventId,
-          instanceId: status.instanceId,
-          code: event.code,
-          description: event.description,
-          notBefore: event.notBefore,
-          notAfter: event.notAfter,
-        },
-        now,
-      );
-      if (isNew)
-        await raiseAlert(db, {
-          kind: 'scheduled-event',
-          dedupeKey: `scheduled-event:${vm.id}:${event.eventId}`,
-          message: `EC2 scheduled ${event.code} on machine ${status.instanceId} (${vm.state}) for ${event.notBefore.toISOString()}: ${event.description ?? ''}. ${vm.state === 'running' ? 'It is moved by a stop and start while nobody is connected, or before then.' : 'It is stopped: its next start runs on other hardware.'}`,
-          vmId: vm.id,
-          instanceId: status.instanceId,
-          details: { code: event.code, notBefore: event.notBefore.toISOString() },
-        });
+      await eventSeen(db, vm, status.instanceId, event, now);
     }
   }
   const open = await listOpenMachineEvents(db);
   const over = open.filter((e) => !listed.has(`${e.vm_id}:${e.event_id}`));
-  await markMachineEventsDone(
-    db,
-    over.map((e) => ({ vmId: e.vm_id, eventId: e.event_id })),
-    now,
-  );
+  await eventsOver(db, over, now);
   report.over = over.length;
 
   // The soonest open event of each machine decides.
@@ -112,11 +79,11 @@ export async function sweepScheduledEvents(deps: WorkerDeps, now: Date = new Dat
       soonest.set(event.vm_id, event);
   // An event over with none left after it: the dashboard stops warning.
   for (const vmId of new Set(over.map((e) => e.vm_id)))
-    if (!soonest.has(vmId)) await setEventNotice(db, vmId, null);
+    if (!soonest.has(vmId)) await showEventNotice(db, vmId, null);
   const vms = await findVmsByIds(db, [...soonest.keys()]);
   const connected = await whoIsConnected(
     deps,
-    vms.filter((vm) => vm.state === 'running' && vm.instance_id).map((vm) => vm.instance_id as string),
+    vms.filter((vm) => movableWhileRunning(vm.state) && vm.instance_id).map((vm) => vm.instance_id as string),
     now,
   );
   for (const vm of vms) {
@@ -132,13 +99,11 @@ export async function sweepScheduledEvents(deps: WorkerDeps, now: Date = new Dat
       case 'nothing':
         continue;
       case 'warn':
-        await setEventNotice(db, vm.id, eventNotice({ code: event.code, notBefore: event.not_before }));
+        await showEventNotice(db, vm.id, eventNotice({ code: event.code, notBefore: event.not_before }));
         report.warned += 1;
         continue;
       case 'move': {
-        const stopped = await requestStop(db, boss, vm.id, HARDWARE_MOVE_REASON, now);
-        if (!stopped) continue;
-        await markMachineEventMoved(db, vm.id, event.event_id, now);
+        if (!(await moveOffHardware(db, boss, vm.id, event.event_id, now))) continue;
         report.moved += 1;
         log.info(
           { vmId: vm.id, code: event.code, notBefore: event.not_before.toISOString(), why: action.reason },

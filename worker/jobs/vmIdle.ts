@@ -1,25 +1,16 @@
+import { stopIdle, warnIdle, withdrawIdleWarning } from '../../core/commands/idle.ts';
+import { listIdleCandidates, type IdleCandidate } from '../../core/db/idle.ts';
 import {
-  clearIdleWarning,
-  listIdleCandidates,
-  recordIdleStop,
-  recordIdleWarning,
-  type IdleCandidate,
-} from '../../core/db/idle.ts';
-import { findSubscription } from '../../core/db/subscriptions.ts';
-import { findUserById } from '../../core/db/users.ts';
-import { requestStop } from '../../core/commands/vmActions.ts';
-import {
+  idleAct,
   idleDecision,
   IDLE_METRICS_LATENESS_MS,
   IDLE_STOP_CHOICES,
   type IdleDecision,
   withNotice,
 } from '../../core/domain/idle.ts';
-import { planSeconds } from '../../core/domain/usage.ts';
-import { idleWarningMail } from '../../core/emails/idle.ts';
 import { createCloudWatch, type CloudWatch } from '../../core/providers/cloudwatch.ts';
-import { parsePayload, sendJob, type Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
+import { eachJob } from '../job.ts';
 
 /**
  * `vm-idle` (cron, every minute): the idle auto-stop. For every running machine whose
@@ -35,12 +26,7 @@ import type { WorkerDeps } from '../deps.ts';
  */
 export function vmIdle(deps: WorkerDeps) {
   const cloudWatch = deps.cloudWatch ?? createCloudWatch(deps.config.metrics.cloudWatch);
-  return async (jobs: Job<unknown>[]) => {
-    for (const job of jobs) {
-      parsePayload('vm-idle', job.data);
-      await sweepIdleMachines({ ...deps, cloudWatch });
-    }
-  };
+  return eachJob('vm-idle', () => sweepIdleMachines({ ...deps, cloudWatch }));
 }
 
 export type IdleSweepDeps = Pick<WorkerDeps, 'db' | 'boss' | 'log' | 'config'> & { cloudWatch: CloudWatch };
@@ -96,43 +82,16 @@ async function act(
   decision: IdleDecision,
   now: Date,
 ): Promise<'warned' | 'stopped' | 'withdrawn' | null> {
-  const { db, boss, log } = deps;
-  switch (decision.kind) {
+  const act = idleAct(decision, vm.warned_at);
+  switch (act.kind) {
     case 'warn':
-      return db.transaction(async (trx) => {
-        if (!(await recordIdleWarning(trx, vm.vm_id, decision.stopAt, now))) return null;
-        const user = await findUserById(trx, vm.user_id);
-        if (user && vm.minutes !== null) {
-          const mail = idleWarningMail(user, decision.stopAt, vm.minutes, deps.config.publicUrl);
-          await sendJob(boss, 'email-send', mail, { db: trx });
-        }
-        log.info({ vmId: vm.vm_id, stopAt: decision.stopAt }, 'idle machine warned');
-        return 'warned';
-      });
+      return (await warnIdle(deps, vm, act.stopAt, now)) ? 'warned' : null;
     case 'stop':
-      return db.transaction(async (trx) => {
-        const stopped = await requestStop(trx, boss, vm.vm_id, 'idle', now);
-        if (!stopped) return null;
-        const subscription = await findSubscription(trx, stopped.subscription_id);
-        const remaining = subscription ? planSeconds(subscription.hours) - stopped.usage_seconds : 0;
-        await recordIdleStop(trx, {
-          vmId: vm.vm_id,
-          userId: vm.user_id,
-          subscriptionId: stopped.subscription_id,
-          idleSince: decision.idleSince,
-          stoppedAt: now,
-          planEndsAt: subscription?.expires_at ?? null,
-          remainingSeconds: remaining,
-        });
-        await clearIdleWarning(trx, vm.vm_id);
-        log.info({ vmId: vm.vm_id, idleSince: decision.idleSince }, 'idle machine stopped');
-        return 'stopped';
-      });
-    case 'keep':
-      // Without evidence nothing changes: a warning stays until the machine is seen in use.
-      if (decision.reason === 'metrics-missing' || decision.reason === 'metrics-late') return null;
-      if (vm.warned_at === null) return null;
-      await clearIdleWarning(db, vm.vm_id);
+      return (await stopIdle(deps, vm, act.idleSince, now)) ? 'stopped' : null;
+    case 'withdraw':
+      await withdrawIdleWarning(deps.db, vm.vm_id);
       return 'withdrawn';
+    case 'nothing':
+      return null;
   }
 }
