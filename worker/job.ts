@@ -18,6 +18,17 @@ export function eachJob<Q extends QueueName>(
   };
 }
 
+/**
+ * A sweep (a cron queue whose jobs carry nothing): the batch's payloads checked, then one run,
+ * whatever the batch holds; the next schedule runs it again.
+ */
+export function sweepJob<Q extends QueueName>(queue: Q, run: () => Promise<unknown>): JobHandler {
+  return async (jobs) => {
+    for (const job of jobs) parsePayload(queue, job.data);
+    await run();
+  };
+}
+
 type JobResult = { id: string; status: 'completed' | 'failed'; output?: object };
 
 /**

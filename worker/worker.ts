@@ -5,6 +5,8 @@ import { createMailer, type Mailer } from '../core/providers/mail.ts';
 import { startBoss, type QueueName } from '../core/queue.ts';
 import { sql } from '../core/db/pool.ts';
 import { remoteDesktopProbe, type WorkerDeps } from './deps.ts';
+import { emailAlert } from './jobs/emailAlert.ts';
+import { emailCode } from './jobs/emailCode.ts';
 import { emailSend } from './jobs/emailSend.ts';
 import { accountRecovery } from './jobs/accountRecovery.ts';
 import { paymentVerify } from './jobs/paymentVerify.ts';
@@ -31,8 +33,8 @@ import { alertWebhook } from './jobs/alertWebhook.ts';
 import { streamPair } from './jobs/streamPair.ts';
 import { streamUnpair } from './jobs/streamUnpair.ts';
 import { streamClients } from './jobs/streamClients.ts';
-import { machineHealthSweep } from './jobs/machineHealthSweep.ts';
-import { machineNameJob } from './jobs/machineName.ts';
+import { machineHealth } from './jobs/machineHealth.ts';
+import { machineName } from './jobs/machineName.ts';
 import { createRoute53, type Route53 } from '../core/providers/route53.ts';
 import { createSunshine, type Sunshine } from '../core/providers/sunshine.ts';
 import { SUNSHINE_TIMEOUT_MS } from './streamHost.ts';
@@ -65,14 +67,14 @@ const HANDLERS: Record<QueueName, QueueWorker> = {
   'email-send': { handler: emailSend, batchSize: 10, localConcurrency: 2, perJobResults: true },
   // Codes someone is waiting for: their own pollers, checking twice a second.
   'email-code': {
-    handler: emailSend,
+    handler: emailCode,
     batchSize: 5,
     localConcurrency: 2,
     perJobResults: true,
     pollingIntervalSeconds: 0.5,
   },
   // Operator alerts: their own pollers, and hours of retries through an SMTP outage.
-  'email-alert': { handler: emailSend, batchSize: 5, localConcurrency: 1, perJobResults: true },
+  'email-alert': { handler: emailAlert, batchSize: 5, localConcurrency: 1, perJobResults: true },
   // Forgot-password: the worker decides whether anyone is mailed, so the API answers alike for all.
   'account-recovery': { handler: accountRecovery, batchSize: 1, localConcurrency: 2 },
   // Each job waits on PayU's verify API. Batches of 5 verified at once from two pollers, fetching
@@ -107,10 +109,10 @@ const HANDLERS: Record<QueueName, QueueWorker> = {
   'stream-pair': { handler: streamPair, batchSize: 1, localConcurrency: 4, pollingIntervalSeconds: 0.5 },
   'stream-unpair': { handler: streamUnpair, batchSize: 1, localConcurrency: 2, pollingIntervalSeconds: 0.5 },
   'stream-clients': { handler: streamClients, batchSize: 1, localConcurrency: 2 },
-  'machine-health': { handler: machineHealthSweep, batchSize: 1, localConcurrency: 1 },
+  'machine-health': { handler: machineHealth, batchSize: 1, localConcurrency: 1 },
   // DNS names: the minute sweep and single machines' retries, a couple at once (Route 53 allows
   // 5 requests a second per account).
-  'machine-name': { handler: machineNameJob, batchSize: 1, localConcurrency: 2 },
+  'machine-name': { handler: machineName, batchSize: 1, localConcurrency: 2 },
   // AutoPay: the renewal sweep (its steps are claimed row by row) and revokes at PayU.
   'autopay-renewal': { handler: autopayRenewal, batchSize: 1, localConcurrency: 1 },
   'autopay-revoke': { handler: autopayRevoke, batchSize: 1, localConcurrency: 2 },

@@ -1,5 +1,10 @@
-import { recordHealthReport } from '../db/machineHealth.ts';
-import { raiseAlert, resolveAlertsByKeys } from '../db/operatorAlerts.ts';
+import {
+  listForgerySuspects,
+  listSilentMachines,
+  purgeHealthRefusals,
+  recordHealthReport,
+} from '../db/machineHealth.ts';
+import { listOpenAlertKeys, raiseAlert, resolveAlertsByKeys } from '../db/operatorAlerts.ts';
 import type { Db } from '../db/pool.ts';
 import {
   alertingProblems,
@@ -10,7 +15,10 @@ import {
   normaliseFingerprint,
   type HealthProblem,
   type MachineHealthReport,
+  FORGERY_ALERT_THRESHOLD,
 } from '../domain/machineHealth.ts';
+import { DAY_MS, HOUR_MS } from '../domain/time.ts';
+import type { Logger } from '../observability/log.ts';
 
 /**
  * What an authenticated health report changes: it becomes the machine's latest (unless it is a
@@ -85,4 +93,61 @@ export async function raiseSilentAlert(
     vmId: machine.vmId,
     instanceId: machine.instanceId,
   });
+}
+
+/** Refused reports are kept this long for questions ("was someone posing as my machine?"). */
+const REFUSALS_KEPT_DAYS = 30;
+
+/**
+ * The `machine-health` sweep: what machines' own reports cannot say themselves.
+ *
+ * - A running machine silent for 15 minutes (none since it started, or since its last report)
+ *   raises `machine-silent`; the alert is resolved once it reports again or stops running.
+ * - An address (or a machine) refused five times in an hour for reports that did not prove
+ *   themselves (bad signature, wrong address, replays…) raises `health-forged`.
+ * - Refusals older than a month are deleted, a bounded batch per run.
+ */
+export async function sweepMachineHealth(
+  deps: { db: Db; log: Logger },
+  now: Date = new Date(),
+): Promise<{ silent: number; recovered: number; suspects: number; purged: number }> {
+  const { db, log } = deps;
+  const silent = await listSilentMachines(db, now);
+  for (const machine of silent) {
+    await raiseSilentAlert(db, {
+      vmId: machine.vm_id,
+      instanceId: machine.instance_id,
+      lastReportAt: machine.last_report_at,
+      startedAt: machine.started_at,
+    });
+  }
+  const stillSilent = new Set(silent.map((m) => silentAlertKey(m.vm_id)));
+  const recoveredKeys = (await listOpenAlertKeys(db, 'machine-silent')).filter(
+    (key) => !stillSilent.has(key),
+  );
+  const recovered = await resolveAlertsByKeys(db, recoveredKeys);
+
+  const suspects = await listForgerySuspects(db, new Date(now.getTime() - HOUR_MS), FORGERY_ALERT_THRESHOLD);
+  for (const suspect of suspects) {
+    await raiseAlert(db, {
+      kind: 'health-forged',
+      dedupeKey: `health-forged:${suspect.caller_address}:${suspect.vm_id ?? 'none'}`,
+      message: `${suspect.refusals} health reports refused in the last hour from ${suspect.caller_address}${
+        suspect.vm_id ? ` naming machine ${suspect.vm_id}` : ''
+      } (${suspect.outcomes.join(', ')}): someone other than the machine is posting reports, or its reporter has a wrong secret or clock.`,
+      vmId: suspect.vm_id,
+      details: {
+        callerAddress: suspect.caller_address,
+        refusals: suspect.refusals,
+        outcomes: suspect.outcomes,
+      },
+    });
+  }
+  const purged = await purgeHealthRefusals(db, new Date(now.getTime() - REFUSALS_KEPT_DAYS * DAY_MS));
+  if (silent.length > 0 || suspects.length > 0 || recovered > 0)
+    log.info(
+      { silent: silent.length, recovered, suspects: suspects.length, purged },
+      'machine-health: swept',
+    );
+  return { silent: silent.length, recovered, suspects: suspects.length, purged };
 }

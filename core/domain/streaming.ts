@@ -131,6 +131,11 @@ export const PAIRING_STATES = [
   'removed',
 ] as const;
 export type PairingState = (typeof PAIRING_STATES)[number];
+
+/** A device the customer asked to remove, which Sunshine knows by its id: `stream-unpair` removes it. */
+export function awaitsRemoval(pairing: { state: PairingState; clientUuid: string | null }): boolean {
+  return pairing.state === 'removing' && pairing.clientUuid !== null;
+}
 export const PAIRING_IN_FLIGHT: readonly PairingState[] = ['pending', 'sending', 'confirming', 'removing'];
 
 export function pairingInFlight(state: string): boolean {

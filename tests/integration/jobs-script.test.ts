@@ -8,7 +8,7 @@ import type { Mailer } from '../../core/providers/mail.ts';
 import { findJob, listDeadLetters, listFailed } from '../../scripts/lib/jobs.ts';
 import { deadLetterAlertKey } from '../../core/db/deadLetters.ts';
 import { listAlerts } from '../../core/db/operatorAlerts.ts';
-import { raiseDeadLetters } from '../../worker/jobs/alertNotify.ts';
+import { raiseDeadLetters } from '../../core/commands/alertNotify.ts';
 import { startWorker } from '../../worker/worker.ts';
 import { startTestStack, waitFor } from '../support/stack.ts';
 

@@ -7,7 +7,7 @@ import { problemGuideHref } from '../../core/domain/machineHealth.ts';
 import { machineSettingsOf } from '../support/machineSettings.ts';
 import { STREAMING_MESSAGES } from '../../core/domain/streaming.ts';
 import { sendJob } from '../../core/queue.ts';
-import { sweepMachineHealth } from '../../worker/jobs/machineHealthSweep.ts';
+import { sweepMachineHealth } from '../../core/commands/machineHealth.ts';
 import { replenishPool } from '../../worker/jobs/poolReplenish.ts';
 import { userDataFor } from '../../worker/machineSetup.ts';
 import {

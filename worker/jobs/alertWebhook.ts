@@ -1,5 +1,5 @@
-import { parsePayload, type Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
+import { eachJob } from '../job.ts';
 
 /**
  * `alert-webhook`: posts one alert to ALERT_WEBHOOK_URL as Slack-compatible JSON. Anything but
@@ -7,23 +7,20 @@ import type { WorkerDeps } from '../deps.ts';
  * metrics and `npm run jobs -- dead` show). The URL holds the webhook's secret: never logged.
  */
 export function alertWebhook(deps: WorkerDeps) {
-  return async (jobs: Job<unknown>[]) => {
+  return eachJob('alert-webhook', async ({ alertId, text }) => {
     const url = deps.config.ops.alertWebhookUrl;
-    for (const job of jobs) {
-      const { alertId, text } = parsePayload('alert-webhook', job.data);
-      if (!url) {
-        deps.log.warn({ alertId }, 'ALERT_WEBHOOK_URL is no longer set: alert not posted');
-        continue;
-      }
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ text }),
-        signal: AbortSignal.timeout(10_000),
-      });
-      if (!response.ok) throw new Error(`alert webhook answered ${response.status}`);
-      await response.body?.cancel();
-      deps.log.info({ alertId }, 'alert posted to webhook');
+    if (!url) {
+      deps.log.warn({ alertId }, 'ALERT_WEBHOOK_URL is no longer set: alert not posted');
+      return;
     }
-  };
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (!response.ok) throw new Error(`alert webhook answered ${response.status}`);
+    await response.body?.cancel();
+    deps.log.info({ alertId }, 'alert posted to webhook');
+  });
 }

@@ -1,8 +1,9 @@
 import { listNamesNeedingWork } from '../../core/db/machineNames.ts';
 import { findVm } from '../../core/db/vms.ts';
-import { parsePayload, type Job, type Payload } from '../../core/queue.ts';
+import type { Payload } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { RetryLater } from '../ec2Errors.ts';
+import { eachJob } from '../job.ts';
 import { advanceName } from '../machineName.ts';
 
 /**
@@ -14,10 +15,8 @@ import { advanceName } from '../machineName.ts';
  *   there, a running machine whose record points elsewhere, a name failing: its 10-minute alert is
  *   decided here too), a bounded batch; a failure is recorded on the name and the sweep goes on.
  */
-export function machineNameJob(deps: WorkerDeps) {
-  return async (jobs: Job<unknown>[]) => {
-    for (const job of jobs) await syncNames(deps, parsePayload('machine-name', job.data));
-  };
+export function machineName(deps: WorkerDeps) {
+  return eachJob('machine-name', (payload) => syncNames(deps, payload));
 }
 
 /** Names the sweep takes per run: Route 53 answers 5 requests a second per account. */

@@ -1,14 +1,10 @@
 import type { MetricsConfig } from '../../core/config/config.ts';
-import {
-  deleteSamplesBefore,
-  listVmsRunningSince,
-  upsertMetricSamples,
-  type NewSample,
-} from '../../core/db/usage.ts';
+import { keepSamples, pruneSamples } from '../../core/commands/metricSamples.ts';
+import { listVmsRunningSince, type NewSample } from '../../core/db/usage.ts';
 import { DAY_MS } from '../../core/domain/time.ts';
 import { createCloudWatch, type CloudWatch } from '../../core/providers/cloudwatch.ts';
-import { parsePayload, type Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
+import { sweepJob } from '../job.ts';
 
 /**
  * `metrics-pull` (cron, METRICS_PULL_CRON): CPU and GPU utilisation of every machine that ran
@@ -24,12 +20,7 @@ import type { WorkerDeps } from '../deps.ts';
  */
 export function metricsPull(deps: WorkerDeps) {
   const cloudWatch = deps.cloudWatch ?? createCloudWatch(deps.config.metrics.cloudWatch);
-  return async (jobs: Job<unknown>[]) => {
-    for (const job of jobs) {
-      parsePayload('metrics-pull', job.data);
-      await pullMetrics({ ...deps, cloudWatch });
-    }
-  };
+  return sweepJob('metrics-pull', () => pullMetrics({ ...deps, cloudWatch }));
 }
 
 export type MetricsPullDeps = Pick<WorkerDeps, 'db' | 'log'> & {
@@ -43,7 +34,6 @@ export type MetricsPullReport = { vms: number; samples: number; written: number;
 const LOOKBACK_MS = 30 * 60_000;
 /** Machines per run: 40 GetMetricData calls; far beyond the fleet a region holds for us. */
 const MAX_VMS = 10_000;
-const PRUNE_BATCH = 50_000;
 
 export async function pullMetrics(deps: MetricsPullDeps, now: Date = new Date()): Promise<MetricsPullReport> {
   const { db, log, cloudWatch } = deps;
@@ -70,9 +60,9 @@ export async function pullMetrics(deps: MetricsPullDeps, now: Date = new Date())
       if (vmId) rows.push({ vmId, metric: sample.metric, at: sample.at, value: sample.value });
     }
     samples = rows.length;
-    written = await upsertMetricSamples(db, rows);
+    written = await keepSamples(db, rows);
   }
-  const pruned = await deleteSamplesBefore(db, new Date(now.getTime() - retentionDays * DAY_MS), PRUNE_BATCH);
+  const pruned = await pruneSamples(db, new Date(now.getTime() - retentionDays * DAY_MS));
   const report = { vms: vms.length, samples, written, pruned };
   log.info(report, 'metrics pulled');
   return report;

@@ -1,17 +1,12 @@
-import { checkPaymentsAgainSoon, claimDuePayments } from '../../core/db/payments.ts';
-import {
-  nextCheckAt,
-  RECONCILE_BATCH_SIZE,
-  RECONCILE_MAX_PER_RUN,
-  reconcileCutoff,
-} from '../../core/domain/payments.ts';
+import { checkAgainSoon, claimDueChecks } from '../../core/commands/paymentChecks.ts';
+import { RECONCILE_BATCH_SIZE } from '../../core/domain/payments.ts';
 import { applyVerification } from '../../core/commands/paymentSettlement.ts';
 import { redriveStalledRefunds, startDueAutoRefunds } from '../../core/commands/refundSweep.ts';
 import { createPayUClient, type PayUClient } from '../../core/providers/payu.ts';
 import { createPayUSiClient, type PayUSiClient } from '../../core/providers/payuSi.ts';
 import { siDebitPaymentIds, verifySiDebit } from '../../core/commands/autopayVerify.ts';
-import type { Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
+import { sweepJob } from '../job.ts';
 
 /**
  * `payment-reconcile` (cron, every minute): the callback and the webhook are hints; this sweep
@@ -22,9 +17,7 @@ import type { WorkerDeps } from '../deps.ts';
  * paid-but-not-activated payments that fell due, unless an operator resolved their alert.
  */
 export function paymentReconcile(deps: WorkerDeps, payu: PayUClient = createPayUClient(deps.config.payu)) {
-  return async (_jobs: Job<unknown>[]) => {
-    await reconcilePayments(deps, payu, new Date());
-  };
+  return sweepJob('payment-reconcile', () => reconcilePayments(deps, payu, new Date()));
 }
 
 export type ReconcileResult = {
@@ -44,12 +37,7 @@ export async function reconcilePayments(
   si: PayUSiClient = createPayUSiClient(deps.config.payu),
 ): Promise<ReconcileResult> {
   const log = deps.log.child({ job: 'payment-reconcile' });
-  const claimed = await claimDuePayments(
-    deps.db,
-    reconcileCutoff(now),
-    RECONCILE_MAX_PER_RUN,
-    (created, checks) => nextCheckAt(created, checks, now),
-  );
+  const claimed = await claimDueChecks(deps.db, now);
   const result: ReconcileResult = {
     checked: 0,
     calls: 0,
@@ -70,7 +58,7 @@ export async function reconcilePayments(
       result.calls++;
       answer = await verifySiDebit(deps, payment, si);
     } catch (error) {
-      await checkPaymentsAgainSoon(deps.db, [payment.id], soon);
+      await checkAgainSoon(deps.db, [payment.id], soon);
       log.error(
         { err: error, txnid: payment.txnid },
         'payment-reconcile: verify_si_payment failed; checking again soon',
@@ -92,7 +80,7 @@ export async function reconcilePayments(
       answers = await payu.verifyPayments(batch.map((p) => p.txnid));
     } catch (error) {
       // PayU unreachable: these are asked again within a minute rather than at their next step.
-      await checkPaymentsAgainSoon(
+      await checkAgainSoon(
         deps.db,
         batch.map((p) => p.id),
         soon,

@@ -3,8 +3,8 @@ import { findRefund } from '../../core/db/refunds.ts';
 import { followRefund, sendRefund } from '../../core/commands/refundProgress.ts';
 import { refundStep } from '../../core/domain/refund.ts';
 import { createPayUClient, type PayUClient } from '../../core/providers/payu.ts';
-import { parsePayload, type Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
+import { eachJob } from '../job.ts';
 
 /**
  * `payment-refund`: one refund row, taken to its end. Guard → side effect with a key → record:
@@ -15,12 +15,7 @@ import type { WorkerDeps } from '../deps.ts';
  * PayU says SUCCESS or FAILURE. Refunded and failed refunds are final: a replay does nothing.
  */
 export function paymentRefund(deps: WorkerDeps, payu: PayUClient = createPayUClient(deps.config.payu)) {
-  return async (jobs: Job<unknown>[]) => {
-    for (const job of jobs) {
-      const { refundId } = parsePayload('payment-refund', job.data);
-      await handleRefund(deps, payu, refundId);
-    }
-  };
+  return eachJob('payment-refund', ({ refundId }) => handleRefund(deps, payu, refundId));
 }
 
 export async function handleRefund(deps: WorkerDeps, payu: PayUClient, refundId: string): Promise<void> {

@@ -1,10 +1,11 @@
-import { checkPaymentBy, findPaymentByTxnid } from '../../core/db/payments.ts';
+import { checkAgainBy } from '../../core/commands/paymentChecks.ts';
+import { findPaymentByTxnid } from '../../core/db/payments.ts';
 import { applyVerification } from '../../core/commands/paymentSettlement.ts';
 import { isSiDebit, verifySiDebit } from '../../core/commands/autopayVerify.ts';
 import { paymentSettled } from '../../core/domain/payments.ts';
 import { createPayUClient, type PayUClient } from '../../core/providers/payu.ts';
-import { parsePayload, type Job } from '../../core/queue.ts';
 import type { WorkerDeps } from '../deps.ts';
+import { eachJobSettled } from '../job.ts';
 
 /**
  * `payment-verify`: asks PayU (verify_payment) what happened to one txnid and acts on that
@@ -18,23 +19,10 @@ export function paymentVerify(deps: WorkerDeps, payu: PayUClient = createPayUCli
   // A batch's jobs are verified at once and each is settled on its own (the worker registers
   // this queue with `perJobResults`): a burst of callbacks drains at PayU's speed rather than
   // one job per poller per polling interval, and one unreachable answer retries only its job.
-  return async (jobs: Job<unknown>[]): Promise<JobResult[]> =>
-    Promise.all(
-      jobs.map(async (job): Promise<JobResult> => {
-        try {
-          await verifyPayment(deps, payu, parsePayload('payment-verify', job.data), job.id);
-          return { id: job.id, status: 'completed' };
-        } catch (error) {
-          // Recorded on the job by pg-boss and retried with the queue's backoff.
-          const err = error as Error;
-          deps.log.warn({ jobId: job.id, err }, 'payment-verify: failed; will retry');
-          return { id: job.id, status: 'failed', output: { message: err.message, name: err.name } };
-        }
-      }),
-    );
+  return eachJobSettled('payment-verify', deps.log, (payload, job) =>
+    verifyPayment(deps, payu, payload, job.id),
+  );
 }
-
-type JobResult = { id: string; status: 'completed' | 'failed'; output?: object };
 
 async function verifyPayment(
   deps: WorkerDeps,
@@ -59,5 +47,5 @@ async function verifyPayment(
     : await payu.verifyPayment(txnid);
   const outcome = await applyVerification(deps, payment, answer, log);
   // A callback arrived but PayU has not decided: the sweep asks again within a minute or two.
-  if (outcome === 'open') await checkPaymentBy(deps.db, txnid, new Date(Date.now() + 60_000));
+  if (outcome === 'open') await checkAgainBy(deps.db, txnid, new Date(Date.now() + 60_000));
 }

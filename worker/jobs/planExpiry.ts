@@ -10,7 +10,7 @@ import { requestTerminate } from '../../core/commands/vmActions.ts';
 import type { WorkerDeps } from '../deps.ts';
 import { advanceMachine } from '../lifecycle/advance.ts';
 import { planFacts } from '../lifecycle/inputs.ts';
-import { eachJob } from '../job.ts';
+import { sweepJob } from '../job.ts';
 
 /**
  * `plan-expiry` (cron, every minute). Each step selects a bounded batch by a predicate that
@@ -28,7 +28,7 @@ import { eachJob } from '../job.ts';
  *    confirms the deletion).
  */
 export function planExpiry(deps: WorkerDeps) {
-  return eachJob('plan-expiry', () => runPlanExpiry(deps));
+  return sweepJob('plan-expiry', () => runPlanExpiry(deps));
 }
 
 export type ExpiryReport = {

@@ -10,7 +10,7 @@ import {
 } from '../../core/domain/launchBudget.ts';
 import { PLANS, type PlanId } from '../../core/domain/plans.ts';
 import type { WorkerDeps } from '../deps.ts';
-import { eachJob } from '../job.ts';
+import { sweepJob } from '../job.ts';
 import { accountBackoff } from '../lifecycle/failures.ts';
 import { stepSpare } from '../lifecycle/pool.ts';
 
@@ -27,7 +27,7 @@ import { stepSpare } from '../lifecycle/pool.ts';
  * password capture and the stop.
  */
 export function poolReplenish(deps: WorkerDeps) {
-  return eachJob('pool-replenish', () => replenishPool(deps));
+  return sweepJob('pool-replenish', () => replenishPool(deps));
 }
 
 export type ReplenishReport = {

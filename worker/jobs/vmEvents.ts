@@ -16,7 +16,7 @@ import {
 } from '../../core/domain/machineEvents.ts';
 import { createCloudWatch } from '../../core/providers/cloudwatch.ts';
 import type { WorkerDeps } from '../deps.ts';
-import { eachJob } from '../job.ts';
+import { sweepJob } from '../job.ts';
 import { accountBackoff, recordStepFailure } from '../lifecycle/failures.ts';
 
 /**
@@ -30,7 +30,7 @@ import { accountBackoff, recordStepFailure } from '../lifecycle/failures.ts';
  * - an event EC2 no longer lists is over (the machine moved away).
  */
 export function vmEvents(deps: WorkerDeps) {
-  return eachJob('vm-events', () => sweepScheduledEvents(deps));
+  return sweepJob('vm-events', () => sweepScheduledEvents(deps));
 }
 
 export type EventsReport = { seen: number; warned: number; moved: number; over: number };

@@ -10,7 +10,7 @@ import {
 } from '../../core/domain/idle.ts';
 import { createCloudWatch, type CloudWatch } from '../../core/providers/cloudwatch.ts';
 import type { WorkerDeps } from '../deps.ts';
-import { eachJob } from '../job.ts';
+import { sweepJob } from '../job.ts';
 
 /**
  * `vm-idle` (cron, every minute): the idle auto-stop. For every running machine whose
@@ -26,7 +26,7 @@ import { eachJob } from '../job.ts';
  */
 export function vmIdle(deps: WorkerDeps) {
   const cloudWatch = deps.cloudWatch ?? createCloudWatch(deps.config.metrics.cloudWatch);
-  return eachJob('vm-idle', () => sweepIdleMachines({ ...deps, cloudWatch }));
+  return sweepJob('vm-idle', () => sweepIdleMachines({ ...deps, cloudWatch }));
 }
 
 export type IdleSweepDeps = Pick<WorkerDeps, 'db' | 'boss' | 'log' | 'config'> & { cloudWatch: CloudWatch };

@@ -1,8 +1,9 @@
 import { provisionStep } from '../../core/domain/planMachine.ts';
-import { parsePayload, type Job, type Payload } from '../../core/queue.ts';
+import type { Payload } from '../../core/queue.ts';
 import { requestStart, scheduleVmCheck } from '../../core/commands/vmActions.ts';
 import { choosePlanMachine } from '../../core/commands/planMachine.ts';
 import type { WorkerDeps } from '../deps.ts';
+import { eachJobSettled } from '../job.ts';
 import { RetryLater } from '../ec2Errors.ts';
 import { advanceMachine } from '../lifecycle/advance.ts';
 import { planFacts } from '../lifecycle/inputs.ts';
@@ -25,23 +26,8 @@ export function vmProvision(deps: WorkerDeps) {
   // A batch's machines are provisioned at once, each job settled on its own (the worker
   // registers this queue with `perJobResults`): a burst of purchases is not paced by the
   // polling interval, and a capacity error retries only its own job (and spends its budget).
-  return async (jobs: Job<unknown>[]): Promise<JobResult[]> =>
-    Promise.all(
-      jobs.map(async (job): Promise<JobResult> => {
-        try {
-          await provisionVm(deps, parsePayload('vm-provision', job.data), job.id);
-          return { id: job.id, status: 'completed' };
-        } catch (error) {
-          // Recorded on the job by pg-boss and retried with the queue's backoff.
-          const err = error as Error;
-          deps.log.warn({ jobId: job.id, err }, 'vm-provision: failed; will retry');
-          return { id: job.id, status: 'failed', output: { message: err.message, name: err.name } };
-        }
-      }),
-    );
+  return eachJobSettled('vm-provision', deps.log, (payload, job) => provisionVm(deps, payload, job.id));
 }
-
-type JobResult = { id: string; status: 'completed' | 'failed'; output?: object };
 
 export type ProvisionOutcome =
   'skipped' | 'renewed' | 'claimed-pool' | 'launched' | 'in-progress' | 'failed' | 'nothing-to-do';

@@ -19,7 +19,7 @@ import {
   type LateMachineFacts,
 } from '../../core/domain/provisionDelay.ts';
 import type { WorkerDeps } from '../deps.ts';
-import { eachJob } from '../job.ts';
+import { sweepJob } from '../job.ts';
 
 /**
  * `vm-reaper` (cron, every minute): transitions that started and went silent.
@@ -39,7 +39,7 @@ import { eachJob } from '../job.ts';
  *   own (`provision-delayed`, above).
  */
 export function vmReaper(deps: WorkerDeps) {
-  return eachJob('vm-reaper', () => reapVms(deps));
+  return sweepJob('vm-reaper', () => reapVms(deps));
 }
 
 /** What the rows say of a late machine: its instance, its password, its failing step. */

@@ -12,7 +12,7 @@ import type { Ec2Instance } from '../../core/providers/ec2.ts';
 import { TAGS } from '../../core/providers/vmEc2.ts';
 import { describeEc2Error } from '../ec2Errors.ts';
 import type { WorkerDeps } from '../deps.ts';
-import { eachJob } from '../job.ts';
+import { sweepJob } from '../job.ts';
 import { accountBackoff } from '../lifecycle/failures.ts';
 import { sweepSnapshots } from '../lifecycle/keptDisks.ts';
 
@@ -24,7 +24,7 @@ import { sweepSnapshots } from '../lifecycle/keptDisks.ts';
  * deployment tag are ever considered. Kept disks (snapshots) are swept in the same run.
  */
 export function vmReconcile(deps: WorkerDeps) {
-  return eachJob('vm-reconcile', async () => {
+  return sweepJob('vm-reconcile', async () => {
     // AWS throttles the account: the next run (ten minutes on) asks again.
     const throttled = await accountBackoff(deps);
     if (throttled) {
