@@ -6,6 +6,7 @@ import { findLiveVmByUser } from '../../core/db/vms.ts';
 import {
   IDLE_STOP_CHOICES,
   idleSavedSeconds,
+  idleWatched,
   projectHourBank,
   type IdleStopMinutes,
 } from '../../core/domain/idle.ts';
@@ -76,14 +77,12 @@ export function idleRoutes(services: Services): Router<AppState> {
           })
         : { kind: 'no-use' as const };
     const warning =
-      vm.state === 'running' && state.warnedAt && state.stopAt
-        ? { stopAt: state.stopAt.toISOString() }
-        : null;
+      idleWatched(vm.state) && state.warnedAt && state.stopAt ? { stopAt: state.stopAt.toISOString() } : null;
     return {
       machine: true,
       minutes: state.minutes,
       choices: IDLE_STOP_CHOICES,
-      running: vm.state === 'running',
+      running: idleWatched(vm.state),
       warning,
       saved: { seconds: Math.round(savedSeconds), stops: stops.length },
       projection:
@@ -109,7 +108,7 @@ export function idleRoutes(services: Services): Router<AppState> {
   router.post('/vm/keep-running', requireUser(), validate(KeepBody), async (ctx) => {
     const user = currentUser(ctx);
     const vm = await ownVm(user);
-    if (vm.state !== 'running') throw new HttpError(409, KEEP_RUNNING_MESSAGES.notRunning);
+    if (!idleWatched(vm.state)) throw new HttpError(409, KEEP_RUNNING_MESSAGES.notRunning);
     await keepRunning(db, vm.id, new Date());
     ctx.body = await idleBody(user);
   });

@@ -7,6 +7,7 @@ import { DecryptError } from '../../core/crypto/crypto.ts';
 import { healthSignatureValid, openHealthSecret } from '../../core/crypto/machineSecrets.ts';
 import { recordSmokeReport } from '../../core/db/imageSmokeRuns.ts';
 import { findReportingMachine, recordClockAhead, recordHealthRefusal } from '../../core/db/machineHealth.ts';
+import { desktopReachable } from '../../core/domain/machineStates.ts';
 import { CLOCK_MESSAGES, reportClock } from '../../core/domain/reportClock.ts';
 import { holdPoolForImageFault } from '../../core/commands/poolHolds.ts';
 import {
@@ -193,7 +194,7 @@ export function machineHealthRoutes(services: Services): Router<AppState> {
       }
       // A spare in the warm pool, or a machine whose address we do not know yet (it is starting):
       // it proved who it is, but there is no address to check it against. It reports again.
-      if (!machine.vm_id || machine.vm_state !== 'running' || !machine.public_ip)
+      if (!machine.vm_id || !desktopReachable({ state: machine.vm_state ?? '', publicIp: machine.public_ip }))
         return refuse('not-in-service', { vmId: machine.vm_id, record: false, quiet: true });
       if (callerAddress !== machine.public_ip) return refuse('wrong-address', { vmId: machine.vm_id });
       // Proven the machine's own, but dated ahead of our clock: stored, it would outrank every

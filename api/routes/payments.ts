@@ -238,7 +238,7 @@ export function paymentRoutes(services: Services): Router<AppState> {
       );
       return { accepted: false, reason: 'amount', txnid };
     }
-    const claimed = typeof posted.status === 'string' ? posted.status : '';
+    const claimed = z.string().catch('').parse(posted.status);
     await db.transaction(async (trx) => {
       await recordCallback(trx, txnid, claimed);
       // A settled payment needs no second look; the guard in the job makes a late one harmless anyway.

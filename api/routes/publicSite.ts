@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   FEEDBACK_FIELDS,
   FEEDBACK_LIMITS,
+  alreadySubscribed,
   NEWSLETTER,
   NEWSLETTER_MESSAGES,
 } from '../../core/domain/publicSite.ts';
@@ -130,7 +131,7 @@ export function publicSiteRoutes(services: Services): Router<AppState> {
         to: email,
         unsubscribeUrl: unsubscribeUrl(publicUrl, unsubscribeToken(appSecret, subscriber.id)),
       };
-      if (subscriber.state === 'confirmed') {
+      if (alreadySubscribed(subscriber.state)) {
         await markSubscriberMailed(trx, subscriber.id);
         await sendJob(services.boss, 'email-send', alreadySubscribedMail(links), { db: trx });
         return;

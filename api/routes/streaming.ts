@@ -28,6 +28,8 @@ import {
   PAIRING_OUTCOMES,
   PAIRING_WAIT_SECONDS,
   PIN_PATTERN,
+  removable,
+  removalOutcome,
   STREAMING_MESSAGES,
   type PairingOutcome,
 } from '../../core/domain/streaming.ts';
@@ -157,11 +159,7 @@ export function streamingRoutes(services: Services): Router<AppState> {
     const id = PairingId.safeParse(ctx.params.id);
     const existing = id.success ? await findPairing(db, id.data) : null;
     // Another customer's device is as absent as one that never was.
-    if (
-      !existing ||
-      existing.user_id !== user.id ||
-      (existing.state !== 'paired' && existing.state !== 'removing')
-    )
+    if (!existing || existing.user_id !== user.id || !removable(existing.state))
       throw new HttpError(404, STREAMING_MESSAGES.noDevice);
     const { vm } = await machineFor(ctx, 'remove');
     if (existing.vm_id !== vm.id) throw new HttpError(404, STREAMING_MESSAGES.noDevice);
@@ -177,13 +175,18 @@ export function streamingRoutes(services: Services): Router<AppState> {
       removing = null;
     }
     if (!removing) throw new HttpError(409, STREAMING_MESSAGES.busy);
-    const row = await follow(ctx, removing.id, (r) => r.state !== 'removing', REMOVAL_WAIT_SECONDS);
-    if (!row || row.state === 'removing') {
+    const row = await follow(
+      ctx,
+      removing.id,
+      (r) => removalOutcome(r.state) !== 'under-way',
+      REMOVAL_WAIT_SECONDS,
+    );
+    if (!row || removalOutcome(row.state) === 'under-way') {
       ctx.status = 202;
       ctx.body = { message: 'Removing the device from your PC…', device: pairingBody(removing) };
       return;
     }
-    if (row.state !== 'removed')
+    if (removalOutcome(row.state) !== 'removed')
       throw new HttpError(409, row.message ?? 'The device could not be removed. Please try again.');
     ctx.body = { message: STREAMING_MESSAGES.removed, device: pairingBody(row) };
   });

@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { SUBSCRIBER_STATES } from '../domain/publicSite.ts';
 import { sql, type Db } from './pool.ts';
 
 /** Blog subscribers: double opt-in (see sql/0003_public_site.sql). */
-export const SUBSCRIBER_STATES = ['pending', 'confirmed', 'unsubscribed'] as const;
 
 export const BlogSubscriber = z.object({
   id: z.uuid(),

@@ -144,6 +144,11 @@ export function withNotice(decision: IdleDecision, warnedAt: Instant | null, now
   return { kind: 'warn', idleSince: decision.idleSince, stopAt: new Date(stopAt) };
 }
 
+/** Only a running machine is watched for idleness, warned, stopped, or kept running by the customer. */
+export function idleWatched(state: string): boolean {
+  return state === 'running';
+}
+
 /**
  * What the sweep carries out for a machine: a warning recorded and mailed, the stop, a pending
  * warning withdrawn (the machine is in use again, or auto-stop is off), or nothing — without

@@ -141,6 +141,54 @@ export function copyDue(
   }
 }
 
+/**
+ * Where a terminating machine's kept copy stands, from its rows: one that once completed is safe
+ * whatever its row became since (restored into a renewal, deleted by the sweep), so the machine is
+ * never copied again; else the copy being taken (to ask EC2 about, once its CreateSnapshot is
+ * recorded), or none.
+ */
+export function copyProgress<C extends { state: SnapshotState; snapshotId: string | null }>(
+  safe: 'restored' | 'kept' | 'creating' | 'none',
+  copies: readonly C[],
+):
+  | { row: 'restored' | 'completed' | 'none' | 'unsent' }
+  | { row: 'creating'; copy: C & { snapshotId: string } } {
+  switch (safe) {
+    case 'restored':
+      return { row: 'restored' };
+    case 'kept':
+      return { row: 'completed' };
+    case 'creating':
+    case 'none':
+      break;
+    default:
+      return assertNever(safe);
+  }
+  const copy = copies.find((c) => c.state === 'creating');
+  if (!copy) return { row: 'none' };
+  const { snapshotId } = copy;
+  return snapshotId === null ? { row: 'unsent' } : { row: 'creating', copy: { ...copy, snapshotId } };
+}
+
+/** What EC2 says of a copy being taken, as the kept-disk decision reads it. */
+export function snapshotCloud(
+  state: 'pending' | 'completed' | 'error' | 'recoverable' | 'recovering' | undefined,
+): 'pending' | 'completed' | 'error' | 'missing' {
+  switch (state) {
+    case undefined:
+      return 'missing';
+    case 'completed':
+    case 'error':
+      return state;
+    case 'pending':
+    case 'recoverable':
+    case 'recovering':
+      return 'pending';
+    default:
+      return assertNever(state);
+  }
+}
+
 /** A snapshot tagged with a copy's row that is still being made is that copy's: the lifecycle adopts it by the tag. */
 export function orphanSnapshotAdoptable(state: SnapshotState): boolean {
   return state === 'creating';

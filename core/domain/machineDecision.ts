@@ -262,6 +262,52 @@ export function stepRule(decision: Decision): StepRule {
 /** What a run may do: the job everything; the sweep leaves launches and retries to their jobs. */
 export type Mode = 'job' | 'sweep';
 
+/** EC2 is deleting the instance, or has: nothing of it is left to adopt or delete. */
+export function instanceGone(state: CloudState): boolean {
+  switch (state) {
+    case 'shutting-down':
+    case 'terminated':
+      return true;
+    case 'pending':
+    case 'running':
+    case 'stopping':
+    case 'stopped':
+      return false;
+    default:
+      return assertNever(state);
+  }
+}
+
+/**
+ * The looks a decision reads besides the row and EC2, by the machine's state (each a read the
+ * executor makes only when it is wanted): the copy a machine waiting to be made from a kept disk
+ * is made from; the plan's launch budget, for a machine that needs a launch; its DNS name, on the
+ * way to running.
+ */
+export function looksWanted(machine: { state: MachineState; hasInstance: boolean; restoresDisk: boolean }): {
+  restore: boolean;
+  launchBudget: boolean;
+  name: boolean;
+} {
+  switch (machine.state) {
+    case 'requested':
+      return { restore: machine.restoresDisk, launchBudget: !machine.hasInstance, name: false };
+    case 'provisioning':
+      return { restore: false, launchBudget: !machine.hasInstance, name: true };
+    case 'starting':
+      return { restore: false, launchBudget: false, name: true };
+    case 'running':
+    case 'stopping':
+    case 'stopped':
+    case 'terminating':
+    case 'terminated':
+    case 'error':
+      return { restore: false, launchBudget: false, name: false };
+    default:
+      return assertNever(machine.state);
+  }
+}
+
 /** EC2 states in which an instance still is; `shutting-down` and `terminated` mean it is gone. */
 export type LiveCloudState = Exclude<CloudState, 'shutting-down' | 'terminated'>;
 

@@ -3,7 +3,7 @@ import { decideMachine } from './lifecycle.ts';
 import type { LastTry } from './lastTry.ts';
 import type { CloudState, CloudView, MachineFacts } from './machineDecision.ts';
 import { MACHINE_STATES, type MachineState } from './machineStates.ts';
-import { mayTake, transitionOf, TRANSITIONS } from './machineTransitions.ts';
+import { jobOf, mayTake, transitionOf, TRANSITIONS } from './machineTransitions.ts';
 import type { PlanFacts } from './planTime.ts';
 
 const NOW = new Date('2026-06-10T12:00:00Z');
@@ -125,5 +125,26 @@ describe('the transitions table', () => {
       expect(mayTake(name as keyof typeof TRANSITIONS, 'error'), name).toBe(name === 'request-terminate');
       expect(edge.from.length).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('jobOf: the job that carries a machine forward from its state', () => {
+  it('names the operation of every state a transition sent one for, and none elsewhere', () => {
+    const table = MACHINE_STATES.map((state) => [
+      state,
+      jobOf({ state, hasInstance: true }),
+      jobOf({ state, hasInstance: false }),
+    ]);
+    expect(table).toEqual([
+      ['requested', 'vm-provision', 'vm-provision'],
+      ['provisioning', null, 'vm-provision'],
+      ['starting', 'vm-start', 'vm-start'],
+      ['running', null, null],
+      ['stopping', 'vm-stop', 'vm-stop'],
+      ['stopped', null, null],
+      ['terminating', 'vm-terminate', 'vm-terminate'],
+      ['terminated', null, null],
+      ['error', null, null],
+    ]);
   });
 });

@@ -83,6 +83,21 @@ export type PoolInput = {
   limits: Pick<LifecycleLimits, 'missingGraceMs' | 'maxLaunchAttempts'>;
 };
 
+/** A spare customers can claim: the end of its pool's hold, when there was one. */
+export function spareReady(state: PoolState): boolean {
+  switch (state) {
+    case 'ready':
+      return true;
+    case 'launching':
+    case 'stopping':
+    case 'claimed':
+    case 'failed':
+      return false;
+    default:
+      return assertNever(state);
+  }
+}
+
 /** Where a spare's step is carried out, and whether the sweep may take it (a launch is `pool-replenish`'s). */
 export function poolStepRule(decision: PoolDecision): StepRule {
   switch (decision.kind) {

@@ -31,6 +31,15 @@ export const FEEDBACK_MESSAGES = {
   invalidEmail: 'Enter a valid email address.',
 } as const;
 
+/** A newsletter subscriber: `pending → confirmed`, or `unsubscribed`. */
+export const SUBSCRIBER_STATES = ['pending', 'confirmed', 'unsubscribed'] as const;
+export type SubscriberState = (typeof SUBSCRIBER_STATES)[number];
+
+/** A subscriber who already confirmed is told so, not sent another confirmation. */
+export function alreadySubscribed(state: SubscriberState): boolean {
+  return state === 'confirmed';
+}
+
 /** Subscription timings. */
 export const NEWSLETTER = {
   /** How long a confirmation link works. */

@@ -9,6 +9,7 @@
  * only when the client then appears in `GET /api/clients/list`) and `{"status": false}` when none
  * is; `POST /api/clients/unpair {uuid}` removes one. Moonlight waits about two minutes for the PIN.
  */
+import { assertNever } from './assertNever.ts';
 import { DCV_PORT, DCV_SESSION_ID } from './desktop.ts';
 import { desktopReachable } from './machineStates.ts';
 import { NAME_MESSAGES, type MachineNameView } from './machineName.ts';
@@ -131,6 +132,30 @@ export const PAIRING_STATES = [
   'removed',
 ] as const;
 export type PairingState = (typeof PAIRING_STATES)[number];
+
+/** A device the customer may ask to remove: one paired (or already being removed). */
+export function removable(state: PairingState): boolean {
+  return state === 'paired' || state === 'removing';
+}
+
+/** Where a removal stands: under way, done, or refused (the device is back as paired, with why). */
+export function removalOutcome(state: PairingState): 'under-way' | 'removed' | 'kept' {
+  switch (state) {
+    case 'removing':
+      return 'under-way';
+    case 'removed':
+      return 'removed';
+    case 'pending':
+    case 'sending':
+    case 'confirming':
+    case 'paired':
+    case 'refused':
+    case 'failed':
+      return 'kept';
+    default:
+      return assertNever(state);
+  }
+}
 
 /** A device the customer asked to remove, which Sunshine knows by its id: `stream-unpair` removes it. */
 export function awaitsRemoval(pairing: { state: PairingState; clientUuid: string | null }): boolean {

@@ -73,7 +73,9 @@ export async function advanceMachine(
   }
   try {
     const { succeeded, ...advanced } = await run(deps, start, options);
-    await clearFailures(deps, { kind: 'vm', id: start.id }, succeeded, advanced.vm.state !== start.state);
+    // A machine that moved to another state has left its failing step behind (failures.ts).
+    const movedOn = advanced.vm.state !== start.state;
+    await clearFailures(deps, { kind: 'vm', id: start.id }, succeeded, movedOn);
     return advanced;
   } catch (error) {
     // A decision to retry carries no failure of its own: the step that failed recorded it.

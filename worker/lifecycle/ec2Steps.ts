@@ -7,7 +7,7 @@ import {
   recordVmError,
   storeVmPassword,
 } from '../../core/db/vms.ts';
-import type { CloudView } from '../../core/domain/machineDecision.ts';
+import { instanceGone, type CloudView } from '../../core/domain/machineDecision.ts';
 import { annotateEc2Error, classifyEc2Error } from '../../core/providers/ec2.ts';
 import { vmTags } from '../../core/providers/vmEc2.ts';
 import { scheduleVmCheck } from '../../core/commands/vmActions.ts';
@@ -139,7 +139,7 @@ export const terminate: Step<'terminate'> = async ({ deps, vm, cloud, log, now }
   const ids = new Set<string>(vm.instance_id ? [vm.instance_id] : []);
   if (vm.launch_attempts > 0) {
     const launched = (await ec2.findByClientTokens([vm.id])).get(vm.id);
-    if (launched && launched.state !== 'terminated') ids.add(launched.instanceId);
+    if (launched && !instanceGone(launched.state)) ids.add(launched.instanceId);
   }
   let recorded: CloudView | undefined = cloud;
   for (const instanceId of ids) {

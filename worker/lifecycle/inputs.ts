@@ -12,10 +12,12 @@ import {
   type MachineFacts,
   type RestoreView,
   type SnapshotView,
+  looksWanted,
 } from '../../core/domain/machineDecision.ts';
 import { type PlanFacts } from '../../core/domain/planTime.ts';
 import { type PoolFacts } from '../../core/domain/poolInstance.ts';
 import { LAUNCH_BUDGET_WINDOW_MS, launchBudgetLeft } from '../../core/domain/launchBudget.ts';
+import { copyProgress, snapshotCloud } from '../../core/domain/keptDisk.ts';
 import { keptCopyOf } from '../../core/domain/machineEnding.ts';
 import type { Ec2Instance } from '../../core/providers/ec2.ts';
 import { TAGS } from '../../core/providers/vmEc2.ts';
@@ -46,7 +48,7 @@ export function machineFacts(vm: Vm): MachineFacts {
     startAttempts: vm.start_attempts,
     passwordStored: vm.password_encrypted !== null,
     usageSeconds: vm.usage_seconds,
-    usageCountedAt: vm.state === 'running' ? vm.usage_counted_at : null,
+    usageCountedAt: vm.usage_counted_at,
     launchedAt: vm.launched_at,
     startRequestedAt: vm.start_requested_at,
     stoppedAt: vm.stopped_at,
@@ -107,12 +109,21 @@ export async function observeInstances(
 
 /** The copy a new machine is to be made from, for a requested machine that brings one back. */
 export async function readRestore(deps: WorkerDeps, vm: Vm): Promise<RestoreView | undefined> {
-  if (vm.state !== 'requested' || !vm.restore_snapshot_id) return undefined;
+  if (!looksOf(vm).restore || !vm.restore_snapshot_id) return undefined;
   const copy = await findSnapshot(deps.db, vm.restore_snapshot_id);
   if (!copy) return { copy: null };
-  if (copy.state !== 'failed') return { copy: copy.state };
+  // The copy the old machine takes again, should this one have failed (`restoreProgress` reads it then).
   const retake = await findLiveSnapshotOfVm(deps.db, copy.vm_id);
   return { copy: copy.state, retake: retake && { id: retake.id, state: retake.state } };
+}
+
+/** The looks the machine's decision reads (`looksWanted`). */
+function looksOf(vm: Vm) {
+  return looksWanted({
+    state: vm.state,
+    hasInstance: vm.instance_id !== null,
+    restoresDisk: vm.restore_snapshot_id !== null,
+  });
 }
 
 /**
@@ -124,7 +135,7 @@ export async function readLaunchBudget(
   vm: Vm,
   now: Date,
 ): Promise<{ left: number; freesAt: number | null } | undefined> {
-  if ((vm.state !== 'requested' && vm.state !== 'provisioning') || vm.instance_id) return undefined;
+  if (!looksOf(vm).launchBudget) return undefined;
   const since = new Date(now.getTime() - LAUNCH_BUDGET_WINDOW_MS);
   return launchBudgetLeft(
     deps.config.vm.launchBudget.machine,
@@ -139,22 +150,18 @@ export async function readLaunchBudget(
  * is never copied again; else our row of the copy being taken, then EC2's word on it.
  */
 export async function readSnapshot(deps: WorkerDeps, vm: Vm): Promise<SnapshotView> {
-  const copies = await listSnapshotsOfVm(deps.db, vm.id);
-  const kept = keptCopyOf(
-    copies.map((c) => ({ state: c.state, completedAt: c.completed_at, restoredVmId: c.restored_vm_id })),
-  );
-  if (kept === 'restored') return { row: 'restored' };
-  if (kept === 'kept') return { row: 'completed' };
-  const row = copies.find((c) => c.state === 'creating') ?? null;
-  if (!row) return { row: 'none' };
-  if (!row.snapshot_id) return { row: 'unsent' };
-  const begunAt = row.created_at;
-  const [found] = await deps.vmEc2.ec2.describeSnapshots({ snapshotIds: [row.snapshot_id] });
-  const cloud = !found
-    ? 'missing'
-    : found.state === 'error' || found.state === 'completed'
-      ? found.state
-      : 'pending';
+  const copies = (await listSnapshotsOfVm(deps.db, vm.id)).map((c) => ({
+    state: c.state,
+    completedAt: c.completed_at,
+    restoredVmId: c.restored_vm_id,
+    snapshotId: c.snapshot_id,
+    begunAt: c.created_at,
+  }));
+  const progress = copyProgress(keptCopyOf(copies), copies);
+  if (progress.row !== 'creating') return { row: progress.row };
+  const { snapshotId, begunAt } = progress.copy;
+  const [found] = await deps.vmEc2.ec2.describeSnapshots({ snapshotIds: [snapshotId] });
+  const cloud = snapshotCloud(found?.state);
   if (cloud !== 'completed') return { row: 'creating', cloud, begunAt };
   return { row: 'creating', cloud, newMachineWaits: (await findVmRestoringFromVm(deps.db, vm.id)) !== null };
 }
@@ -170,7 +177,7 @@ export async function probeRemoteDesktop(deps: WorkerDeps, host: string | null):
  * provisioning), and only when a zone is configured; undefined otherwise.
  */
 export async function readName(deps: WorkerDeps, vm: Vm): Promise<NameView | undefined> {
-  if (!deps.config.machineNames || (vm.state !== 'starting' && vm.state !== 'provisioning')) return undefined;
+  if (!deps.config.machineNames || !looksOf(vm).name) return undefined;
   const row = await findMachineName(deps.db, vm.id);
   return { pointsTo: row && row.released_at === null ? row.points_to : null };
 }

@@ -4,6 +4,7 @@ import { raiseAlert } from '../../core/db/operatorAlerts.ts';
 import { beginPoolLaunch, recordPoolLaunch, type PoolInstance } from '../../core/db/poolInstances.ts';
 import { findSnapshot, markSnapshotRestored } from '../../core/db/snapshots.ts';
 import { beginLaunch, recordLaunch, recordVmError } from '../../core/db/vms.ts';
+import { instanceGone } from '../../core/domain/machineDecision.ts';
 import { subnetForAttempt } from '../../core/domain/machineProvisioning.ts';
 import { imageForPlan } from '../../core/domain/plans.ts';
 import { classifyEc2Error, ec2ErrorCode, type Ec2Instance } from '../../core/providers/ec2.ts';
@@ -93,7 +94,7 @@ export const launch: Step<'launch'> = async (ctx) => {
   const restore = vm.restore_snapshot_id ? await findSnapshot(db, vm.restore_snapshot_id) : null;
   // A copy the renewal waited for is the new machine's from now on (the sweep deletes it once
   // the machine is ready); usually marked already, when the copy completed.
-  if (restore?.state === 'completed') await markSnapshotRestored(db, restore.id, vm.id);
+  if (restore) await markSnapshotRestored(db, restore.id, vm.id);
   const subnetId = subnetForAttempt(config.ec2, vm.launch_attempts, config.vm.launchAttemptsBeforeFallback);
   const imageId = imageForPlan(vm.plan_id, config.ec2.amiByPlan);
   const begun = await beginLaunch(db, vm.id, { subnetId, imageId }, now);
@@ -186,8 +187,7 @@ export async function launchSpare(
 /** The instance an earlier launch made under the machine's ClientToken, if any. */
 export const adopt: Step<'adopt'> = async ({ deps, vm, log, now }) => {
   const found = (await deps.vmEc2.ec2.findByClientTokens([vm.id])).get(vm.id);
-  if (!found || found.state === 'terminated' || found.state === 'shutting-down')
-    return { lastTry: 'nothing-adopted' };
+  if (!found || instanceGone(found.state)) return { lastTry: 'nothing-adopted' };
   await recordLaunch(deps.db, vm.id, found, now);
   // Its launch lost its answer, so the ledger did not count it: it is billed all the same.
   await recordLaunchAttempt(deps.db, {

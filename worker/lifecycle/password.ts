@@ -32,8 +32,12 @@ export async function capturePassword(
     };
   try {
     const result = decryptWindowsPassword(passwordData, privateKeyPem);
-    if (result.status === 'not-ready') return { status: 'not-ready' };
-    return { status: 'sealed', sealed: sealWindowsPassword(deps.config.appSecret, result.password) };
+    switch (result.status) {
+      case 'not-ready':
+        return { status: 'not-ready' };
+      case 'ready':
+        return { status: 'sealed', sealed: sealWindowsPassword(deps.config.appSecret, result.password) };
+    }
   } catch (error) {
     if (error instanceof WindowsPasswordError) {
       // Never guess: a wrong key yields bytes that are not a password, and we say which check failed.

@@ -15,6 +15,7 @@ import type { CloudView, Mode } from '../../core/domain/machineDecision.ts';
 import {
   nextPoolStep,
   poolStepRule,
+  spareReady,
   type PoolDecision,
   type PoolInput,
 } from '../../core/domain/poolInstance.ts';
@@ -285,7 +286,7 @@ async function poolCloudStep(
           // First boot is done and the password kept: it is stopped until a customer claims it (a
           // hot one is ready as it is).
           const booted = await markPoolFirstBoot(deps.db, row.id, captured.sealed, now);
-          if (booted?.state === 'ready') await poolRecovered(deps, row.plan_id);
+          if (booted && spareReady(booted.state)) await poolRecovered(deps, row.plan_id);
           return { cloud };
         }
         default:

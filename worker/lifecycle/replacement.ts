@@ -2,7 +2,7 @@ import { raiseAlert } from '../../core/db/operatorAlerts.ts';
 import { findKeptSnapshotOfUser, releaseRestoreOf } from '../../core/db/snapshots.ts';
 import { findSubscription } from '../../core/db/subscriptions.ts';
 import { countReplacedMachines, type Vm } from '../../core/db/vms.ts';
-import { snapshotRestorable } from '../../core/domain/keptDisk.ts';
+import { snapshotWillRestore } from '../../core/domain/keptDisk.ts';
 import { type LostWhile } from '../../core/domain/machineDecision.ts';
 import { planInForce } from '../../core/domain/planTime.ts';
 import { replacementFor } from '../../core/domain/machineEvents.ts';
@@ -44,8 +44,7 @@ export async function replaceLostMachine(
   await releaseRestoreOf(db, vm.id);
   const kept = await findKeptSnapshotOfUser(db, vm.user_id);
   const restores =
-    kept !== null &&
-    (snapshotRestorable({ state: kept.state, keepUntil: kept.keep_until }, now) || kept.state === 'creating');
+    kept !== null && snapshotWillRestore({ state: kept.state, keepUntil: kept.keep_until }, now);
   await db.transaction(async (trx) => {
     await requestTerminate(trx, boss, vm.id, 'replaced', now);
     await sendJob(
