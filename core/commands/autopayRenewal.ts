@@ -36,21 +36,25 @@ import {
   AUTOPAY_NOTICE_EARLY_MS,
   AUTOPAY_NOTICE_RETRY_MS,
   AUTOPAY_REDRIVE_AFTER_MS,
-  debitAllowedAt,
+  type MandateReading,
   type RenewalState,
   indiaDateString,
   noticedDebitAt,
-  noticeDueAt,
-  periodKey,
   readDebitAnswer,
   readMandateStatus,
   readPreDebitAnswer,
   readRevokeAnswer,
-  retryAt,
-  scheduledDebitAt,
 } from '../domain/autopay.ts';
+import {
+  debitDue,
+  decideRenewal,
+  mandateCheck,
+  noticeOutcome,
+  renewalToOpen,
+  settledDebitOutcome,
+} from '../domain/renewal.ts';
 import { keptUntil } from '../domain/planTime.ts';
-import { plainFailureReason } from '../domain/payments.ts';
+import { isOpenPayment, plainFailureReason } from '../domain/payments.ts';
 import { autopayFailedMail, autopayNoticeMail, autopayStoppedMail } from '../emails/autopay.ts';
 import type { Logger } from '../observability/log.ts';
 import { formatAmount, newTxnId, PayUError } from '../providers/payu.ts';
@@ -74,8 +78,9 @@ import { verifySiDebit } from './autopayVerify.ts';
  *    again per the retry rule, or not;
  * 6. revokes whose job was lost are sent again.
  *
- * Decisions are core/domain/autopay.ts's; every step is a conditional transition, and PayU is
- * never called inside a database transaction.
+ * What a renewal does next is core/domain/renewal.ts's (decideRenewal and the outcomes of PayU's
+ * answers), PayU's answers are read by core/domain/autopay.ts; every step is a conditional
+ * transition, and PayU is never called inside a database transaction.
  */
 
 export type RenewalDeps = { db: DatabasePool; boss: Boss; config: Config; log: Logger };
@@ -145,6 +150,17 @@ async function alertUnreadable(db: Db, key: string, message: string, details: Re
   await raiseAlert(db, { kind: 'autopay-problem', dedupeKey: key, message, details });
 }
 
+/** A renewal row as `decideRenewal` reads it. */
+function renewalFacts(renewal: Renewal) {
+  return {
+    state: renewal.state,
+    renewalAt: renewal.renewal_at,
+    debitAt: renewal.debit_at,
+    noticeSentAt: renewal.notice_sent_at,
+    problem: renewal.problem,
+  };
+}
+
 // ---------------------------------------------------------------------------------------
 // 1. Renewals that fall due
 
@@ -152,25 +168,37 @@ async function openRenewals(deps: RenewalDeps, now: Date, report: RenewalReport)
   const { db, config } = deps;
   // Mandates whose debit is due within the notice lead (and its early margin) of now.
   const cutoff = new Date(now.getTime() + config.autopay.noticeMinutes * MINUTE_MS + AUTOPAY_NOTICE_EARLY_MS);
-  const open = async (mandate: Mandate, state: 'noticing' | 'skipped') => {
+  const open = async (mandate: Mandate, status: 'active' | 'paused') => {
     const renewed = mandate.current_subscription_id
       ? await findSubscription(db, mandate.current_subscription_id)
       : null;
-    if (!renewed?.expires_at || renewed.status !== 'active') {
-      // Nothing left to renew (refunded, or ended unrenewed): the next plan bought is followed.
-      await setMandateSchedule(db, mandate.id, { nextDebitAt: null });
-      return;
+    const due = renewalToOpen({
+      mandateStatus: status,
+      method: mandate.method,
+      plan: renewed && { status: renewed.status, expiresAt: renewed.expires_at },
+      noticeMinutes: config.autopay.noticeMinutes,
+      now,
+    });
+    switch (due.kind) {
+      case 'nothing-to-renew':
+        // Refunded, or ended unrenewed: the next plan bought is followed.
+        await setMandateSchedule(db, mandate.id, { nextDebitAt: null });
+        return;
+      case 'not-yet':
+        return;
+      case 'open':
+        break;
     }
-    const debitAt = scheduledDebitAt(renewed.expires_at, mandate.method);
-    if (state === 'noticing' && noticeDueAt(debitAt, config.autopay.noticeMinutes) > now) return;
-    const key = periodKey(renewed.expires_at);
+    // 'open' is only answered for a plan read above; this narrows the type.
+    if (!renewed) return;
+    const { state } = due;
     const made = await insertRenewal(db, {
       mandateId: mandate.id,
       userId: mandate.user_id,
       renewsSubscriptionId: renewed.id,
-      periodKey: key,
-      renewalAt: renewed.expires_at,
-      debitAt,
+      periodKey: due.periodKey,
+      renewalAt: due.renewalAt,
+      debitAt: due.debitAt,
       amountPaise: mandate.amount_paise,
       state,
       // PayU's request id for this period's notice (≤ 40 characters): the plan renewed, which is
@@ -181,9 +209,9 @@ async function openRenewals(deps: RenewalDeps, now: Date, report: RenewalReport)
     if (made && state === 'skipped') report.skipped++;
   };
   for (const mandate of await listMandatesDue(db, 'active', cutoff, AUTOPAY_BATCH))
-    await open(mandate, 'noticing');
+    await open(mandate, 'active');
   for (const mandate of await listMandatesDue(db, 'paused', cutoff, AUTOPAY_BATCH))
-    await open(mandate, 'skipped');
+    await open(mandate, 'paused');
 }
 
 // ---------------------------------------------------------------------------------------
@@ -201,33 +229,41 @@ async function mandateStillActive(
   report: RenewalReport,
 ): Promise<'go' | 'stopped' | 'later'> {
   const { db } = deps;
-  if (!mandate.method || !mandate.authpayuid) return 'later';
-  let body: unknown;
-  try {
-    body = await si.mandateStatus(mandate.method, {
-      authpayuid: mandate.authpayuid,
-      requestId: `st${Date.now().toString(36)}${renewal.id.replaceAll('-', '').slice(0, 16)}`,
-    });
-  } catch (error) {
-    deps.log.warn({ err: error, renewalId: renewal.id }, 'autopay: mandate status unreachable; later');
-    return 'later';
+  let body: unknown = null;
+  let reading: MandateReading | 'unreachable' = 'unreachable';
+  // Without its method and PayU's id there is nothing to ask about yet.
+  if (mandate.method && mandate.authpayuid) {
+    try {
+      body = await si.mandateStatus(mandate.method, {
+        authpayuid: mandate.authpayuid,
+        requestId: `st${Date.now().toString(36)}${renewal.id.replaceAll('-', '').slice(0, 16)}`,
+      });
+      reading = readMandateStatus(body);
+    } catch (error) {
+      deps.log.warn({ err: error, renewalId: renewal.id }, 'autopay: mandate status unreachable; later');
+    }
   }
-  const reading = readMandateStatus(body);
-  if (reading === 'active') return 'go';
-  if (reading === 'unknown') {
-    report.problems++;
-    await alertUnreadable(
-      db,
-      `autopay-mandate-status:${mandate.id}`,
-      `PayU's mandate status for ${mandate.authpayuid} cannot be read; renewal ${renewal.period_key} waits.`,
-      { mandateId: mandate.id, answer: body as never },
-    );
-    return 'later';
-  }
-  if (reading === 'paused') {
-    await moveRenewal(db, renewal.id, ['noticing', 'noticed', 'retrying'], 'skipped');
-    report.skipped++;
-    return 'stopped';
+  const check = mandateCheck(reading);
+  switch (check.kind) {
+    case 'go':
+      return 'go';
+    case 'later':
+      if (check.alert) {
+        report.problems++;
+        await alertUnreadable(
+          db,
+          `autopay-mandate-status:${mandate.id}`,
+          `PayU's mandate status for ${mandate.authpayuid} cannot be read; renewal ${renewal.period_key} waits.`,
+          { mandateId: mandate.id, answer: body as never },
+        );
+      }
+      return 'later';
+    case 'paused':
+      await moveRenewal(db, renewal.id, ['noticing', 'noticed', 'retrying'], 'skipped');
+      report.skipped++;
+      return 'stopped';
+    case 'revoked':
+      break;
   }
   // Revoked from the UPI app or the bank (or PayU no longer knows it): nothing can be debited.
   await db.transaction(async (trx) => {
@@ -257,22 +293,24 @@ async function sendNotices(
     const renewal = await hold(db, candidate.id, ['noticing'], now);
     if (!renewal) continue;
     const mandate = await findMandate(db, renewal.mandate_id);
-    if (!mandate || mandate.status !== 'active' || !mandate.authpayuid) {
-      await moveRenewal(db, renewal.id, ['noticing'], mandate?.status === 'paused' ? 'skipped' : 'cancelled');
+    const step = decideRenewal({
+      renewal: renewalFacts(renewal),
+      mandate: mandate && { status: mandate.status, registered: Boolean(mandate.authpayuid) },
+      plan: null,
+      noticeMinutes: config.autopay.noticeMinutes,
+      now,
+    });
+    if (step.kind === 'move') {
+      await moveRenewal(db, renewal.id, ['noticing'], step.to);
       continue;
     }
-    if (now >= renewal.renewal_at) {
-      // The plan ended without a notice PayU accepted: no debit may go for it.
-      await failWithoutDebit(
-        deps,
-        renewal,
-        mandate,
-        renewal.problem ?? 'PayU did not accept the pre-debit notice',
-        now,
-      );
+    // The plan ended without a notice PayU accepted: no debit may go for it.
+    if (step.kind === 'fail-without-debit' && mandate) {
+      await failWithoutDebit(deps, renewal, mandate, step.reason, now);
       report.failed++;
       continue;
     }
+    if (step.kind !== 'send-notice' || !mandate?.authpayuid) continue;
     if ((await mandateStillActive(deps, si, mandate, renewal, report)) !== 'go') continue;
 
     const debitAt = noticedDebitAt(renewal.debit_at, now, config.autopay.noticeMinutes);
@@ -297,14 +335,11 @@ async function sendNotices(
       );
       continue;
     }
-    const reading = readPreDebitAnswer(body);
-    if (reading.kind !== 'accepted') {
-      const problem =
-        reading.kind === 'refused'
-          ? `PayU refused the notice: ${reading.message}`
-          : 'PayU answered the notice unreadably';
+    const outcome = noticeOutcome(readPreDebitAnswer(body), renewal.notice_attempts);
+    if (outcome.kind === 'not-accepted') {
+      const { problem } = outcome;
       await markNoticeNotAccepted(db, renewal.id, { retryAt: retryLater, answer: body, problem });
-      if (reading.kind === 'unknown' || renewal.notice_attempts >= 3) {
+      if (outcome.alert) {
         report.problems++;
         await alertUnreadable(
           db,
@@ -358,23 +393,24 @@ async function sendDebits(
 ): Promise<void> {
   const { db, config } = deps;
   for (const due of await listRenewalsDueDebit(db, now, AUTOPAY_BATCH)) {
-    if (due.state === 'noticed') {
-      if (
-        !due.notice_sent_at ||
-        debitAllowedAt(due.debit_at, due.notice_sent_at, config.autopay.noticeMinutes) > now
-      )
-        continue;
-    }
+    // Checked before the hold: holding one not due yet would put it off by the lease.
+    if (!debitDue(renewalFacts(due), config.autopay.noticeMinutes, now)) continue;
     const renewal = await hold(db, due.id, ['noticed', 'retrying'], now);
     if (!renewal) continue;
     const renewed = await findSubscription(db, renewal.renews_subscription_id);
-    if (!renewed || renewed.status === 'cancelled') {
-      // Refunded meanwhile: nothing to renew.
-      await moveRenewal(db, renewal.id, ['noticed', 'retrying'], 'cancelled');
+    const mandate = await findMandate(db, renewal.mandate_id);
+    const step = decideRenewal({
+      renewal: renewalFacts(renewal),
+      mandate: mandate && { status: mandate.status, registered: Boolean(mandate.authpayuid) },
+      plan: renewed && { status: renewed.status },
+      noticeMinutes: config.autopay.noticeMinutes,
+      now,
+    });
+    if (step.kind === 'move') {
+      await moveRenewal(db, renewal.id, ['noticed', 'retrying'], step.to);
       continue;
     }
-    const mandate = await findMandate(db, renewal.mandate_id);
-    if (!mandate?.authpayuid) continue;
+    if (step.kind !== 'debit' || !mandate) continue;
     if ((await mandateStillActive(deps, si, mandate, renewal, report)) !== 'go') continue;
 
     const attempt = await db.transaction(async (trx) => {
@@ -490,7 +526,7 @@ async function redriveDebits(
     if (!renewal?.payment_id) continue;
     const payment = await findPaymentById(db, renewal.payment_id);
     const mandate = await findMandate(db, renewal.mandate_id);
-    if (!payment || !mandate || (payment.status !== 'initiated' && payment.status !== 'pending')) continue;
+    if (!payment || !mandate || !isOpenPayment(payment.status)) continue;
     report.redriven++;
     await debit(deps, si, mandate, renewal, payment.txnid, report);
   }
@@ -551,30 +587,30 @@ async function settleDebits(deps: RenewalDeps, now: Date, report: RenewalReport)
     const mandate = await findMandate(db, settled.mandate_id);
     const renewed = await findSubscription(db, settled.renews_subscription_id);
     if (!payment || !mandate || !renewed) continue;
-    if (payment.status === 'success') {
+    const outcome = settledDebitOutcome({
+      payment: { status: payment.status, problem: payment.problem, failureReason: payment.failure_reason },
+      mandate: { status: mandate.status, method: mandate.method },
+      attemptsDone: settled.attempts,
+      keptUntil: keptUntil(
+        {
+          status: renewed.status,
+          expiresAt: renewed.expires_at,
+          hours: renewed.hours,
+          cancelledAt: renewed.cancelled_at,
+        },
+        config.vm.graceDays,
+      ),
+      now,
+    });
+    if (outcome.kind === 'paid-not-activated') {
       // Paid, yet the activation refused it (another plan took over, the account was deleted):
       // that payment is already alerted and refunded automatically (paymentVerify.ts).
-      await finishAttempt(db, settled.id, payment.id, 'failed', {
-        problem: payment.problem ?? 'paid but not activated',
-      });
+      await finishAttempt(db, settled.id, payment.id, 'failed', { problem: outcome.problem });
       report.failed++;
       continue;
     }
-    const kept = keptUntil(
-      {
-        status: renewed.status,
-        expiresAt: renewed.expires_at,
-        hours: renewed.hours,
-        cancelledAt: renewed.cancelled_at,
-      },
-      config.vm.graceDays,
-    );
-    const next =
-      mandate.status === 'active' && kept !== null
-        ? retryAt(now, settled.attempts, mandate.method, kept)
-        : null;
-    const reason =
-      payment.failure_reason ?? (payment.status === 'abandoned' ? 'no answer from the bank' : null);
+    const next = outcome.kind === 'retry' ? outcome.at : null;
+    const { reason } = outcome;
     await db.transaction(async (trx) => {
       const moved = await finishAttempt(trx, settled.id, payment.id, next ? 'retrying' : 'failed', {
         nextAttemptAt: next,
