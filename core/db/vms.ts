@@ -11,8 +11,6 @@ import { sql, type Db, type FragmentSqlToken } from './pool.ts';
  * `usage_counted_at` and only while `running`; boot time and failed starts are never counted.
  */
 
-export type VmState = MachineState;
-
 // Literals, not parameters: the set never changes, and the planner can then match the partial
 // indexes written with the same list.
 const stateList = (states: readonly MachineState[]) =>
@@ -592,8 +590,9 @@ export async function listStuckVms(db: Db, now: Date, stuckSeconds: number, limi
 
 /**
  * Provisioning running past the promised time whose customer has not been told yet:
- * `provisioningLate` (core/domain/lifecycle.ts) in SQL. A machine waits for the copy of the old
- * disk it is made from (not late), and its clock starts when the copy completed.
+ * `provisioningLate` (core/domain/planMachine.ts) in SQL, asked again of each row it lists. A
+ * machine waits for the copy of the old disk it is made from (not late), and its clock starts
+ * when the copy completed.
  */
 export async function listLateProvisioning(
   db: Db,
@@ -694,24 +693,36 @@ export async function recordVmError(db: Db, vmId: string, message: string, now: 
     UPDATE vms SET last_error = ${message.slice(0, 1000)}, last_error_at = ${ts(now)} WHERE id = ${vmId}`);
 }
 
+const PaidWithoutMachine = z.object({
+  subscription_id: z.uuid(),
+  user_id: z.uuid(),
+  live_vm_id: z.uuid().nullable(),
+  // The plan's facts `planAwaitsMachine` reads.
+  status: z.string(),
+  expires_at: z.date().nullable(),
+  hours: z.number().int(),
+  cancelled_at: z.date().nullable(),
+  purchased_at: z.date().nullable(),
+});
+type PaidWithoutMachine = z.infer<typeof PaidWithoutMachine>;
+
 /**
  * Plans in force, bought more than `minutes` ago, that no machine serves: the job that creates
  * their machine, or moves the customer's live machine onto them (a renewal, a plan change), died
  * or dead-lettered first. Their provisioning is sent again. `planAwaitsMachine`
- * (core/domain/lifecycle.ts) is this rule; a test proves they agree.
+ * (core/domain/planMachine.ts) is this rule, asked again of each row it lists; a test proves they
+ * agree.
  */
 export async function listPaidWithoutMachine(
   db: Db,
   now: Date,
   minutes: number,
   limit = 200,
-): Promise<Array<{ subscription_id: string; user_id: string; live_vm_id: string | null }>> {
+): Promise<PaidWithoutMachine[]> {
   const before = ts(new Date(now.getTime() - minutes * 60_000));
   return [
-    ...(await db.any(sql.type(
-      z.object({ subscription_id: z.uuid(), user_id: z.uuid(), live_vm_id: z.uuid().nullable() }),
-    )`
-      SELECT s.id AS subscription_id, s.user_id,
+    ...(await db.any(sql.type(PaidWithoutMachine)`
+      SELECT s.id AS subscription_id, s.user_id, s.status, s.expires_at, s.hours, s.cancelled_at, s.purchased_at,
         (SELECT v.id FROM vms v WHERE v.user_id = s.user_id AND v.state IN (${LIVE_STATE_LIST}) LIMIT 1)
           AS live_vm_id
       FROM subscriptions s

@@ -18,7 +18,7 @@ import {
   provisioningLate,
   provisionStep,
 } from './planMachine.ts';
-import { hoursExhausted, inGrace, pastGrace, planEnded, planInForce, type PlanFacts } from './planTime.ts';
+import { hoursExhausted, keptUntil, pastGrace, planEnded, planInForce, type PlanFacts } from './planTime.ts';
 import { imageForPlan } from './plans.ts';
 
 const NOW = new Date('2026-06-10T12:00:00Z');
@@ -858,10 +858,10 @@ describe('rules', () => {
   it('grace: kept for the grace days after the plan ended, then past grace', () => {
     const ended = { status: 'expired', expiresAt: at(-3 * DAY), hours: 30 };
     expect(planEnded(ended, NOW)).toBe(true);
-    expect(inGrace(ended, NOW, 7)).toBe(true);
+    expect(keptUntil(ended, 7)).toBe(NOW.getTime() + 4 * DAY);
     expect(pastGrace(ended, NOW, 7)).toBe(false);
     expect(pastGrace(ended, NOW, 3)).toBe(true);
-    expect(inGrace(PLANS.inForce, NOW, 7)).toBe(false);
+    expect(pastGrace(PLANS.inForce, NOW, 0)).toBe(false);
     // A cancellation ends the plan at the cancellation, not the expiry.
     expect(pastGrace({ ...PLANS.cancelled, cancelledAt: at(-8 * DAY) }, NOW, 7)).toBe(true);
   });

@@ -43,12 +43,6 @@ export function keptUntil(plan: PlanFacts, graceDays: number): number | null {
   return ended === null ? null : ended + graceDays * DAY_MS;
 }
 
-/** The plan ended, but the machine is still kept for a renewal. */
-export function inGrace(plan: PlanFacts, now: Instant, graceDays: number): boolean {
-  const until = keptUntil(plan, graceDays);
-  return planEnded(plan, now) && until !== null && toEpochMs(now) < until;
-}
-
 /** The plan ended more than the grace period ago: its machine goes. */
 export function pastGrace(plan: PlanFacts, now: Instant, graceDays: number): boolean {
   const until = keptUntil(plan, graceDays);

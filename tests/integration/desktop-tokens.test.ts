@@ -3,7 +3,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { sql } from '../../core/db/pool.ts';
 import { consumeDesktopToken, insertDesktopToken } from '../../core/db/desktopTokens.ts';
-import { insertVm, type VmState } from '../../core/db/vms.ts';
+import { insertVm } from '../../core/db/vms.ts';
+import type { MachineState } from '../../core/domain/machineStates.ts';
 import { purgeExpired } from '../../core/db/housekeeping.ts';
 import { hashToken } from '../../core/crypto/crypto.ts';
 import { dcvAuthXml } from '../../api/routes/desktop.ts';
@@ -41,7 +42,7 @@ afterEach(() => {
 type Customer = { client: Client; userId: string; vmId: string; ip: string };
 
 /** A signed-in customer whose machine runs at a loopback address of its own. */
-async function customer(state: VmState = 'running'): Promise<Customer> {
+async function customer(state: MachineState = 'running'): Promise<Customer> {
   const user = await createUser(stack);
   const client = newClient(stack);
   await logIn(client, user.email);
@@ -49,7 +50,7 @@ async function customer(state: VmState = 'running'): Promise<Customer> {
   return { client, userId: user.id, vmId, ip };
 }
 
-async function machine(userId: string, state: VmState, ip: string | null = loopbackAddress()) {
+async function machine(userId: string, state: MachineState, ip: string | null = loopbackAddress()) {
   const plan = await cloud.activePlan(userId);
   const vm = await insertVm(
     db,

@@ -19,11 +19,10 @@ import {
   requestVmStart,
   requestVmStop,
   requestVmTerminate,
-  type VmState,
 } from '../../core/db/vms.ts';
 import { copyDue, SNAPSHOT_STATES, type SnapshotState } from '../../core/domain/keptDisk.ts';
 import { jobOf, mayTake, TRANSITIONS, type Transition } from '../../core/domain/machineTransitions.ts';
-import { LIVE_STATES, MACHINE_STATES } from '../../core/domain/machineStates.ts';
+import { LIVE_STATES, MACHINE_STATES, type MachineState } from '../../core/domain/machineStates.ts';
 import { provisioningLate } from '../../core/domain/planMachine.ts';
 import { pastGrace, planInForce, type PlanFacts } from '../../core/domain/planTime.ts';
 import { createUser } from '../support/accounts.ts';
@@ -98,9 +97,9 @@ const PLAN_CASES: PlanCase[] = [
     cancelledAt: at(-(GRACE_DAYS + 5) * DAY),
   },
 ];
-const VM_STATES: readonly VmState[] = MACHINE_STATES;
+const VM_STATES: readonly MachineState[] = MACHINE_STATES;
 
-type Row = { vmId: string; state: VmState; subscription: Subscription };
+type Row = { vmId: string; state: MachineState; subscription: Subscription };
 const rows: Row[] = [];
 
 function facts(s: Subscription): PlanFacts {
@@ -108,7 +107,7 @@ function facts(s: Subscription): PlanFacts {
 }
 
 /** A LEGEND machine of the customer's plan, requested at `requestedAt`, put in `state`. */
-async function machineIn(state: VmState, userId: string, subscriptionId: string, requestedAt: Date) {
+async function machineIn(state: MachineState, userId: string, subscriptionId: string, requestedAt: Date) {
   const vm = await insertVm(
     cloud.db,
     { userId, subscriptionId, planId: 'legend', instanceType: 'g4dn.xlarge', storageGb: 115 },
@@ -188,7 +187,7 @@ const RESTORE_CASES: RestoreCase[] = [
 const REQUESTED_AGO = [2 * MINUTE, 3 * DEADLINE_MINUTES * MINUTE];
 type MadeRow = {
   vmId: string;
-  state: VmState;
+  state: MachineState;
   requestedAt: Date;
   restore: RestoreCase;
 };
@@ -273,7 +272,7 @@ const MOVES: { [T in Transition]: (vmId: string) => Promise<{ state: string } | 
   'give-up-launch': (id) => markVmError(cloud.db, id, 'give-up-launch', 'failed', EDGE_NOW),
   lose: (id) => markVmError(cloud.db, id, 'lose', 'lost', EDGE_NOW),
 };
-const edgeRows: Array<{ transition: Transition; state: VmState; vmId: string }> = [];
+const edgeRows: Array<{ transition: Transition; state: MachineState; vmId: string }> = [];
 for (const transition of Object.keys(TRANSITIONS) as Transition[]) {
   for (const state of VM_STATES) {
     const user = await createUser(stack);
@@ -308,7 +307,7 @@ describe('the SQL moves a row exactly along the edges of core/domain/machineTran
 });
 
 // Rows the reaper sends again: every state, with and without an instance where a state may lack one.
-const stallRows: Array<{ vmId: string; state: VmState; hasInstance: boolean }> = [];
+const stallRows: Array<{ vmId: string; state: MachineState; hasInstance: boolean }> = [];
 for (const state of VM_STATES) {
   for (const hasInstance of [true, false]) {
     if (!hasInstance && ['running', 'stopping', 'stopped', 'starting'].includes(state)) continue;

@@ -1,8 +1,9 @@
 import { autopayOfPlans } from '../../core/db/autopay.ts';
 import { listSubscriptionsDueExpiredNotice, listSubscriptionsDueReminder } from '../../core/db/vmNotices.ts';
+import { findSubscription } from '../../core/db/subscriptions.ts';
 import { listVmsOutOfPlan, listVmsPastGrace } from '../../core/db/vms.ts';
 import { DAY_MS } from '../../core/domain/time.ts';
-import { keptUntil } from '../../core/domain/planTime.ts';
+import { keptUntil, pastGrace } from '../../core/domain/planTime.ts';
 import { EXPIRY_REMINDER_DAYS, expiryRemindersDue } from '../../core/domain/subscription.ts';
 import { expiryRemindersWanted } from '../../core/domain/autopay.ts';
 import { expirePlans, remindExpiry, tellPlanExpired } from '../../core/commands/planExpiry.ts';
@@ -78,6 +79,9 @@ export async function runPlanExpiry(deps: WorkerDeps, now: Date = new Date()): P
   // customer is told once EC2 confirms the instance is deleted (the lifecycle's ending mail).
   const keepDisk = config.vm.snapshotKeepDays > 0;
   for (const vm of await listVmsPastGrace(db, now, config.vm.graceDays)) {
+    const plan = planFacts(await findSubscription(db, vm.subscription_id));
+    // Carries out `pastGrace` (the list is its SQL twin): the ended plan's machine is kept no longer.
+    if (!plan || !pastGrace(plan, now, config.vm.graceDays)) continue;
     if (!(await requestTerminate(db, boss, vm.id, 'plan-ended', now, { keepDisk }))) continue;
     report.terminated += 1;
   }

@@ -4,6 +4,7 @@ import {
   tellLateSetup,
   updateDelayCause,
 } from '../../core/commands/reaper.ts';
+import { findSnapshot } from '../../core/db/snapshots.ts';
 import { findStepFailure, vmSubject } from '../../core/db/stepFailures.ts';
 import {
   listDelayedProvisioning,
@@ -13,6 +14,7 @@ import {
   type Vm,
 } from '../../core/db/vms.ts';
 import { jobOf } from '../../core/domain/machineTransitions.ts';
+import { planAwaitsMachine, provisioningLate } from '../../core/domain/planMachine.ts';
 import {
   PROVISION_DELAY_WORDS,
   provisionDelayCause,
@@ -59,11 +61,27 @@ export async function reapVms(
   const { db, config } = deps;
   let late = 0;
   let resent = 0;
-  // Selected by `planAwaitsMachine`'s SQL twin.
-  for (const paid of await listPaidWithoutMachine(db, now, config.vm.provisionDeadlineMinutes))
+  const deadline = config.vm.provisionDeadlineMinutes;
+  // Selected by `planAwaitsMachine`'s SQL twin, which lists only plans no machine row is attached to.
+  for (const paid of await listPaidWithoutMachine(db, now, deadline)) {
+    const plan = {
+      status: paid.status,
+      expiresAt: paid.expires_at,
+      hours: paid.hours,
+      cancelledAt: paid.cancelled_at,
+      purchasedAt: paid.purchased_at,
+    };
+    // Carries out `planAwaitsMachine`: the plan still waits for the machine that serves it.
+    if (!planAwaitsMachine(plan, false, now, deadline)) continue;
     if (await resendProvisioning(deps, paid)) resent += 1;
+  }
   // Selected by `provisioningLate`'s SQL twin.
-  for (const vm of await listLateProvisioning(db, now, config.vm.provisionDeadlineMinutes)) {
+  for (const vm of await listLateProvisioning(db, now, deadline)) {
+    const copy = vm.restore_snapshot_id ? await findSnapshot(db, vm.restore_snapshot_id) : null;
+    const restore = copy && { state: copy.state, completedAt: copy.completed_at };
+    // Carries out `provisioningLate`: the machine is late (never while its copy is being made).
+    if (!provisioningLate({ state: vm.state, requestedAt: vm.requested_at }, restore, now, deadline))
+      continue;
     const facts = await lateFacts(deps, vm);
     const cause = provisionDelayCause(facts);
     if (await tellLateSetup(deps, vm, { cause, words: PROVISION_DELAY_WORDS[cause], facts }, now)) late += 1;
