@@ -66,7 +66,7 @@ export async function countProblemReports(db: Db): Promise<number> {
 
 /**
  * Records a refund about to be requested, its token derived from its id, as the product's
- * `insertRefundOnce` does. Throws a unique violation when the payment already has a refund
+ * `insertRefundOnce` does (a new refund is never under review). Throws a unique violation when the payment already has a refund
  * requested or accepted.
  */
 export async function insertRefund(
@@ -78,7 +78,7 @@ export async function insertRefund(
     INSERT INTO refunds (id, payment_id, token, amount_paise, quote, source)
     VALUES (${id}, ${r.paymentId}, ${refundToken(id)}, ${r.amountPaise}, ${sql.jsonb(r.quote)},
             ${r.source ?? 'operator'})
-    RETURNING *`);
+    RETURNING *, false AS under_review`);
 }
 
 export async function countLiveSessions(db: Db, userId: string): Promise<number> {
