@@ -340,24 +340,26 @@ async function seedStreaming(client: pg.Client): Promise<PollCustomer> {
      VALUES ('hours-80:' || $3::text, 'hours-80', $2, $3::uuid, $1)`,
     [vm, user.id, current.subscriptionId],
   );
-  await client.query(
-    `
-    WITH mandate AS (
-      INSERT INTO autopay_mandates (user_id, registration_payment_id, plan_id, plan_name, hours, storage_gb,
-                                    instance_type, amount_paise, status, method, authpayuid, end_date,
-                                    current_subscription_id, next_debit_at, created_at)
-      VALUES ($1, $2, 'legend', 'LEGEND', 30, $4, $5, $6, 'active', 'upi', 'auth-bench', current_date + 3650, $3,
-              now() + interval '19 days', now() - interval '10 days')
-      RETURNING id
-    ), renewal AS (
-      INSERT INTO autopay_renewals (mandate_id, user_id, renews_subscription_id, period_key, renewal_at, debit_at,
-                                    amount_paise, state, request_id, notice_sent_at)
-      SELECT id, $1, $3, to_char(now() + interval '20 days', 'YYYY-MM-DD'), now() + interval '20 days',
-             now() + interval '19 days', $6, 'noticed', 'bench-renewal-streaming', now() - interval '1 hour'
-      FROM mandate RETURNING id, mandate_id
-    )
-    UPDATE autopay_mandates m SET latest_renewal_id = renewal.id FROM renewal WHERE m.id = renewal.mandate_id`,
+  const mandate = await client.query<{ id: string }>(
+    `INSERT INTO autopay_mandates (user_id, registration_payment_id, plan_id, plan_name, hours, storage_gb,
+                                   instance_type, amount_paise, status, method, authpayuid, end_date,
+                                   current_subscription_id, next_debit_at, created_at)
+     VALUES ($1, $2, 'legend', 'LEGEND', 30, $4, $5, $6, 'active', 'upi', 'auth-bench', current_date + 3650, $3,
+             now() + interval '19 days', now() - interval '10 days')
+     RETURNING id`,
     [user.id, current.paymentId, current.subscriptionId, LEGEND.storageGb, LEGEND.instanceType, PRICE],
+  );
+  // Its next renewal: the notice went out an hour ago (the debit follows in 19 days).
+  await client.query(
+    `WITH renewal AS (
+       INSERT INTO autopay_renewals (mandate_id, user_id, renews_subscription_id, period_key, renewal_at, debit_at,
+                                     amount_paise, state, request_id, notice_sent_at)
+       VALUES ($1, $2, $3, to_char(now() + interval '20 days', 'YYYY-MM-DD'), now() + interval '20 days',
+               now() + interval '19 days', $4, 'noticed', 'bench-renewal-streaming', now() - interval '1 hour')
+       RETURNING id
+     )
+     UPDATE autopay_mandates SET latest_renewal_id = (SELECT id FROM renewal) WHERE id = $1`,
+    [mandate.rows[0]!.id, user.id, current.subscriptionId, PRICE],
   );
   return {
     label: 'streaming',
