@@ -4,6 +4,7 @@
  */
 
 import { EMAIL_MESSAGES, isDeliverableEmail } from './email.ts';
+import { SESSION_ENDED_MESSAGE } from './sessionEnded.ts';
 
 export { EMAIL_MAX_LENGTH, normaliseEmail } from './email.ts';
 
@@ -30,7 +31,7 @@ export const ACCOUNT_MESSAGES = {
   unknownError: 'Unknown Error',
   logoutFailed: 'Could not log out: the server could not be reached. Please try again.',
   // Ours: a signed-in page whose session expired or was revoked (every call then answers 401).
-  sessionEnded: 'Your session has ended — log in again.',
+  sessionEnded: SESSION_ENDED_MESSAGE,
   sessionEndedLink: 'Log in again',
   verifyFailed: 'OTP verification failed',
   resendSuccess: 'A new OTP has been sent to your email.',

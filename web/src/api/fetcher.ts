@@ -1,4 +1,4 @@
-import { ACCOUNT_MESSAGES } from '../../../core/domain/account.ts';
+import { SESSION_ENDED_MESSAGE } from '../../../core/domain/sessionEnded.ts';
 import { sessionLost } from './sessionEnded.ts';
 
 /** The one way the SPA talks to the API. Errors carry the server's `message` for the UI to show. */
@@ -48,7 +48,7 @@ export async function api<T>(path: string, options: Options = {}): Promise<T> {
   // A 401 outside the sign-in calls (where it means a wrong password or code) is the session
   // gone: on a signed-in page the whole app says so, and the caller's message says the same.
   if (response.status === 401 && !path.startsWith('/auth/') && sessionLost()) {
-    throw new ApiError(401, ACCOUNT_MESSAGES.sessionEnded);
+    throw new ApiError(401, SESSION_ENDED_MESSAGE);
   }
   if (!response.ok) {
     const body = (data ?? {}) as { message?: unknown; error?: unknown };
