@@ -1,4 +1,5 @@
 import { useEffect, useSyncExternalStore } from 'react';
+import { releaseEarlyInput } from './earlyInput.ts';
 
 const noSubscription = () => () => {};
 
@@ -20,11 +21,13 @@ export function useHydrated(): boolean {
  * Placed beside the routed page, inside its Suspense boundary, so its effect runs once the page
  * itself (a lazily loaded module) has committed: a prerendered page is then hydrated and its
  * controls answer. The build marks prerendered pages as waiting for this (scripts/build.ts); until
- * then their controls take no pointer input, so a tap waits rather than being lost.
+ * then their buttons take no pointer input, so a tap waits rather than being lost, and what was
+ * typed, sent or pressed from the keyboard is handed to the app now (web/src/earlyInput.ts).
  */
 export function TakenOver(): null {
   useEffect(() => {
     document.getElementById('root')?.classList.remove('awaiting-app');
+    releaseEarlyInput();
   }, []);
   return null;
 }

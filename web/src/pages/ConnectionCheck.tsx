@@ -21,6 +21,8 @@ import './ConnectionCheck.css';
 
 type State =
   | { kind: 'idle' }
+  // Asked for before the endpoint was known (the page's settings still loading): starts then.
+  | { kind: 'starting' }
   | { kind: 'running'; progress: CheckProgress }
   | { kind: 'done'; result: CheckResult }
   | { kind: 'failed'; message: string };
@@ -46,7 +48,10 @@ export default function ConnectionCheck() {
 
   async function run() {
     const target = site.data?.connectionCheck.pingUrl;
-    if (!target) return;
+    if (!target) {
+      setState({ kind: 'starting' });
+      return;
+    }
     running.current?.abort();
     const controller = new AbortController();
     running.current = controller;
@@ -77,7 +82,13 @@ export default function ConnectionCheck() {
     if (state.kind === 'done') results.current?.focus();
   }, [state.kind]);
 
-  const busy = state.kind === 'running';
+  // Started while the endpoint was not known yet: it is now.
+  const pingUrl = site.data?.connectionCheck.pingUrl;
+  useEffect(() => {
+    if (state.kind === 'starting' && pingUrl) void run();
+  }, [state.kind, pingUrl]);
+
+  const busy = state.kind === 'running' || state.kind === 'starting';
   return (
     <div className="container page connection-check">
       <header className="section-head">
@@ -111,7 +122,7 @@ export default function ConnectionCheck() {
             type="button"
             className="button primary large"
             onClick={run}
-            disabled={busy || !site.data}
+            disabled={busy}
             aria-describedby="check-progress"
           >
             {busy ? 'Checking…' : state.kind === 'idle' ? 'Start the check' : 'Run the check again'}
@@ -122,13 +133,15 @@ export default function ConnectionCheck() {
         </div>
         {/* Screen readers hear each phase once, not every request counted. */}
         <p className="visually-hidden" role="status">
-          {state.kind === 'running'
-            ? state.progress.phase === 'rtt'
-              ? 'Measuring the round trip…'
-              : 'Measuring the download speed…'
-            : state.kind === 'done'
-              ? 'Done: your results are below.'
-              : ''}
+          {state.kind === 'starting'
+            ? 'Starting the check…'
+            : state.kind === 'running'
+              ? state.progress.phase === 'rtt'
+                ? 'Measuring the round trip…'
+                : 'Measuring the download speed…'
+              : state.kind === 'done'
+                ? 'Done: your results are below.'
+                : ''}
         </p>
         {state.kind === 'failed' && (
           <p className="notice error" role="alert">
