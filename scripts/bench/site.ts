@@ -7,6 +7,7 @@ import { findChromium } from '../../tests/support/browserPath.ts';
 import { freePort } from '../lib/postgres.ts';
 import { scratchDir } from '../lib/scratch.ts';
 import { SPA_DIR } from '../../api/static.ts';
+import { publicPagePaths } from '../../core/domain/siteRoutes.ts';
 import { heading, record } from './lib.ts';
 
 /**
@@ -56,9 +57,13 @@ export async function benchSite(): Promise<void> {
     return;
   }
   build();
+  const pages = PAGES.filter((page) => publicPagePaths().includes(page));
+  const skipped = PAGES.filter((page) => !pages.includes(page));
+  if (skipped.length > 0)
+    console.log(`  not measured (not prerendered public pages in this build): ${skipped.join(' ')}`);
   const stack = await startProduct();
   try {
-    for (const page of PAGES) {
+    for (const page of pages) {
       // One look first: the server's first answer for a page is not what a visitor meets.
       await fetch(`${stack.baseUrl}${page}`, { headers: { accept: 'text/html' } });
       const runs: Run[] = [];
