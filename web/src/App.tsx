@@ -1,7 +1,7 @@
 import { Suspense, lazy } from 'react';
 import { Route, Switch } from 'wouter';
 import { Layout } from './components/Layout.tsx';
-import { TakenOver } from './hydration.ts';
+import { RouteAfterFrame, TakenOver } from './hydration.ts';
 import { ROUTES } from './routes.tsx';
 
 const NotFound = lazy(() => import('./pages/NotFound.tsx'));
@@ -12,17 +12,19 @@ export function App() {
     // every data hook says so itself (web/src/api/swr.ts), so no page's frame loads swr.
     <Layout>
       <Suspense fallback={<p className="container page loading">Loading…</p>}>
-        <Switch>
-          {ROUTES.map(({ path, component: Component, comingSoon }) => (
-            <Route key={path} path={path}>
-              {comingSoon ? <Component feature={comingSoon} /> : <Component />}
+        <RouteAfterFrame>
+          <Switch>
+            {ROUTES.map(({ path, component: Component, comingSoon }) => (
+              <Route key={path} path={path}>
+                {comingSoon ? <Component feature={comingSoon} /> : <Component />}
+              </Route>
+            ))}
+            <Route>
+              <NotFound />
             </Route>
-          ))}
-          <Route>
-            <NotFound />
-          </Route>
-        </Switch>
-        <TakenOver />
+          </Switch>
+          <TakenOver />
+        </RouteAfterFrame>
       </Suspense>
     </Layout>
   );

@@ -34,7 +34,10 @@ export function holdEarlyInput(root: HTMLElement): void {
   const onSubmit = (event: SubmitEvent) => {
     const form = event.target;
     if (!(form instanceof HTMLFormElement) || !root.contains(form)) return;
+    // Held here alone: neither the browser nor a part of the app hydrated meanwhile acts on it
+    // now, so it is sent once, when released.
     event.preventDefault();
+    event.stopPropagation();
     if (!actions.some((action) => action.kind === 'submit' && action.form === form))
       actions.push({ kind: 'submit', form, submitter: event.submitter });
   };
@@ -45,6 +48,7 @@ export function holdEarlyInput(root: HTMLElement): void {
     // A form's button sends the form: its submit event is what is held.
     if (button instanceof HTMLButtonElement && button.type === 'submit' && button.form) return;
     event.preventDefault();
+    event.stopPropagation();
     actions.push({ kind: 'press', button });
   };
   document.addEventListener('submit', onSubmit, true);

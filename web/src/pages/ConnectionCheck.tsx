@@ -95,14 +95,16 @@ export default function ConnectionCheck() {
         <p className="section-eyebrow">Before you buy</p>
         <h1>Connection check</h1>
         <p className="lead">
-          See how well your internet reaches our PCs{region ? ` in ${regionLabel(region)}` : ''}: the round
-          trip, the jitter and the download speed, and what they mean for gaming, video editing and work or
-          study.
+          See how well your internet reaches our PCs: the round trip, the jitter and the download speed, and
+          what they mean for gaming, video editing and work or study.
         </p>
       </header>
 
       <section className="card check-start" aria-labelledby="check-start-title">
         <h2 id="check-start-title">Run the check</h2>
+        {/* Its place is kept while the region is asked for (the page is prerendered without it): the
+            page does not move when it arrives. */}
+        <p className="check-region">{region ? `To our PCs in ${regionLabel(region)}.` : ''}</p>
         <p className="muted">
           Use the device and the spot you will play or work from, and pause downloads and video calls first.
           It takes a few seconds (up to about 20 on a slow line) and downloads at most{' '}
