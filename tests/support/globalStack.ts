@@ -33,6 +33,9 @@ export default async function setup(project: TestProject) {
 
   const stack = await bootStack({
     env: {
+      // Every file that shares it expects the fast timings (cloud-pc.test.ts puts them back after
+      // slowing them), whatever the shell running the tests has set.
+      SANDBOX_PROFILE: 'fast',
       // One stack serves every browser test's customers, and their machines stay: the account's
       // capacity is sized for the whole suite (the default, 20 LEGEND machines, is a young
       // service's quota), so no test is refused a machine for what the tests before it bought.
