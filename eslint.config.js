@@ -1,6 +1,16 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** swr's hook only through useApi: it pauses every poll once the session has ended. */
+const SWR_THROUGH_USE_API = [
+  {
+    name: 'swr',
+    importNames: ['default', 'useSWRConfig', 'SWRConfig'],
+    message:
+      'Use useApi from web/src/api/swr.ts: it fetches with our fetcher and pauses while the session has ended (there is no app-wide SWRConfig, so that the landing page loads no swr).',
+  },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules', 'web/dist', '.data', '.tmp', '.test-data'] },
   js.configs.recommended,
@@ -81,9 +91,15 @@ export default tseslint.config(
             // web/src/api is the SPA's own fetcher; the server's api/ sits two or more levels up.
             { regex: '^(\\.\\./){2,}(api|worker|sandbox|scripts)/' },
           ],
+          paths: SWR_THROUGH_USE_API,
         },
       ],
     },
+  },
+  // The one place useSWR is called from (it says what an app-wide SWRConfig would).
+  {
+    files: ['web/src/api/swr.ts'],
+    rules: { 'no-restricted-imports': 'off' },
   },
   {
     files: ['tests/**/*.ts'],

@@ -66,8 +66,8 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
   );
 
   const health = healthRoutes(services);
-  app.use(health.routes());
-  app.use(metrics.router.routes());
+  app.use(routesBySegment(health));
+  app.use(routesBySegment(metrics.router));
   // After health: load balancers probe /healthz over plain HTTP by the instance's address.
   if (services.config.production) {
     app.use(requireHttps(services.config.publicUrl));
@@ -111,7 +111,7 @@ export function createApp(services: Services, options: AppOptions = {}): Koa<App
       '/api',
       compose<AppContext>([
         apiGuards,
-        api.routes() as unknown as compose.Middleware<AppContext>,
+        routesBySegment(api) as unknown as compose.Middleware<AppContext>,
         () => {
           throw notFound('No such API endpoint.');
         },
@@ -168,6 +168,39 @@ function mountAt(prefix: string, middleware: Middleware): Middleware<AppState> {
       return;
     }
     await next();
+  };
+}
+
+/**
+ * A router's routes, looked up by the first segment of the request's path (after the router's
+ * prefix) before any is tried: `/api/vm/dashboard` is matched against the `/api/vm/…` routes
+ * only, not against each of the API's hundred-odd patterns in turn, which cost every request
+ * more than its guards did. The routes and their order within a segment are the router's own;
+ * a path whose segment no route starts with goes on, as the router would send it on unmatched.
+ * A router with a route that does not start with a fixed segment is used whole.
+ */
+function routesBySegment(router: Router<AppState>): Middleware<AppState> {
+  const prefix = router.opts.prefix ?? '';
+  const groups = new Map<string, Router<AppState>>();
+  for (const layer of router.stack) {
+    const segment =
+      typeof layer.path === 'string' && layer.path.startsWith(`${prefix}/`)
+        ? /^\/([\w.-]+)(?:\/|$)/.exec(layer.path.slice(prefix.length))?.[1]
+        : undefined;
+    if (segment === undefined) return router.routes() as unknown as Middleware<AppState>;
+    let group = groups.get(segment);
+    if (!group) groups.set(segment, (group = new Router<AppState>()));
+    group.stack.push(layer);
+  }
+  const routes = new Map(
+    [...groups].map(([segment, group]) => [segment, group.routes() as unknown as Middleware<AppState>]),
+  );
+  const start = prefix.length + 1;
+  return (ctx, next) => {
+    const path = ctx.path;
+    const end = path.indexOf('/', start);
+    const matching = routes.get(path.slice(start, end === -1 ? undefined : end));
+    return matching ? matching(ctx, next) : next();
   };
 }
 

@@ -218,10 +218,13 @@ export async function openServices(
   // Also the dashboard poll's pool (core/db/dashboard.ts): as many connections as slonik's pool, as
   // the poll is most of the web process's traffic.
   // Timeouts as slonik's pool has them by default: no statement or wait for a connection hangs a request.
+  // Its connections are kept (no idle timeout): the poll keeps them busy, and an idle timer armed
+  // on every release cost each poll more than the connections cost Postgres idle.
   const pgPool = new pgLib.Pool({
     connectionString: databaseUrl,
     max: 10,
     connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 0,
     statement_timeout: 60_000,
   });
   pgPool.on('error', (error) => log.warn({ err: error }, 'idle database connection lost'));

@@ -34,6 +34,14 @@ if (process.argv.includes('build')) process.env.NODE_ENV = 'production';
 export default defineConfig({
   root: import.meta.dirname,
   plugins: [react(), precompress()],
+  resolve: {
+    alias: [
+      {
+        find: /^use-sync-external-store\/shim(\/index\.js)?$/,
+        replacement: path.join(import.meta.dirname, 'src/syncExternalStore.ts'),
+      },
+    ],
+  },
   // The footer's year as prerendered pages show it until hydrated; scripts/build.ts passes one
   // value to both of its builds (the client's and the prerender's).
   define: { __BUILD_YEAR__: JSON.stringify(new Date().getFullYear()) },
@@ -45,6 +53,8 @@ export default defineConfig({
     sourcemap: 'hidden',
     target: 'es2022',
     reportCompressedSize: false,
+    modulePreload: false,
+    manifest: true,
   },
   server: {
     proxy: { '/api': 'http://localhost:3000', '/sandbox': 'http://localhost:3000' },

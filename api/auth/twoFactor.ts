@@ -80,20 +80,10 @@ export async function recordFailedSecondStep(
   user: User,
   challenge: Challenge,
 ): Promise<void> {
-  const { db, config } = services;
+  const { db } = services;
   const failed = await recordWrongSecondStep(db, challenge.id, ctx.ip, FAILED_SECOND_STEPS_WINDOW_SECONDS);
   if (failed.method !== 'password' || !shouldWarnOwner(failed.failedPasswordSignIns)) return;
-  await warnOwner(ctx, services, {
-    userId: user.id,
-    kind: 'password-known',
-    mail: passwordKnownMail(user.email, {
-      at: new Date(),
-      address: ctx.ip,
-      changeUrl: `${config.publicUrl}/forgot-password`,
-      supportEmail: config.supportEmail,
-    }),
-    why: 'second step failed repeatedly after the right password',
-  });
+  await warnPasswordKnown(ctx, services, user, 'second step failed repeatedly after the right password');
 }
 
 /**
@@ -103,9 +93,25 @@ export async function recordFailedSecondStep(
  * (the same mail, and the same once an hour, as for wrong codes).
  */
 export async function warnIfPasswordKnown(ctx: AppContext, services: Services, user: User): Promise<void> {
-  const { db, config } = services;
+  const { db } = services;
   const unfinished = await countUnfinishedPasswordSignIns(db, user.id, OWNER_WARNING_WINDOW_SECONDS);
   if (!shouldWarnOfUnfinishedSignIns(unfinished)) return;
+  await warnPasswordKnown(
+    ctx,
+    services,
+    user,
+    'sign-ins with the right password left at the second step from addresses the owner has not used',
+  );
+}
+
+/** The owner is told someone has their password: when, from which address, where to change it. */
+async function warnPasswordKnown(
+  ctx: AppContext,
+  services: Services,
+  user: User,
+  why: string,
+): Promise<void> {
+  const { config } = services;
   await warnOwner(ctx, services, {
     userId: user.id,
     kind: 'password-known',
@@ -115,6 +121,6 @@ export async function warnIfPasswordKnown(ctx: AppContext, services: Services, u
       changeUrl: `${config.publicUrl}/forgot-password`,
       supportEmail: config.supportEmail,
     }),
-    why: 'sign-ins with the right password left at the second step from addresses the owner has not used',
+    why,
   });
 }

@@ -1,9 +1,9 @@
-import type pg from 'pg';
 import { z } from 'zod';
 import type { MachineHealthReport } from '../domain/machineHealth.ts';
 import { PAIRING_STATES } from '../domain/streaming.ts';
 import { SECRETS_OF_VM } from './machineSecrets.ts';
 import { sql } from './pool.ts';
+import { textRows, type TextRowsDb } from './textRows.ts';
 import { currentSubscriptionOf, Subscription } from './subscriptions.ts';
 import { dashboardVmOf, Vm } from './vms.ts';
 import { MANDATE_STATUSES, RENEWAL_STATES } from '../domain/autopay.ts';
@@ -65,6 +65,13 @@ export const DashboardKeptDisk = z.object({
   keep_until: z.date(),
 });
 export type DashboardKeptDisk = z.infer<typeof DashboardKeptDisk>;
+
+/** The machine's last accepted health report (game streaming), as the statement reads it. */
+export const DashboardHealthRow = z.object({
+  received_at: z.date(),
+  report: z.record(z.string(), z.unknown()),
+  stream_host_unreachable_at: z.date().nullable(),
+});
 
 /** The machine's last accepted health report (game streaming). */
 export type DashboardHealth = {
@@ -162,33 +169,51 @@ const subscriptionOf = part(DashboardSubscription);
 const vmOf = part(DashboardVm);
 const keptDiskOf = part(DashboardKeptDisk);
 const autopayOf = part(DashboardAutopay);
+const healthOf = part(DashboardHealthRow);
+const clockOf = part(z.object({ ahead_seconds: z.number().int(), observed_at: z.date() }));
 
-type DashboardRow = {
-  email: string;
-  name: string;
-  s: unknown;
-  v: unknown;
-  k: unknown;
-  a: unknown;
-  reports_health: boolean;
-  h_received_at: Date | null;
-  h_report: unknown;
-  h_unreachable_at: Date | null;
-  ck_ahead_seconds: number | null;
-  ck_observed_at: Date | null;
-  stream_pairings: unknown;
-  n_label: string | null;
-  n_points_to: string | null;
-  n_released: boolean | null;
-};
-// Parts read only when the record can show them (api/presenters/vm.ts), so most polls (a
-// customer with a live machine) skip their scans: conditions on the machine row alone become
-// one-time filters in the plan, and a part whose filter is false is never executed. Each is the
-// presenter's own condition for using the part, or wider; never narrower.
-// The kept disk: shown when the machine is gone (`machineGone`), used while a new machine waits
-// for a copy of the old one's disk (`waitingForDiskCopy`, which needs `restore_snapshot_id`).
-const KEPT_DISK_SHOWN = sql.fragment`(v.id IS NULL OR v.state IN ('terminating', 'terminated', 'error')
+/** The statement's columns: the user's email and name, then each part one JSON column. */
+const DASHBOARD_COLUMNS = [
+  'email',
+  'name',
+  's',
+  'v',
+  'k',
+  'a',
+  'reports_health',
+  'h',
+  'ck',
+  'stream_pairings',
+  'n_label',
+  'n_points_to',
+  'n_released',
+] as const;
+type DashboardColumn = (typeof DASHBOARD_COLUMNS)[number];
+
+/** At most this many Moonlight devices are shown, the newest first. */
+const PAIRINGS_SHOWN = 20;
+
+/** The pairings the statement read (unordered: sorting them there cost more than here), newest first. */
+function newestPairings(value: unknown): DashboardPairing[] {
+  if (!Array.isArray(value)) return [];
+  const pairings = value as DashboardPairing[];
+  if (pairings.length > 1) pairings.sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));
+  return pairings.length > PAIRINGS_SHOWN ? pairings.slice(0, PAIRINGS_SHOWN) : pairings;
+}
+// Parts read only when the record can show them (core/domain/machineView.ts and
+// api/presenters/vm.ts), so most polls (a customer with a live machine) skip their scans:
+// conditions on the machine row alone become one-time filters in the plan, and a part whose
+// filter is false is never executed. Each is the record's own condition for using the part, or
+// wider; never narrower.
+// The kept disk: shown when the machine is gone (`isGone`), used while a new machine waits
+// for a copy of the old one's disk (`waitingForDiskCopy`, which needs `restore_snapshot_id`). A
+// customer with no machine at all (v.id IS NULL) has no disk copy either: a copy names its
+// machine (vm_snapshots.vm_id references vms, whose rows are never deleted).
+const KEPT_DISK_SHOWN = sql.fragment`(v.state IN ('terminating', 'terminated', 'error')
         OR v.restore_snapshot_id IS NOT NULL)`;
+// AutoPay: shown for a customer's latest mandate that left 'pending'; `autopay_since` is set (by
+// a trigger, sql/0075) the first time one did, so everyone who never set AutoPay up skips it.
+const AUTOPAY_SHOWN = sql.fragment`u.autopay_since IS NOT NULL`;
 // The health report and pairings: shown only for a machine launched with secrets of its own
 // (`reportsHealth`) that is not being deleted (`streamingFields`). (The health part's LIMIT 1, at
 // most one row by its key anyway, keeps the planner from folding it into a plain join, where the
@@ -200,10 +225,9 @@ const STREAMING_SHOWN = sql.fragment`ms.launch_token IS NOT NULL
 // than the poll's query took to run.
 const DASHBOARD_SELECT = sql.fragment`
     SELECT u.email, u.name, to_json(s) AS s, to_json(v) AS v, to_json(k) AS k, to_json(a) AS a,
-      ms.launch_token IS NOT NULL AS reports_health, h.received_at AS h_received_at, h.report AS h_report,
-      h.stream_host_unreachable_at AS h_unreachable_at, ck.ahead_seconds AS ck_ahead_seconds,
-      ck.observed_at AS ck_observed_at, sp.pairings AS stream_pairings,
-      mn.label AS n_label, mn.points_to AS n_points_to, mn.released_at IS NOT NULL AS n_released
+      ms.launch_token IS NOT NULL AS reports_health, to_json(h) AS h, to_json(ck) AS ck,
+      sp.pairings AS stream_pairings, mn.label AS n_label, mn.points_to AS n_points_to,
+      mn.released_at IS NOT NULL AS n_released
     FROM users u
     LEFT JOIN LATERAL (
       SELECT ${columnsOf(DashboardSubscription)} ${currentSubscriptionOf(sql.fragment`u.id`)}) s ON true
@@ -216,7 +240,7 @@ const DASHBOARD_SELECT = sql.fragment`
       SELECT m.id, m.status, m.amount_paise, m.method, m.next_debit_at, m.problem, r.state AS renewal_state,
         r.notice_sent_at, r.debit_at, r.next_attempt_at, r.failure_reason, r.renewal_at
       FROM autopay_mandates m LEFT JOIN autopay_renewals r ON r.id = m.latest_renewal_id
-      WHERE m.user_id = u.id AND m.status <> 'pending'
+      WHERE m.user_id = u.id AND m.status <> 'pending' AND ${AUTOPAY_SHOWN}
       ORDER BY m.created_at DESC LIMIT 1) a ON true
     LEFT JOIN ${SECRETS_OF_VM}
     LEFT JOIN LATERAL (
@@ -230,11 +254,11 @@ const DASHBOARD_SELECT = sql.fragment`
     LEFT JOIN LATERAL (
       SELECT json_agg(json_build_object('id', p.id, 'name', p.device_name, 'state', p.state,
                'outcome', p.outcome, 'message', p.message, 'createdAt', p.created_at, 'pairedAt', p.paired_at,
-               'finishedAt', p.finished_at, 'removedAt', coalesce(p.remove_requested_at, p.removed_at), 'origin', p.origin) ORDER BY p.created_at DESC) AS pairings
-      FROM (SELECT * FROM stream_pairings p WHERE p.vm_id = v.id AND ${STREAMING_SHOWN}
-              AND (p.state IN ('paired', 'removing', 'pending', 'sending', 'confirming')
-                   OR p.updated_at > now() - interval '10 minutes')
-            ORDER BY p.created_at DESC LIMIT 20) p) sp ON true
+               'finishedAt', p.finished_at, 'removedAt', coalesce(p.remove_requested_at, p.removed_at),
+               'origin', p.origin)) AS pairings
+      FROM stream_pairings p WHERE p.vm_id = v.id AND ${STREAMING_SHOWN}
+        AND (p.state IN ('paired', 'removing', 'pending', 'sending', 'confirming')
+             OR p.updated_at > now() - interval '10 minutes')) sp ON true
     LEFT JOIN machine_names mn ON mn.vm_id = v.id`;
 
 // The statement's text and parameters, rendered once by slonik (the fragments above, with the
@@ -245,8 +269,36 @@ const USER_ID_INDEX = DASHBOARD_QUERY.values.indexOf(USER_ID_SLOT);
 // Slonik writes its placeholders `$slonik_N` and makes them `$N` as it sends a query; so does this.
 const DASHBOARD_TEXT = DASHBOARD_QUERY.sql.replaceAll('$slonik_', '$');
 
+/** The statement for `userId`'s dashboard: its name (prepared once per connection), text and values. */
+export function dashboardStatement(userId: string): { name: string; text: string; values: unknown[] } {
+  const values = [...DASHBOARD_QUERY.values];
+  values[USER_ID_INDEX] = userId;
+  return { name: 'dashboard_state', text: DASHBOARD_TEXT, values };
+}
+
 /** What the statement runs on: a `pg` pool or client (the web process's `pgPool`). */
-export type DashboardDb = Pick<pg.Pool, 'query'>;
+export type DashboardDb = TextRowsDb;
+
+/** Where each column is in the statement's rows, worked out from its first answer. */
+let columnAt: Record<DashboardColumn, number> | undefined;
+
+function columnPositions(columns: string[]): Record<DashboardColumn, number> {
+  const positions = Object.fromEntries(columns.map((name, i) => [name, i]));
+  for (const name of DASHBOARD_COLUMNS) {
+    if (!(name in positions)) throw new Error(`the dashboard statement has no column ${name}`);
+  }
+  return positions as Record<DashboardColumn, number>;
+}
+
+/** The machine's clock as its last refused report showed it, in the record's terms. */
+function clockAt(clock: { ahead_seconds: number; observed_at: Date } | null): DashboardState['clockAhead'] {
+  return clock ? { seconds: clock.ahead_seconds, observedAt: clock.observed_at } : null;
+}
+
+/** Postgres's text of a json column, parsed (null stays null). */
+function json(text: string | null | undefined): unknown {
+  return text === null || text === undefined ? null : JSON.parse(text);
+}
 
 /**
  * Null when the user does not exist or was deleted. A named prepared statement: each pooled
@@ -254,39 +306,39 @@ export type DashboardDb = Pick<pg.Pool, 'query'>;
  *
  * Sent through `pg` directly rather than slonik: it is the one statement every poll makes, and
  * slonik's query path (its interceptors, query ids, result wrapping) cost the poll's web process
- * more than pg's own work. pg's default parsers give what slonik's did for these columns
- * (json → objects, timestamptz → Date, bool → boolean); dashboard-row.test.ts checks real rows.
+ * more than pg's own work. Its row is read as Postgres's texts (core/db/textRows.ts) and each
+ * part's JSON parsed here, as pg's json parser would; dashboard-row.test.ts checks real rows.
  */
 export async function findDashboardState(db: DashboardDb, userId: string): Promise<DashboardState | null> {
-  const values = [...DASHBOARD_QUERY.values];
-  values[USER_ID_INDEX] = userId;
-  const result = await db.query<DashboardRow>({ name: 'dashboard_state', text: DASHBOARD_TEXT, values });
-  const row = result.rows[0];
+  const { columns, rows } = await textRows(db, dashboardStatement(userId));
+  const row = rows[0];
   if (!row) return null;
-  const vm = vmOf(row.v);
-  const receivedAt = row.h_received_at;
+  const at = (columnAt ??= columnPositions(columns));
+  const vm = vmOf(json(row[at.v]));
+  const health = healthOf(json(row[at.h]));
   return {
-    user: { email: row.email, name: row.name },
-    subscription: subscriptionOf(row.s),
+    user: { email: row[at.email]!, name: row[at.name]! },
+    subscription: subscriptionOf(json(row[at.s])),
     vm,
-    keptDisk: keptDiskOf(row.k),
-    reportsHealth: vm !== null && row.reports_health === true,
+    keptDisk: keptDiskOf(json(row[at.k])),
+    reportsHealth: vm !== null && row[at.reports_health] === 't',
     // Validated when it was accepted (api/routes/machineHealth.ts); stored as it came.
-    health: receivedAt
+    health: health
       ? {
-          receivedAt,
-          report: row.h_report as MachineHealthReport,
-          streamHostUnreachableAt: row.h_unreachable_at ?? null,
+          receivedAt: health.received_at,
+          report: health.report as MachineHealthReport,
+          streamHostUnreachableAt: health.stream_host_unreachable_at,
         }
       : null,
-    clockAhead:
-      row.ck_ahead_seconds !== null && row.ck_observed_at !== null
-        ? { seconds: row.ck_ahead_seconds, observedAt: row.ck_observed_at }
-        : null,
-    pairings: row.stream_pairings ? z.array(DashboardPairing).parse(row.stream_pairings) : [],
-    autopay: autopayOf(row.a),
-    name: row.n_label
-      ? { label: row.n_label, pointsTo: row.n_points_to, released: row.n_released === true }
+    clockAhead: clockAt(clockOf(json(row[at.ck]))),
+    pairings: newestPairings(json(row[at.stream_pairings])),
+    autopay: autopayOf(json(row[at.a])),
+    name: row[at.n_label]
+      ? {
+          label: row[at.n_label]!,
+          pointsTo: row[at.n_points_to] ?? null,
+          released: row[at.n_released] === 't',
+        }
       : null,
   };
 }

@@ -4,6 +4,7 @@
  */
 
 import { EMAIL_MESSAGES } from './email.ts';
+import { SESSION_ENDED_MESSAGE, SIGNED_OUT_PASSWORD_CHANGED_MESSAGE } from './sessionEnded.ts';
 
 export { EMAIL_MAX_LENGTH, normaliseEmail } from './email.ts';
 
@@ -25,9 +26,8 @@ export const ACCOUNT_MESSAGES = {
   unknownError: 'Unknown Error',
   logoutFailed: 'Could not log out: the server could not be reached. Please try again.',
   // Ours: a signed-in page whose session expired or was revoked (every call then answers 401).
-  sessionEnded: 'Your session has ended — log in again.',
-  signedOutPasswordChanged:
-    'You were signed out because the password was changed. Log in again with the new password.',
+  sessionEnded: SESSION_ENDED_MESSAGE,
+  signedOutPasswordChanged: SIGNED_OUT_PASSWORD_CHANGED_MESSAGE,
   sessionEndedLink: 'Log in again',
   verifyFailed: 'OTP verification failed',
   resendSuccess: 'A new OTP has been sent to your email.',

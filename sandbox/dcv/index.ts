@@ -1,6 +1,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { listenAt, serialQueue } from '../machineServers.ts';
+import { unescapeXml } from '../xmlText.ts';
 
 /**
  * A stand-in for the Amazon DCV server on each running sandbox instance: an HTTP server on the
@@ -175,15 +176,6 @@ export function parseAnswer(
   if (status === 200 && yes) return { result: 'yes', username: unescapeXml(yes[1] ?? '') };
   const no = /<auth result="no">\s*<message>([^<]*)<\/message>\s*<\/auth>/.exec(text);
   return { result: 'no', message: no ? unescapeXml(no[1] ?? '') : `verifier answered ${status}` };
-}
-
-function unescapeXml(text: string): string {
-  return text
-    .replaceAll('&lt;', '<')
-    .replaceAll('&gt;', '>')
-    .replaceAll('&quot;', '"')
-    .replaceAll('&apos;', "'")
-    .replaceAll('&amp;', '&');
 }
 
 function json(status: number, value: unknown) {

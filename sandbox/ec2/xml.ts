@@ -3,21 +3,9 @@
  * namespace with lists as `<item>` members, so a few escaping helpers beat an XML library.
  */
 
+import { escapeXml } from '../xmlText.ts';
+
 const EC2_NAMESPACE = 'http://ec2.amazonaws.com/doc/2016-11-15/';
-
-const SPECIAL = /[&<>"']/;
-
-function escapeXml(value: string): string {
-  // Almost every value (ids, states, dates) has nothing to escape: a page of 1,000 instances
-  // renders tens of thousands of them.
-  if (!SPECIAL.test(value)) return value;
-  return value
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&apos;');
-}
 
 /** An element around already-rendered XML; absent parts are skipped. */
 export function node(name: string, ...children: Array<string | null | undefined | false>): string {

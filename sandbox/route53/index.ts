@@ -4,6 +4,7 @@ import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import { z } from 'zod';
 import { readRawBody } from '../body.ts';
+import { escapeXml, unescapeXml } from '../xmlText.ts';
 
 /**
  * A stand-in for Amazon Route 53 as the real `@aws-sdk/client-route-53` talks to it: REST XML
@@ -65,25 +66,6 @@ export type SandboxRoute53 = {
   state(): { zones: Array<{ id: string; name: string; records: RecordSet[] }>; changes: number };
   reset(): void;
 };
-
-function escapeXml(value: string): string {
-  return value
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&apos;');
-}
-
-function unescapeXml(value: string): string {
-  return value
-    .replaceAll('&lt;', '<')
-    .replaceAll('&gt;', '>')
-    .replaceAll('&quot;', '"')
-    .replaceAll('&apos;', "'")
-    .replace(/&#(\d+);/g, (_, code: string) => String.fromCodePoint(Number(code)))
-    .replaceAll('&amp;', '&');
-}
 
 /** The text of every `<tag>…</tag>` directly in `xml` (no attributes in Route 53's request bodies). */
 function elements(xml: string, tag: string): string[] {

@@ -10,17 +10,23 @@ import { loadConfig } from '../../core/config/config.ts';
 import { scratchDir, startScratchDatabase } from '../lib/scratch.ts';
 import { summariseProfile } from './cpuProfile.ts';
 import { postgresCpuMicros, processCpuMicros } from './processCpu.ts';
-import { fmtMs, fmtRatio, heading, median, record, seedSignedInUser } from './lib.ts';
+import { fmtMs, fmtRatio, heading, median, record } from './lib.ts';
+import { POPULATION, seedPollCustomers, type PollCustomer } from './pollCustomers.ts';
 
 /**
- * `npm run bench -- poll`: the signed-in dashboard poll against baselines measured in the same
- * run, on the same Postgres, by the same load generator (autocannon, in this process; every
- * server is a process of its own):
+ * `npm run bench -- poll`: the signed-in dashboard poll of three customers against baselines
+ * measured in the same run, on the same Postgres, by the same load generator (autocannon, in
+ * this process; every server is a process of its own):
  *
- * - the poll, through npm start's own web process (scripts/lib/devWeb.ts, with the environment
- *   a fresh shell and npm start give it: NODE_ENV and LOG_LEVEL at their defaults, the access
- *   log on stdout, here a file; the sandbox mounted), first fetch (200) and the browser's
- *   revalidation (304); only Postgres (the bench's own) and the worker are left out;
+ * - the poll of each of three customers (scripts/bench/pollCustomers.ts: no machine; a desk
+ *   customer's running machine; a streaming customer's running machine with its health report,
+ *   Moonlight pairings, AutoPay and hour notices), among tables of a realistic size (10,000
+ *   customers, 50,000 plans, payments and invoices, 20,000 machines and health reports), through
+ *   npm start's own web process (scripts/lib/devWeb.ts, with the environment a fresh shell and
+ *   npm start give it: NODE_ENV and LOG_LEVEL at their defaults, the access log on stdout, here a
+ *   file; the sandbox mounted), first fetch (200) and the browser's revalidation (304); only
+ *   Postgres (the bench's own) and the worker are left out. The streaming customer is the
+ *   headline: the one whose poll reads every part of the record;
  * - the app's floor: a signed-in GET that reads nothing (the plan catalogue with the session
  *   cookie), so the poll's own work is the difference;
  * - the one-query route: a separate Koa process doing one parameterized unique-key read (a
@@ -33,8 +39,8 @@ import { fmtMs, fmtRatio, heading, median, record, seedSignedInUser } from './li
  * the database's is the whole Postgres server's. Statements per poll are counted in a separate,
  * short run of the web process with a counting patch preloaded, never in the measured one.
  *
- * BENCH_POLL_COMPARE=<checkout> also loads another checkout's web process (its floor and poll,
- * marked "compare"), e.g. main's before a change.
+ * BENCH_POLL_COMPARE=<checkout> also loads another checkout's web process (its floor and each
+ * customer's poll, marked "compare"), e.g. main's before a change.
  *
  * BENCH_POLL_PROFILE=<dir> also takes a CPU profile of the web process under the floor's load and
  * under the poll's (node:inspector, preloaded from scripts/bench/profiler.ts), writes them to <dir>
@@ -57,10 +63,19 @@ const COUNTED = 200;
 const BARE = 'bare Koa';
 const ONE_QUERY = 'one-query route';
 const FLOOR = 'app floor';
-const POLL = 'dashboard poll (200)';
-const POLL_304 = 'dashboard poll (304)';
+const pollName = (customer: PollCustomer, status: 200 | 304) => `poll ${customer.label} (${status})`;
+/** The customer the headline figures are of: the one whose poll reads every part. */
+const HEADLINE: PollCustomer['label'] = 'streaming';
 
-type Target = { name: string; url: string; headers: Record<string, string>; server: Server };
+type Target = {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+  server: Server;
+  /** The poll's customer, when it is a poll. */
+  customer?: PollCustomer;
+  status?: 200 | 304;
+};
 type Server = { child: ChildProcess; port: number; pid: number };
 type Load = {
   rps: number;
@@ -75,7 +90,7 @@ type Load = {
 
 export async function benchPoll(): Promise<void> {
   heading(
-    `Dashboard poll vs the app's floor, a one-query route and bare Koa (c=${CONNECTIONS}, interleaved)`,
+    `Dashboard poll of three customers vs the app's floor, a one-query route and bare Koa (c=${CONNECTIONS}, interleaved)`,
   );
   console.log(`load average at start: ${loadAverage()}`);
   const database = await startScratchDatabase('bench-poll-', 'bench_poll');
@@ -84,8 +99,16 @@ export async function benchPoll(): Promise<void> {
   const logFile = path.join(dataDir, 'web.log');
   const logFd = openSync(logFile, 'a');
   try {
-    const seed = await seedSignedInUser(database.url);
-    const cookie = `legend_session=${seed.token}`;
+    const seeding = performance.now();
+    const customers = await seedPollCustomers(database.url);
+    console.log(
+      `tables: ${POPULATION.customers.toLocaleString('en-IN')} customers, ${POPULATION.plans.toLocaleString('en-IN')} plans ` +
+        `with their payments and invoices, ${POPULATION.machines.toLocaleString('en-IN')} machines with health reports ` +
+        `(seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s)`,
+    );
+    for (const customer of customers) console.log(`  customer ${customer.label}: ${customer.has}`);
+    const cookieOf = (customer: PollCustomer) => `legend_session=${customer.token}`;
+    const headline = customers.find((c) => c.label === HEADLINE)!;
     // A fresh shell's environment, as someone typing `npm start` has (no NODE_ENV, no LOG_LEVEL),
     // plus what npm start adds for its web process: the database, the secret and the port.
     const appEnv = {
@@ -105,7 +128,7 @@ export async function benchPoll(): Promise<void> {
         PROFILE_DIR ? [...execArgv, '--import', './scripts/bench/profiler.ts'] : execArgv,
       );
 
-    await countStatements(await startApp(['--import', './scripts/bench/countStatements.ts']), cookie);
+    await countStatements(await startApp(['--import', './scripts/bench/countStatements.ts']), customers);
 
     const bare = await startServer('scripts/bench/pollBaseline.ts', ['bare'], process.env, 'ignore');
     servers.push(bare);
@@ -124,40 +147,51 @@ export async function benchPoll(): Promise<void> {
     const before = COMPARE_DIR ? await startApp([], COMPARE_DIR, compareDir) : undefined;
     if (before) servers.push(before);
     const base = (server: Server) => `http://127.0.0.1:${server.port}`;
-    const pollUrl = `${base(app)}/api/vm/dashboard`;
-    const first = await fetch(pollUrl, { headers: { cookie } });
-    if (first.status !== 200) throw new Error(`the poll answered ${first.status}: ${await first.text()}`);
-    const etag = first.headers.get('etag');
-    if (!etag) console.log('the poll sends no ETag: no 304 figure');
+
+    const polls: Target[] = [];
+    for (const customer of customers) {
+      const url = `${base(app)}/api/vm/dashboard`;
+      const headers = { cookie: cookieOf(customer) };
+      const first = await fetch(url, { headers });
+      if (first.status !== 200) throw new Error(`the poll answered ${first.status}: ${await first.text()}`);
+      const etag = first.headers.get('etag');
+      if (!etag) throw new Error('the poll sends no ETag');
+      polls.push({ name: pollName(customer, 200), url, headers, server: app, customer, status: 200 });
+      polls.push({
+        name: pollName(customer, 304),
+        url,
+        headers: { ...headers, 'if-none-match': etag },
+        server: app,
+        customer,
+        status: 304,
+      });
+    }
 
     const targets: Target[] = [
       { name: BARE, url: `${base(bare)}/hello`, headers: {}, server: bare },
       {
         name: ONE_QUERY,
-        url: `${base(oneQuery)}/user/${encodeURIComponent(seed.email)}`,
+        url: `${base(oneQuery)}/user/${encodeURIComponent(headline.email)}`,
         headers: {},
         server: oneQuery,
       },
       // The same guards, session and access log as the poll; a constant body, no database.
-      { name: FLOOR, url: `${base(app)}/api/plans`, headers: { cookie }, server: app },
-      { name: POLL, url: pollUrl, headers: { cookie }, server: app },
-      ...(etag
-        ? [{ name: POLL_304, url: pollUrl, headers: { cookie, 'if-none-match': etag }, server: app }]
-        : []),
+      { name: FLOOR, url: `${base(app)}/api/plans`, headers: { cookie: cookieOf(headline) }, server: app },
+      ...polls,
       ...(before
         ? [
             {
               name: `${FLOOR} (compare)`,
               url: `${base(before)}/api/plans`,
-              headers: { cookie },
+              headers: { cookie: cookieOf(headline) },
               server: before,
             },
-            {
-              name: `${POLL} (compare)`,
+            ...customers.map((customer) => ({
+              name: `${pollName(customer, 200)} (compare)`,
               url: `${base(before)}/api/vm/dashboard`,
-              headers: { cookie },
+              headers: { cookie: cookieOf(customer) },
               server: before,
-            },
+            })),
           ]
         : []),
     ];
@@ -173,12 +207,13 @@ export async function benchPoll(): Promise<void> {
       const webAfter = await processCpuMicros(target.server.pid);
       const dbAfter = await postgresCpuMicros(database.dataDir);
       const requests = Math.max(1, result.requests.total);
+      const expected = target.status === 304 ? result['3xx'] : result['2xx'];
       return {
         rps: result.requests.average,
         p50: result.latency.p50,
         p99: result.latency.p99,
-        // A 304 is the expected answer to a revalidation, not a failure.
-        unexpected: result.non2xx - (result['3xx'] ?? 0) + result.errors + result.timeouts,
+        // A poll that answers other than expected (a 200 where a 304 was due) is counted too.
+        unexpected: requests - expected + result.errors + result.timeouts,
         webCpu: web === null || webAfter === null ? Number.NaN : (webAfter - web) / requests,
         dbCpu: db === null || dbAfter === null ? null : (dbAfter - db) / requests,
       };
@@ -186,9 +221,11 @@ export async function benchPoll(): Promise<void> {
 
     for (const target of targets) await measure(target, 1); // warm-up: JIT, pools, prepared statements
     const logBefore = await lineCount(logFile);
+    const loads: string[] = [loadAverage()];
     const runs = new Map<string, Load[]>(targets.map((t) => [t.name, []]));
     for (let round = 0; round < ROUNDS; round++) {
       for (const target of targets) runs.get(target.name)!.push(await measure(target, SECONDS));
+      loads.push(loadAverage());
     }
     const logLines = (await lineCount(logFile)) - logBefore;
 
@@ -209,13 +246,15 @@ export async function benchPoll(): Promise<void> {
       `servers: each its own process; npm start's web process (NODE_ENV ${appConfig.env}, ` +
         `LOG_LEVEL ${appConfig.logLevel}): ${logLines} access-log lines written during the rounds`,
     );
+    console.log(`load average (1, 5, 15 min) after each round: ${loads.slice(1).join(' | ')}`);
     console.log(
-      'req/s and latency as the load generator saw them (it shares the machine); CPU/req: the server ' +
-        "process's own CPU time per request (web) and the whole Postgres server's (DB)",
+      'req/s and latency as the load generator saw them (it shares the machine); ×1-query: req/s over the ' +
+        "one-query route's; p99 ×1-q: the one-query route's p99 over the target's (above 1 is faster); CPU/req: " +
+        "the server process's own CPU time per request (web) and the whole Postgres server's (DB)",
     );
     console.log(
-      `${'target'.padEnd(30)} ${'req/s'.padStart(6)}  ${'p50'.padStart(8)}  ${'p99'.padStart(8)}  ` +
-        `${'×1-query'.padStart(8)}  ${'web µs'.padStart(6)}  ${'DB µs'.padStart(6)}  rounds`,
+      `${'target'.padEnd(34)} ${'req/s'.padStart(6)}  ${'p50'.padStart(8)}  ${'p99'.padStart(8)}  ` +
+        `${'×1-query'.padStart(8)}  ${'p99 ×1-q'.padStart(8)}  ${'web µs'.padStart(6)}  ${'DB µs'.padStart(6)}  rounds`,
     );
     for (const target of targets) {
       const s = summary(target.name);
@@ -224,7 +263,16 @@ export async function benchPoll(): Promise<void> {
         value: s.rps,
         unit: 'req/s',
         baseline: { name: `${ONE_QUERY} req/s`, value: one.rps, unit: 'req/s' },
-        detail: { p50Ms: s.p50, p99Ms: s.p99, rounds: s.rounds, connections: CONNECTIONS, seconds: SECONDS },
+        detail: {
+          p50Ms: s.p50,
+          p99Ms: s.p99,
+          p99RatioToOneQuery: one.p99 / s.p99,
+          rounds: s.rounds,
+          connections: CONNECTIONS,
+          seconds: SECONDS,
+          customer: target.customer?.has,
+          loadAverages: loads,
+        },
       }).ratio;
       record('poll', {
         name: `${target.name} web CPU per request`,
@@ -233,29 +281,47 @@ export async function benchPoll(): Promise<void> {
         baseline: { name: `${ONE_QUERY} web CPU per request`, value: one.webCpu, unit: 'µs' },
       });
       if (s.dbCpu !== null)
-        record('poll', { name: `${target.name} database CPU per request`, value: s.dbCpu, unit: 'µs' });
+        record('poll', {
+          name: `${target.name} database CPU per request`,
+          value: s.dbCpu,
+          unit: 'µs',
+          ...(one.dbCpu !== null
+            ? { baseline: { name: `${ONE_QUERY} database CPU per request`, value: one.dbCpu, unit: 'µs' } }
+            : {}),
+        });
       console.log(
-        `${target.name.padEnd(30)} ${s.rps.toFixed(0).padStart(6)}  ${fmtMs(s.p50).padStart(8)}  ${fmtMs(s.p99).padStart(8)}  ` +
-          `${fmtRatio(ratio).padStart(8)}  ${s.webCpu.toFixed(0).padStart(6)}  ` +
+        `${target.name.padEnd(34)} ${s.rps.toFixed(0).padStart(6)}  ${fmtMs(s.p50).padStart(8)}  ${fmtMs(s.p99).padStart(8)}  ` +
+          `${fmtRatio(ratio).padStart(8)}  ${fmtRatio(one.p99 / s.p99).padStart(8)}  ${s.webCpu.toFixed(0).padStart(6)}  ` +
           `${s.dbCpu === null ? 'n/a'.padStart(6) : s.dbCpu.toFixed(0).padStart(6)}  ${s.rounds.join('/')}` +
-          (s.unexpected ? `  UNEXPECTED ${s.unexpected} non-2xx/errors` : ''),
+          (s.unexpected ? `  UNEXPECTED ${s.unexpected} answers/errors` : ''),
       );
     }
-    const poll = summary(POLL);
     const floor = summary(FLOOR);
     const bareSummary = summary(BARE);
+    const oneCost = one.webCpu + (one.dbCpu ?? 0);
+    for (const customer of customers) {
+      const poll = summary(pollName(customer, 200));
+      const revalidated = summary(pollName(customer, 304));
+      const cost = poll.webCpu + (poll.dbCpu ?? 0);
+      console.log(
+        `${customer.label === HEADLINE ? 'HEADLINE ' : ''}${customer.label}: poll ÷ one-query ${fmtRatio(poll.rps / one.rps)} ` +
+          `(304: ${fmtRatio(revalidated.rps / one.rps)}; target ≥ 0.6×), p99 ${fmtRatio(one.p99 / poll.p99)} ` +
+          `(target ≥ 0.5×); web + DB CPU ${cost.toFixed(0)} µs against ${oneCost.toFixed(0)} (${fmtRatio(oneCost / cost)}); ` +
+          `the poll's own web work (poll − floor) ${(poll.webCpu - floor.webCpu).toFixed(0)} µs`,
+      );
+    }
     console.log(
-      `poll ÷ one-query ${fmtRatio(poll.rps / one.rps)} (target ≥ 0.5×); floor ÷ one-query ${fmtRatio(floor.rps / one.rps)} (target ≥ 0.8×)`,
-    );
-    console.log(
-      `web CPU: the poll's own work (poll − floor) ${(poll.webCpu - floor.webCpu).toFixed(0)} µs; ` +
-        `the app's guards, session and log (floor − bare Koa) ${(floor.webCpu - bareSummary.webCpu).toFixed(0)} µs; ` +
-        `the one-query route's query (one-query − bare Koa) ${(one.webCpu - bareSummary.webCpu).toFixed(0)} µs`,
+      `floor ÷ one-query ${fmtRatio(floor.rps / one.rps)}; web CPU: the app's guards, session and log ` +
+        `(floor − bare Koa) ${(floor.webCpu - bareSummary.webCpu).toFixed(0)} µs; the one-query route's query ` +
+        `(one-query − bare Koa) ${(one.webCpu - bareSummary.webCpu).toFixed(0)} µs`,
     );
 
     if (PROFILE_DIR) {
       await mkdir(PROFILE_DIR, { recursive: true });
-      for (const target of targets.filter((t) => t.name === FLOOR || t.name === POLL)) {
+      const profiled = targets.filter(
+        (t) => t.name === FLOOR || (t.customer?.label === HEADLINE && t.server === app),
+      );
+      for (const target of profiled) {
         const file = path.resolve(PROFILE_DIR, `${target.name.replace(/\W+/g, '-')}.cpuprofile`);
         target.server.child.send({ profile: 'start' });
         const result = await autocannon({
@@ -280,28 +346,38 @@ export async function benchPoll(): Promise<void> {
 }
 
 /** Statements (round trips) and writes per poll, in a short run of its own with the counting patch preloaded. */
-async function countStatements(server: Server, cookie: string) {
+async function countStatements(server: Server, customers: PollCustomer[]) {
   try {
     const pollUrl = `http://127.0.0.1:${server.port}/api/vm/dashboard`;
-    for (let i = 0; i < 20; i++) await fetch(pollUrl, { headers: { cookie } }).then((r) => r.arrayBuffer());
-    server.child.send({ count: 'start' });
-    for (let i = 0; i < COUNTED; i++)
-      await fetch(pollUrl, { headers: { cookie } }).then((r) => r.arrayBuffer());
-    server.child.send({ count: 'end' });
-    const { counts } = (await reply(server.child, (m) => 'counts' in m)) as {
-      counts: { statements: number; writes: number; texts: Record<string, number> };
-    };
-    const statements = counts.statements / COUNTED;
-    const writes = counts.writes / COUNTED;
-    console.log(
-      `one poll: ${statements.toFixed(2)} statements (round trips), ${writes.toFixed(2)} write statements ` +
-        `(${COUNTED} sequential polls, counted in a separate run)`,
-    );
-    for (const [text, n] of Object.entries(counts.texts).sort((a, b) => b[1] - a[1])) {
-      console.log(`  ${(n / COUNTED).toFixed(2)}× ${text}`);
+    for (const customer of customers) {
+      const headers = { cookie: `legend_session=${customer.token}` };
+      for (let i = 0; i < 20; i++) await fetch(pollUrl, { headers }).then((r) => r.arrayBuffer());
+      server.child.send({ count: 'start' });
+      for (let i = 0; i < COUNTED; i++) await fetch(pollUrl, { headers }).then((r) => r.arrayBuffer());
+      server.child.send({ count: 'end' });
+      const { counts } = (await reply(server.child, (m) => 'counts' in m)) as {
+        counts: { statements: number; writes: number; texts: Record<string, number> };
+      };
+      const statements = counts.statements / COUNTED;
+      const writes = counts.writes / COUNTED;
+      console.log(
+        `one poll of ${customer.label}: ${statements.toFixed(2)} statements (round trips), ${writes.toFixed(2)} ` +
+          `write statements (${COUNTED} sequential polls, counted in a separate run)`,
+      );
+      for (const [text, n] of Object.entries(counts.texts).sort((a, b) => b[1] - a[1])) {
+        console.log(`  ${(n / COUNTED).toFixed(2)}× ${text}`);
+      }
+      record('poll', {
+        name: `statements per poll, ${customer.label}`,
+        value: statements,
+        unit: 'statements',
+      });
+      record('poll', {
+        name: `write statements per poll, ${customer.label}`,
+        value: writes,
+        unit: 'statements',
+      });
     }
-    record('poll', { name: 'statements per poll', value: statements, unit: 'statements' });
-    record('poll', { name: 'write statements per poll', value: writes, unit: 'statements' });
   } finally {
     await stop(server.child);
   }

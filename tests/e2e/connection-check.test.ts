@@ -100,7 +100,7 @@ describe.skipIf(!hasBrowser())('connection check', () => {
     await page.getByRole('heading', { level: 1, name: 'Connection check' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/connection-check');
     // The region comes from the server (GET /api/site), a moment after the page.
-    await page.getByText('our PCs in Mumbai (ap-south-1)').waitFor();
+    await page.getByText('To our PCs in Mumbai (ap-south-1).').waitFor();
 
     const verdicts = await runCheck(page);
     expect(Object.keys(verdicts)).toEqual(['gaming', 'editing', 'work']);

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   baseUrl,
   DESKTOP,
@@ -8,21 +8,40 @@ import {
   type Page,
 } from '../support/browser.ts';
 import { logIn, registeredUser } from '../support/e2eUsers.ts';
+import { useOwnStack } from '../support/ownStack.ts';
 import { stackDatabase } from '../support/stackDb.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 /**
  * The wait after paying on the `aws` sandbox timings (a start from stopped 40–90 s, a Windows
  * launch 4–6 minutes to its password), at 360 and 1280 px: the payment-success page shows each
  * phase (checking the payment, the machine being prepared or started, Remote Desktop being
  * checked), an estimate from the recorded provisions, a link to the dashboard after 20 s, and the
- * dashboard the same progress. The one stack serves every browser test, so its sandbox EC2 is
- * switched to the `aws` profile for this file (as SANDBOX_PROFILE=aws starts it) and back after;
- * its clock is moved on (`advanceMs`) between phases rather than waited for, and a machine's
- * Remote Desktop listener is held shut so that phase can be seen.
+ * dashboard the same progress. The sandbox's clock is moved on (`advanceMs`) between phases
+ * rather than waited for, and a machine's Remote Desktop listener is held shut so that phase can
+ * be seen.
+ *
+ * Its stack is its own: a sandbox on the `aws` timings whose clock has moved minutes on would
+ * change what every later file sees of its machines (CloudWatch answers from a machine's launch up
+ * to the sandbox's clock). Only PRO LEGEND keeps a warm pool there, so a PRO LEGEND purchase
+ * claims a spare and a LEGEND purchase is a fresh launch, by configuration, whatever the pool's
+ * timing.
  */
 
+useOwnStack(
+  {
+    SANDBOX_PROFILE: 'aws',
+    WARM_POOL_SIZE: 'pro-legend=1',
+    // The machines' states are what this test waits on, and the sandbox's clock is moved rather
+    // than waited for: the worker looks every second (as on the fast profile), not every 10 s.
+    VM_POLL_SECONDS: '1',
+  },
+  'payment-wait',
+);
 const browser = useBrowser();
 const db = stackDatabase();
+/** Two machines through every phase, each wait one for a state: generous on a shared, loaded machine. */
+const TEST_TIMEOUT_MS = 300_000;
 const userId = `(SELECT id FROM users WHERE email = $1)`;
 
 async function ec2(body: Record<string, unknown>) {
@@ -42,10 +61,6 @@ async function payu(body: Record<string, unknown>) {
   });
   expect(response.status, await response.clone().text()).toBe(200);
 }
-
-afterAll(async () => {
-  if (hasBrowser()) await ec2({ profile: 'fast' });
-});
 
 /**
  * Provisions as the `aws` profile records them (spares ready 60–110 s after payment, launches
@@ -73,20 +88,44 @@ async function recordAwsProvisions() {
   );
 }
 
-/** /select-vm → PRO LEGEND 30 h → /payment → PayU's page; answers the payment's txnid (not yet paid). */
-async function toPayU(page: Page, email: string): Promise<string> {
+/** /select-vm → `plan` 30 h → /payment → PayU's page; answers the payment's txnid (not yet paid). */
+async function toPayU(page: Page, email: string, plan: string, amount: string): Promise<string> {
   await page.goto('/select-vm');
-  const card = page.getByRole('article', { name: 'PRO LEGEND', exact: true });
+  const card = page.getByRole('article', { name: plan, exact: true });
   await card.getByRole('radio', { name: '30 h' }).check();
   await card.getByRole('button', { name: /^(Choose Plan|Renew Plan)$/ }).click();
   await page.waitForURL('**/payment');
-  await page.getByRole('button', { name: 'Pay ₹1,899.00' }).click();
+  await page.getByRole('button', { name: `Pay ${amount}` }).click();
   await page.waitForURL('**/sandbox/payu/_payment');
   const payment = await db.one<{ txnid: string }>(
     `SELECT txnid FROM payments WHERE user_id = ${userId} ORDER BY created_at DESC LIMIT 1`,
     [email],
   );
   return payment!.txnid;
+}
+
+/**
+ * The stack's PRO LEGEND spare through its first boot (4–6 sandbox minutes) and its stop: the
+ * sandbox's clock moved on a minute at a time while it is launched and not yet ready.
+ */
+async function readySpare(): Promise<void> {
+  let last: { state: string; instance_id: string | null; problem: string | null } | undefined;
+  await waitFor(
+    () => `the PRO LEGEND spare to be ready (last seen: ${JSON.stringify(last ?? null)})`,
+    async () => {
+      last = await db.one(
+        `SELECT state, instance_id, problem FROM pool_instances WHERE plan_id = 'pro-legend'
+         ORDER BY created_at LIMIT 1`,
+        [],
+      );
+      if (last?.state === 'failed') throw new Error(`the PRO LEGEND spare failed: ${last.problem}`);
+      if (last?.state === 'ready') return true;
+      if (last?.instance_id) await ec2({ advanceMs: 60_000 });
+      return false;
+    },
+    120_000,
+    1_000,
+  );
 }
 
 const step = (page: Page, name: string) => page.locator('.setup-steps li.is-current', { hasText: name });
@@ -109,29 +148,23 @@ async function instanceOf(email: string): Promise<string> {
   return found!;
 }
 
-describe.skipIf(!hasBrowser())('the wait after paying (aws timings)', () => {
+describe.skipIf(!hasBrowser())('the wait after paying (aws timings)', { timeout: TEST_TIMEOUT_MS }, () => {
   it('shows each phase with an estimate, links to the dashboard after 20 s, and the dashboard shows the same', async () => {
     await recordAwsProvisions();
-    // The warm pool's PRO LEGEND spare is launched as the stack starts: ready before the clock slows.
-    await expect
-      .poll(
-        async () =>
-          (
-            await db.one<{ count: number }>(
-              `SELECT count(*)::int AS count FROM pool_instances WHERE plan_id = 'pro-legend' AND state = 'ready'`,
-              [],
-            )
-          )?.count,
-        { timeout: 60_000 },
-      )
-      .toBeGreaterThan(0);
-    await ec2({ profile: 'aws' });
+    await readySpare();
+    // Only PRO LEGEND has a warm pool here: the LEGEND purchase below can only be a launch.
+    await expect(
+      db.one<{ count: number }>(
+        `SELECT count(*)::int AS count FROM pool_instances WHERE plan_id <> 'pro-legend'`,
+        [],
+      ),
+    ).resolves.toEqual({ count: 0 });
 
     // A warm-pool spare: checking the payment → starting → checking Remote Desktop → ready.
     const user = await registeredUser('Vikram Sethi', 'wait-spare');
     const page = await browser.newPage(DESKTOP);
     await logIn(page, user.email);
-    const txnid = await toPayU(page, user.email);
+    const txnid = await toPayU(page, user.email, 'PRO LEGEND', '₹1,899.00');
     // The bank keeps it pending at the first check: the page waits on the payment.
     await payu({ action: 'script-verify', txnid, statuses: ['pending', 'success'] });
     await page.getByRole('button', { name: 'Pay ₹1,899.00 (success)' }).click();
@@ -186,18 +219,12 @@ describe.skipIf(!hasBrowser())('the wait after paying (aws timings)', () => {
     await page.locator('[data-field="status"]', { hasText: 'Running' }).waitFor({ timeout: 30_000 });
     await expect(page.locator('.setup-steps').count()).resolves.toBe(0);
 
-    // No spare left (its replacement boots for minutes): a fresh launch, the machine being prepared.
-    await expect(
-      db.one<{ count: number }>(
-        `SELECT count(*)::int AS count FROM pool_instances WHERE plan_id = 'pro-legend' AND state = 'ready'`,
-        [],
-      ),
-    ).resolves.toEqual({ count: 0 });
+    // LEGEND has no warm pool: a fresh launch, the machine being prepared.
     const second = await registeredUser('Sunita Rao', 'wait-launch');
     const other = await browser.newPage(DESKTOP);
     await logIn(other, second.email);
-    await toPayU(other, second.email);
-    await other.getByRole('button', { name: 'Pay ₹1,899.00 (success)' }).click();
+    await toPayU(other, second.email, 'LEGEND', '₹1,450.00');
+    await other.getByRole('button', { name: 'Pay ₹1,450.00 (success)' }).click();
     await other.waitForURL(/\/payment-success\?txnid=/);
     await step(other, 'Machine being prepared').waitFor({ timeout: 20_000 });
     // Once it is known to be a launch, the start a spare would need is not listed.

@@ -10,9 +10,11 @@ import {
   waitForApp,
   type Page,
 } from '../support/browser.ts';
-import { logIn, registeredUser } from '../support/e2eUsers.ts';
+import { logIn, mailsTo, registeredUser, type Mail } from '../support/e2eUsers.ts';
+import { waitFor } from '../support/waitFor.ts';
 import { BLOG_POSTS, BLOGS_INTRO } from '../../core/domain/content/blog.ts';
 import { HERO_TEXTS } from '../../core/domain/content/landing.ts';
+import { FEEDBACK_MESSAGES } from '../../core/domain/publicSite.ts';
 import { publicPagePaths } from '../../core/domain/siteRoutes.ts';
 
 /**
@@ -39,7 +41,7 @@ const HEADINGS: Record<string, string> = {
 };
 
 /** The pages Lighthouse measures (npm run bench -- site), looked at without JavaScript. */
-const MEASURED = ['/', '/services', '/blogs', '/select-vm'];
+const MEASURED = ['/', '/services', '/blogs', '/select-vm', '/connection-check'];
 
 const decode = (html: string) =>
   html
@@ -187,6 +189,125 @@ describe.skipIf(!hasBrowser())('prerendered public pages', () => {
     },
     PAGES_TIMEOUT_MS,
   );
+});
+
+/**
+ * Holds back the page's scripts until `release()`: all of them, or all but the entry (the small
+ * script that paints nothing and loads the app, which then holds what is sent for it).
+ */
+async function holdScripts(page: Page, options: { entry: 'held' | 'runs' }) {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const shell = await (await fetch(`${baseUrl()}/`)).text();
+  const entry = /<script type="module"[^>]*src="(\/assets\/[\w.-]+\.js)"/.exec(shell)?.[1];
+  expect(entry).toBeDefined();
+  await page.route(/\/assets\/.+\.js$/, async (route) => {
+    if (options.entry === 'held' || new URL(route.request().url()).pathname !== entry) await held;
+    await route.continue();
+  });
+  return { release };
+}
+
+/** The app has not taken the page over (it is still the prerendered HTML, its buttons waiting). */
+const notTakenOver = (page: Page) =>
+  page.evaluate(() => document.getElementById('root')!.classList.contains('awaiting-app'));
+
+const waitForMail = (to: string, match: (mail: Mail) => boolean): Promise<Mail> =>
+  waitFor(`a matching mail to ${to}`, async () => (await mailsTo(to)).find(match), 20_000, 200);
+
+describe.skipIf(!hasBrowser())('input before the app has taken over', () => {
+  it('keeps the contact form typed and sent, and the connection check started, at 360 px', async () => {
+    const page = await browser.newPage(MOBILE);
+    const posts: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' || request.url().includes('/contact-us?'))
+        posts.push(`${request.method()} ${new URL(request.url()).pathname}`);
+    });
+    const scripts = await holdScripts(page, { entry: 'runs' });
+    await page.goto('/contact-us', { waitUntil: 'commit' });
+    const send = page.getByRole('button', { name: 'Send Message' });
+    // The entry has run (the build's guard on the form lifted); the app has not.
+    await page.waitForFunction(() => document.querySelector('[data-awaiting-entry]') === null);
+    await expect(send.isEnabled()).resolves.toBe(true);
+    expect(await notTakenOver(page)).toBe(true);
+
+    const lastName = `Early${Date.now()}`;
+    const field = (name: string) => page.getByRole('textbox', { name, exact: true });
+    const type = async (name: string, text: string) => {
+      await field(name).click();
+      await page.keyboard.type(text);
+    };
+    await type('First Name', 'Asha');
+    await type('Last Name', lastName);
+    await page.getByRole('combobox', { name: 'Your field' }).selectOption('Video editing');
+    await type('Contact Number', '9876501234');
+    await type('Message', 'Typed before the page had loaded its app.');
+    await type('Email', 'asha@example.in');
+    await screenshot(page, 'prerendered-contact-typed-before-app-360');
+    // Sent with Enter, as people do: held for the app, not the browser's own post.
+    await page.keyboard.press('Enter');
+    expect(await notTakenOver(page)).toBe(true);
+    expect(page.url()).toBe(`${baseUrl()}/contact-us`);
+    expect(posts).toEqual([]);
+
+    scripts.release();
+    await page.getByText(FEEDBACK_MESSAGES.success).waitFor();
+    expect(posts).toEqual(['POST /api/feedback']);
+    expect(page.url()).toBe(`${baseUrl()}/contact-us`);
+    // Sent as typed, every field: the app's state held what the fields showed.
+    const mail = await waitForMail('support@legendcloud.in', (m) => m.subject.includes(lastName));
+    expect(mail.subject).toBe(`Contact form: Asha ${lastName} (Video editing)`);
+    expect(mail.text).toContain('Typed before the page had loaded its app.');
+    expect(mail.text).toContain('9876501234');
+    await screenshot(page, 'prerendered-contact-sent-after-app-360');
+
+    // The connection check's start, pressed from the keyboard before the app can answer it.
+    const check = await browser.newPage(MOBILE);
+    const checkScripts = await holdScripts(check, { entry: 'runs' });
+    await check.goto('/connection-check', { waitUntil: 'commit' });
+    const start = check.getByRole('button', { name: 'Start the check' });
+    await start.waitFor();
+    await check.waitForFunction(() => typeof document.getElementById('root')?.dataset.modules === 'string');
+    await start.focus();
+    await check.keyboard.press('Enter');
+    expect(await notTakenOver(check)).toBe(true);
+    checkScripts.release();
+    await check.locator('#check-progress progress').waitFor();
+    await check
+      .getByRole('heading', { name: 'Your connection to Mumbai (ap-south-1)' })
+      .waitFor({ timeout: 45_000 });
+    await screenshot(check, 'prerendered-connection-check-started-before-app-360');
+  });
+
+  it('keeps what was typed before any script ran, and no Enter before then posts the form', async () => {
+    const page = await browser.newPage(MOBILE);
+    const scripts = await holdScripts(page, { entry: 'held' });
+    await page.goto('/contact-us', { waitUntil: 'commit' });
+    const send = page.getByRole('button', { name: 'Send Message' });
+    await send.waitFor();
+    // No script at all yet: the form cannot be sent by the browser itself.
+    await expect(send.isDisabled()).resolves.toBe(true);
+    const field = (name: string) => page.getByRole('textbox', { name, exact: true });
+    await field('First Name').click();
+    await page.keyboard.type('Vikram');
+    await field('Message').click();
+    await page.keyboard.type('Typed while nothing had run.');
+    await field('First Name').click();
+    await page.keyboard.press('Enter');
+    expect(page.url()).toBe(`${baseUrl()}/contact-us`);
+
+    scripts.release();
+    await waitForApp(page);
+    await page.waitForFunction(() => !document.getElementById('root')!.classList.contains('awaiting-app'));
+    // The app has what was typed: its check finds those two fields filled and the others not.
+    await send.click();
+    await page.getByText(FEEDBACK_MESSAGES.required).waitFor();
+    await expect(field('First Name').inputValue()).resolves.toBe('Vikram');
+    await expect(field('First Name').getAttribute('aria-invalid')).resolves.toBeNull();
+    await expect(field('Message').getAttribute('aria-invalid')).resolves.toBeNull();
+    await expect(field('Last Name').getAttribute('aria-invalid')).resolves.toBe('true');
+    await screenshot(page, 'prerendered-contact-typed-before-any-script-360');
+  });
 });
 
 describe.skipIf(!hasBrowser())('the particle field', () => {

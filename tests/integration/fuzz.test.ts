@@ -239,7 +239,11 @@ async function rowCounts(): Promise<string> {
       ...rows.map((r) => `'${r.table_name}', (SELECT count(*) FROM public."${r.table_name}")`),
       `'jobs', (SELECT count(*) FROM pgboss.job WHERE coalesce(data->>'kind', '') NOT IN (${OWNER_WARNING_KINDS.map((k) => `'${k}'`).join(', ')}))`,
     ];
-    countQuery = `SELECT json_build_object(${parts.join(', ')})::text AS counts`;
+    // json_build_object takes at most 100 arguments (50 pairs): one object per 50 tables, merged.
+    const objects: string[] = [];
+    for (let i = 0; i < parts.length; i += 50)
+      objects.push(`jsonb_build_object(${parts.slice(i, i + 50).join(', ')})`);
+    countQuery = `SELECT (${objects.join(' || ')})::text AS counts`;
   }
   const { rows } = await pool.query<{ counts: string }>(countQuery);
   return rows[0]?.counts ?? '';

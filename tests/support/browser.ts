@@ -2,7 +2,21 @@ import { mkdir } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, expect, inject, type TestContext } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
-export const baseUrl = () => inject('baseUrl');
+/**
+ * The stack this test file's pages and helpers talk to: the one the browser tests share, unless
+ * the file booted one of its own (tests/support/ownStack.ts). Each test file runs in a process
+ * of its own, so a file's choice reaches no other file.
+ */
+let target: { baseUrl: string; databaseUrl: string } | undefined;
+
+/** For tests/support/ownStack.ts: from now on this file talks to `stack` (undefined: the shared one). */
+export function targetStack(stack: { baseUrl: string; databaseUrl: string } | undefined): void {
+  target = stack;
+}
+
+export const baseUrl = () => target?.baseUrl ?? inject('baseUrl');
+/** The stack's embedded Postgres (tests/support/stackDb.ts). */
+export const stackDatabaseUrl = () => target?.databaseUrl ?? inject('stackDatabaseUrl');
 export const hasBrowser = () => inject('chromiumPath') !== '';
 
 export const DESKTOP = { width: 1280, height: 800 };

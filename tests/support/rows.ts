@@ -66,7 +66,7 @@ export async function countProblemReports(db: Db): Promise<number> {
 
 /**
  * Records a refund about to be requested, its token derived from its id, as the product's
- * `insertRefundOnce` does. Throws a unique violation when the payment already has a refund
+ * `insertRefundOnce` does (a new refund is never under review). Throws a unique violation when the payment already has a refund
  * requested or accepted.
  */
 export async function insertRefund(

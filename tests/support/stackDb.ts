@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { afterAll, inject } from 'vitest';
-import { hasBrowser } from './browser.ts';
+import { afterAll } from 'vitest';
+import { hasBrowser, stackDatabaseUrl } from './browser.ts';
 import { waitFor } from './waitFor.ts';
 
 const run = promisify(execFile);
@@ -13,19 +13,24 @@ const run = promisify(execFile);
  * <sweep>` rather than at the cron's next tick. Closed after the file's tests.
  */
 export function stackDatabase() {
-  const databaseUrl = inject('stackDatabaseUrl');
-  const pool = hasBrowser() ? new pg.Pool({ connectionString: databaseUrl, max: 2 }) : null;
+  // Opened at the first query: a file with a stack of its own has booted it by then (in its
+  // beforeAll), and its URL is only known from then on.
+  let pool: pg.Pool | undefined;
+  const open = () => {
+    if (!hasBrowser()) throw new Error('no stack: the browser tests are skipped');
+    return (pool ??= new pg.Pool({ connectionString: stackDatabaseUrl(), max: 2 }));
+  };
   afterAll(async () => {
     await pool?.end();
   });
 
   async function query(text: string, values: unknown[] = []): Promise<void> {
-    await pool!.query(text, values);
+    await open().query(text, values);
   }
 
   /** The first row of `text`, or undefined. */
   async function one<T>(text: string, values: unknown[]): Promise<T | undefined> {
-    const result = await pool!.query(text, values);
+    const result = await open().query(text, values);
     return result.rows[0] as T | undefined;
   }
 
@@ -37,7 +42,7 @@ export function stackDatabase() {
         const found = await check();
         if (found !== undefined) return { found };
         await run(process.execPath, ['scripts/jobs.ts', 'run', sweep], {
-          env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'test' },
+          env: { ...process.env, DATABASE_URL: stackDatabaseUrl(), NODE_ENV: 'test' },
         });
         return undefined;
       },

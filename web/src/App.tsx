@@ -1,20 +1,18 @@
 import { Suspense, lazy } from 'react';
 import { Route, Switch } from 'wouter';
-import { SWRConfig } from 'swr';
-import { swrFetcher } from './api/fetcher.ts';
-import { isSessionEnded } from './api/sessionEnded.ts';
 import { Layout } from './components/Layout.tsx';
-import { TakenOver } from './hydration.ts';
+import { RouteAfterFrame, TakenOver } from './hydration.ts';
 import { ROUTES } from './routes.tsx';
 
 const NotFound = lazy(() => import('./pages/NotFound.tsx'));
 
 export function App() {
   return (
-    // Once the session has ended, nothing polls or revalidates (the session check excepted).
-    <SWRConfig value={{ fetcher: swrFetcher, isPaused: isSessionEnded }}>
-      <Layout>
-        <Suspense fallback={<p className="container page loading">Loading…</p>}>
+    // Once the session has ended, nothing polls or revalidates (the session check excepted):
+    // every data hook says so itself (web/src/api/swr.ts), so no page's frame loads swr.
+    <Layout>
+      <Suspense fallback={<p className="container page loading">Loading…</p>}>
+        <RouteAfterFrame>
           <Switch>
             {ROUTES.map(({ path, component: Component, comingSoon }) => (
               <Route key={path} path={path}>
@@ -26,8 +24,8 @@ export function App() {
             </Route>
           </Switch>
           <TakenOver />
-        </Suspense>
-      </Layout>
-    </SWRConfig>
+        </RouteAfterFrame>
+      </Suspense>
+    </Layout>
   );
 }

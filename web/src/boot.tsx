@@ -1,6 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot, hydrateRoot } from 'react-dom/client';
 import { App } from './App.tsx';
+import { hydrateRouteAfterFrame } from './hydration.ts';
 
 /**
  * Starts the app in #root: hydrates a prerendered page (React takes over the HTML already on
@@ -16,6 +17,7 @@ export function boot(root: HTMLElement, prerendered: boolean): void {
     createRoot(root).render(app);
     return;
   }
+  hydrateRouteAfterFrame();
   hydrateRoot(root, app, {
     // A mismatch between the HTML and the first render is recovered from by rendering again, but
     // it is a defect (the page flashed and did its work twice): it is logged as an error, which

@@ -1,4 +1,5 @@
 import './styles.css';
+import { holdEarlyInput } from './earlyInput.ts';
 
 /**
  * The entry: small on purpose. A public page arrives prerendered (scripts/build.ts) and is shown
@@ -12,7 +13,11 @@ const prerendered = root.firstElementChild !== null;
 /** The longest the app waits for the prerendered page's first paint to be reported. */
 const FIRST_PAINT_WAIT_MS = 2_000;
 
+// Typing, forms and key presses on the prerendered page are kept for the app (web/src/earlyInput.ts).
+if (prerendered) holdEarlyInput(root);
+
 function start(): void {
+  preloadModules();
   import('./boot.tsx')
     // Hydration in a task of its own, after the one that evaluated the app's code: two shorter
     // tasks keep the page answering input sooner than one long one.
@@ -26,6 +31,21 @@ function start(): void {
 
 if (prerendered && !document.hidden) afterFirstPaint(start);
 else start();
+
+/**
+ * Asks at once for every module the page needs (the build lists them on #root: the app's, and a
+ * prerendered page's own route's), so none waits to be found until the one importing it has
+ * arrived and run.
+ */
+function preloadModules(): void {
+  for (const href of root!.dataset.modules?.split(' ') ?? []) {
+    if (!href) continue;
+    const link = document.createElement('link');
+    link.rel = 'modulepreload';
+    link.href = href;
+    document.head.append(link);
+  }
+}
 
 /**
  * Runs `callback` once the prerendered page has been painted: when the browser reports its

@@ -1,7 +1,7 @@
-import useSWR, { mutate } from 'swr';
+import { useApi } from './swr.ts';
 import { clearAllStored, clearLogin, writeStored } from '../storage.ts';
-import { api, swrFetcher } from './fetcher.ts';
-import { SESSION_KEY, type SessionUser } from './session.ts';
+import { api } from './fetcher.ts';
+import { updateSessionUser, type SessionUser } from './session.ts';
 import { sessionBegan, sessionLeft } from './sessionEnded.ts';
 
 /** The account calls of spec §7 the pages share, and what a login or logout changes in the SPA. */
@@ -27,7 +27,7 @@ export async function rememberLogin(user: SessionUser): Promise<void> {
     hasPlan: user.hasPlan,
   });
   sessionBegan();
-  await mutate(SESSION_KEY, user, { revalidate: false });
+  updateSessionUser(user);
 }
 
 /** After logout or deletion: forget the session here too (`everything` also clears all stored data). */
@@ -35,7 +35,7 @@ export async function forgetLogin(options: { everything?: boolean } = {}): Promi
   sessionLeft();
   if (options.everything) clearAllStored();
   else clearLogin();
-  await mutate(SESSION_KEY, null, { revalidate: false });
+  updateSessionUser(null);
 }
 
 /**
@@ -62,7 +62,7 @@ export type GoogleConfig = {
 
 /** Asked once per page load: it changes only with the server's configuration. */
 export function useGoogleConfig() {
-  return useSWR<GoogleConfig>('/auth/google/config', swrFetcher, {
+  return useApi<GoogleConfig>('/auth/google/config', {
     revalidateOnFocus: false,
     revalidateIfStale: false,
   });
@@ -72,5 +72,5 @@ export type TwoFactorStatus = { enabled: boolean; recoveryCodesLeft: number };
 
 /** Whether two-factor sign-in is on, and how many recovery codes are left; `mutate()` after a change. */
 export function useTwoFactorStatus() {
-  return useSWR<TwoFactorStatus>('/user/two-factor', swrFetcher);
+  return useApi<TwoFactorStatus>('/user/two-factor');
 }

@@ -1,4 +1,7 @@
-import { ACCOUNT_MESSAGES } from '../../../core/domain/account.ts';
+import {
+  SESSION_ENDED_MESSAGE,
+  SIGNED_OUT_PASSWORD_CHANGED_MESSAGE,
+} from '../../../core/domain/sessionEnded.ts';
 import { sessionEndedBecause, sessionLost } from './sessionEnded.ts';
 
 /** The one way the SPA talks to the API. Errors carry the server's `message` for the UI to show. */
@@ -53,9 +56,7 @@ export async function api<T>(path: string, options: Options = {}): Promise<T> {
   if (response.status === 401 && !path.startsWith('/auth/') && sessionLost()) {
     throw new ApiError(
       401,
-      endedBecause === 'password-changed'
-        ? ACCOUNT_MESSAGES.signedOutPasswordChanged
-        : ACCOUNT_MESSAGES.sessionEnded,
+      endedBecause === 'password-changed' ? SIGNED_OUT_PASSWORD_CHANGED_MESSAGE : SESSION_ENDED_MESSAGE,
     );
   }
   if (!response.ok) {

@@ -1,5 +1,6 @@
-import useSWR, { mutate } from 'swr';
-import { api, swrFetcher } from './fetcher.ts';
+import { mutate } from 'swr';
+import { useApi } from './swr.ts';
+import { api } from './fetcher.ts';
 import type { IdleStopMinutes } from '../../../core/domain/idle.ts';
 
 /** Idle auto-stop of the signed-in customer's machine (`/api/vm/idle`, `/api/vm/keep-running`). */
@@ -25,7 +26,7 @@ export type IdleRecord = {
  * minute of the worker's warning; never while it is stopped. `enabled` false: not asked at all.
  */
 export function useIdle(enabled = true) {
-  return useSWR<IdleRecord>(enabled ? IDLE_KEY : null, swrFetcher, {
+  return useApi<IdleRecord>(enabled ? IDLE_KEY : null, {
     refreshInterval: (data) => (data?.running ? 30_000 : 0),
     shouldRetryOnError: false,
   });

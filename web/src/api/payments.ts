@@ -1,5 +1,6 @@
-import useSWR, { mutate } from 'swr';
-import { api, swrFetcher } from './fetcher.ts';
+import { mutate } from 'swr';
+import { useApi } from './swr.ts';
+import { api } from './fetcher.ts';
 import { isOpenPayment } from '../../../core/domain/payments.ts';
 import type { PaymentAttemptRecord } from '../../../core/domain/planRecords.ts';
 import type { RefundPolicyBody } from '../../../core/domain/refund.ts';
@@ -24,14 +25,14 @@ function stillMoving(list: PaymentAttempt[]): boolean {
 
 /** Every attempt of the signed-in customer; polled while one is still open or a refund is under way. */
 export function usePayments(enabled = true) {
-  return useSWR<{ payments: PaymentAttempt[] }>(enabled ? PAYMENTS_KEY : null, swrFetcher, {
+  return useApi<{ payments: PaymentAttempt[] }>(enabled ? PAYMENTS_KEY : null, {
     shouldRetryOnError: false,
     refreshInterval: (latest) => (latest && stillMoving(latest.payments) ? 5000 : 0),
   });
 }
 
 export function usePaymentAttempt(txnid: string | null) {
-  return useSWR<PaymentAttempt>(txnid ? `/payments/${encodeURIComponent(txnid)}` : null, swrFetcher, {
+  return useApi<PaymentAttempt>(txnid ? `/payments/${encodeURIComponent(txnid)}` : null, {
     shouldRetryOnError: false,
     revalidateOnFocus: false,
     // Until PayU's answer is in (the callback's check takes a moment).
@@ -49,7 +50,7 @@ export async function requestRefund(txnid: string, confirmAmountPaise: number): 
 }
 
 export function useRefundPolicy() {
-  return useSWR<RefundPolicyBody>('/refund-policy', swrFetcher, {
+  return useApi<RefundPolicyBody>('/refund-policy', {
     revalidateOnFocus: false,
     shouldRetryOnError: false,
   });

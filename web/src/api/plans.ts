@@ -1,8 +1,9 @@
 import { useEffect } from 'react';
-import useSWR, { mutate } from 'swr';
+import { mutate } from 'swr';
+import { useApi } from './swr.ts';
 import { useSearch } from 'wouter';
 import { readStored, writeStored } from '../storage.ts';
-import { api, ApiError, swrFetcher } from './fetcher.ts';
+import { api, ApiError } from './fetcher.ts';
 import { TIMERS_MS } from '../../../core/domain/constants.ts';
 import type {
   CheckoutRecord,
@@ -44,7 +45,7 @@ const CURRENT_PLAN_KEY = '/vm/current-plan';
 
 /** The user's plan (bought; active or lapsed), or null; only asked for a logged-in user. */
 export function useCurrentPlan(enabled: boolean) {
-  return useSWR<{ plan: PlanChoice | null }>(enabled ? CURRENT_PLAN_KEY : null, swrFetcher);
+  return useApi<{ plan: PlanChoice | null }>(enabled ? CURRENT_PLAN_KEY : null);
 }
 
 /** A plan choice just saved, put in the cache so the payment page shows it without asking. */
@@ -59,7 +60,7 @@ export function refreshCurrentPlan() {
 
 /** The plan choice waiting for payment (404 when there is none). */
 export function useCheckout() {
-  return useSWR<CheckoutRecord>(CHECKOUT_KEY, swrFetcher, {
+  return useApi<CheckoutRecord>(CHECKOUT_KEY, {
     shouldRetryOnError: false,
     revalidateOnFocus: false,
   });
@@ -97,14 +98,10 @@ export function paymentCallback(order: {
 
 /** Polled every 3 s while the payment is being verified. */
 export function usePaymentStatus(txnid: string | null) {
-  return useSWR<PaymentStatusRecord>(
-    txnid ? `/vm/payment-status?txnid=${encodeURIComponent(txnid)}` : null,
-    swrFetcher,
-    {
-      refreshInterval: (latest) => (latest && !isOpenPayment(latest.status) ? 0 : TIMERS_MS.paymentPoll),
-      revalidateOnFocus: false,
-    },
-  );
+  return useApi<PaymentStatusRecord>(txnid ? `/vm/payment-status?txnid=${encodeURIComponent(txnid)}` : null, {
+    refreshInterval: (latest) => (latest && !isOpenPayment(latest.status) ? 0 : TIMERS_MS.paymentPoll),
+    revalidateOnFocus: false,
+  });
 }
 
 function invoicesKey(email: string | null): string | null {
@@ -112,7 +109,7 @@ function invoicesKey(email: string | null): string | null {
 }
 
 export function useInvoices(email: string | null) {
-  return useSWR<InvoiceEntry[]>(invoicesKey(email), swrFetcher, { shouldRetryOnError: false });
+  return useApi<InvoiceEntry[]>(invoicesKey(email), { shouldRetryOnError: false });
 }
 
 export function isNotFound(error: unknown): boolean {

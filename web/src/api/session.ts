@@ -1,6 +1,6 @@
-import useSWR, { mutate } from 'swr';
 import { clearLogin } from '../storage.ts';
-import { ApiError, swrFetcher } from './fetcher.ts';
+import { ApiError } from './fetcher.ts';
+import { resource } from './resource.ts';
 import { onSessionEndedChange, isSessionEnded, sessionBegan, sessionLost } from './sessionEnded.ts';
 
 /** What `GET /api/auth/login` (the session check, spec §7) answers for a logged-in user. */
@@ -14,18 +14,21 @@ export type Session =
 /** The session check the SPA uses: `/auth/session` answers 200 signed out too (no console 401). */
 export const SESSION_KEY = '/auth/session';
 
+type SessionAnswer = SessionUser | { email: null } | null;
+
+// Asked again when the tab comes back, and even once the session has ended (other calls pause):
+// a login or logout in another tab shows here. Every page's header reads it (web/src/api/resource.ts).
+const session = resource<SessionAnswer>(SESSION_KEY, {
+  revalidateOnFocus: true,
+  onSuccess: (answer) => void (answer?.email ? sessionBegan() : sessionLost()),
+});
+
 /**
  * The server's answer on who is logged in and whether they have a plan. No email, a 401 (or an API
  * that does not know sessions yet) means anonymous; other failures are logged only (spec §8).
  */
 export function useSession(): Session {
-  const { data, error, isLoading } = useSWR<SessionUser | null>(SESSION_KEY, swrFetcher, {
-    shouldRetryOnError: false,
-    revalidateOnFocus: true,
-    // Asked even once the session has ended (other calls pause): a login in another tab shows here.
-    isPaused: () => false,
-    onSuccess: (answer) => (answer?.email ? sessionBegan() : sessionLost()),
-  });
+  const { data, error, isLoading } = session.use();
   if (isLoading) return { status: 'loading', user: undefined };
   if (error || !data?.email) {
     if (error && !(error instanceof ApiError && error.status < 500))
@@ -40,15 +43,18 @@ export function useSession(): Session {
 onSessionEndedChange(() => {
   if (!isSessionEnded()) return;
   clearLogin();
-  void mutate(SESSION_KEY, { email: null }, { revalidate: false });
+  session.set({ email: null });
 });
 
-/** The session's user as just changed here (a new name or phone), without asking again. */
-export function updateSessionUser(user: SessionUser) {
-  return mutate(SESSION_KEY, user, { revalidate: false });
+/**
+ * The session's user as just changed here (a login, a new name or phone; null after a logout),
+ * without asking again.
+ */
+export function updateSessionUser(user: SessionUser | null) {
+  session.set(user);
 }
 
 /** Asks the session check again (after a payment, `hasPlan` may have changed). */
 export function refreshSession() {
-  return mutate(SESSION_KEY);
+  return session.revalidate();
 }

@@ -1,7 +1,6 @@
-import useSWR from 'swr';
 import type { TimeToDesktopStat } from '../../../core/domain/content/timeToDesktop.ts';
 import type { ProvisionDistribution } from '../../../core/domain/setupProgress.ts';
-import { swrFetcher } from './fetcher.ts';
+import { resource } from './resource.ts';
 
 /**
  * `GET /api/site`: the public addresses, from the server's configuration, the
@@ -17,7 +16,8 @@ export type SiteInfo = {
   connectionCheck: { pingUrl: string; region: string };
 };
 
-const SITE_OPTIONS = { revalidateOnFocus: false, shouldRetryOnError: false } as const;
+// Read by public pages (the landing page's figures), so kept without swr (web/src/api/resource.ts).
+const site = resource<SiteInfo>('/site', { revalidateOnFocus: false });
 
 export function useSite(): SiteInfo | undefined {
   return useSiteQuery().data;
@@ -25,6 +25,6 @@ export function useSite(): SiteInfo | undefined {
 
 /** The site's settings with the error, for a page that cannot work without them. */
 export function useSiteQuery(): { data: SiteInfo | undefined; error: unknown; retry: () => void } {
-  const { data, error, mutate } = useSWR<SiteInfo>('/site', swrFetcher, SITE_OPTIONS);
-  return { data, error, retry: () => void mutate() };
+  const { data, error } = site.use();
+  return { data, error, retry: () => void site.revalidate() };
 }

@@ -1,7 +1,6 @@
 import { isTransitional } from '../../../core/domain/machineStates.ts';
 import { useEffect, useState } from 'react';
-import useSWR from 'swr';
-import { swrFetcher } from './fetcher.ts';
+import { useApi } from './swr.ts';
 import { TIMERS_MS } from '../../../core/domain/constants.ts';
 import type { UsageRecord } from '../../../core/domain/vm.ts';
 
@@ -27,7 +26,7 @@ export function useUsage(email: string) {
   // A number, not swr's function form: swr restarts its timer only when this value changes,
   // and a function answering 0 before the first response would never start it.
   const [pollMs, setPollMs] = useState(0);
-  const result = useSWR<Usage>(email ? USAGE_KEY : null, swrFetcher, {
+  const result = useApi<Usage>(email ? USAGE_KEY : null, {
     refreshInterval: pollMs,
     // Below the poll interval, or swr would skip every other poll as a duplicate.
     dedupingInterval: TIMERS_MS.usagePoll / 2,

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
-import useSWR, { mutate } from 'swr';
-import { api, swrFetcher } from './fetcher.ts';
+import { mutate } from 'swr';
+import { useApi } from './swr.ts';
+import { api } from './fetcher.ts';
 import { DASHBOARD_POLL_MS, dashboardPollMs } from '../../../core/domain/dashboardPoll.ts';
 import type { DashboardRecord } from '../../../core/domain/vm.ts';
 
@@ -23,7 +24,7 @@ export function useDashboard(email: string | null, fallback?: DashboardRecord) {
   // A number, not swr's function form: swr restarts its timer only when this value changes,
   // and a function answering 0 before the first response would never start it.
   const [pollMs, setPollMs] = useState(0);
-  const result = useSWR<DashboardRecord>(email ? DASHBOARD_KEY : null, swrFetcher, {
+  const result = useApi<DashboardRecord>(email ? DASHBOARD_KEY : null, {
     refreshInterval: pollMs,
     // Below the fastest poll, or swr would skip every other one as a duplicate.
     dedupingInterval: DASHBOARD_POLL_MS.transition / 2,

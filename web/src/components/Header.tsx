@@ -1,62 +1,46 @@
-import { useEffect, useId, useState } from 'react';
+import { lazy, Suspense, useEffect, useId, useState, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
-import { useCurrentPlan, type PlanChoice } from '../api/plans.ts';
 import { useSession, type Session } from '../api/session.ts';
-import { canBuyPlanNow } from '../../../core/domain/subscription.ts';
 import { Logo } from './Logo.tsx';
+import { NavItem, PLAN_ITEM } from './NavItem.tsx';
 
-type NavItem = { label: string; href: string };
+// Whether a customer's plan can be renewed now needs their plan and the plan rules: loaded for a
+// customer who has one, not with every visitor's first page.
+const PlanNavItem = lazy(() => import('./PlanNavItem.tsx'));
 
 /**
  * The three nav variants of spec §2 "Landing page". A customer with a plan sees "Renew Plan"
  * only when a plan can be bought now (it has ended, or it is a trial); while one is in force,
- * "My plan", which shows it, rather than cards that would all refuse; during a trial, "My trial".
+ * "My plan", which shows it, rather than cards that would all refuse; during a trial, "My trial"
+ * (PlanNavItem).
  */
-function navItems(session: Session, current?: PlanChoice | null): NavItem[] {
+function navItems(session: Session, location: string): ReactNode[] {
+  const item = (label: string, href: string) => (
+    <NavItem key={label} label={label} href={href} location={location} />
+  );
   if (session.status !== 'user') {
     return [
-      { label: 'Services', href: '/services' },
-      { label: 'Plans', href: '/select-vm' },
-      { label: 'Blogs', href: '/blogs' },
-      { label: 'Register / Login', href: '/login' },
+      item('Services', '/services'),
+      item('Plans', '/select-vm'),
+      item('Blogs', '/blogs'),
+      item('Register / Login', '/login'),
     ];
   }
-  if (!session.user.hasPlan) {
-    return [
-      { label: 'Services', href: '/services' },
-      { label: 'Plans', href: '/select-vm' },
-      { label: 'Blogs', href: '/blogs' },
-    ];
-  }
-  // Unknown yet: "My plan" (it leads to the same page) rather than a promise that may not hold.
-  const renewable =
-    current !== undefined &&
-    canBuyPlanNow(
-      current && {
-        plan: current.selectedPlan,
-        hours: current.selectedDuration,
-        expiresAt: current.expiryDate,
-        isTrial: current.isTrial,
-      },
-      Date.now(),
-    );
-  // A trial in its hour is the customer's plan for now: it reads as the trial, not a renewal.
-  const inTrial =
-    current?.isTrial === true &&
-    current.status === 'active' &&
-    current.expiryDate !== null &&
-    Date.parse(current.expiryDate) > Date.now();
+  if (!session.user.hasPlan)
+    return [item('Services', '/services'), item('Plans', '/select-vm'), item('Blogs', '/blogs')];
   return [
-    { label: 'Services', href: '/services' },
-    { label: inTrial ? 'My trial' : renewable ? 'Renew Plan' : 'My plan', href: '/select-vm' },
-    { label: 'Dashboard', href: '/dashboard' },
-    { label: 'Blogs', href: '/blogs' },
+    item('Services', '/services'),
+    // Until its rule has loaded it says what it says while the plan is asked for: "My plan".
+    <Suspense key="plan" fallback={<NavItem {...PLAN_ITEM} location={location} />}>
+      <PlanNavItem location={location} />
+    </Suspense>,
+    item('Dashboard', '/dashboard'),
+    item('Blogs', '/blogs'),
   ];
 }
 
-export function Header({ profileMenu }: { profileMenu?: React.ReactNode }) {
+export function Header({ profileMenu }: { profileMenu?: ReactNode }) {
   const session = useSession();
-  const current = useCurrentPlan(session.user?.hasPlan ?? false).data?.plan;
   const [open, setOpen] = useState(false);
   const [location] = useLocation();
   const menuId = useId();
@@ -86,13 +70,7 @@ export function Header({ profileMenu }: { profileMenu?: React.ReactNode }) {
           </button>
           <nav id={menuId} className={`main-nav ${open ? 'is-open' : ''}`} aria-label="Main">
             <ul>
-              {navItems(session, current).map((item) => (
-                <li key={item.label}>
-                  <Link href={item.href} className={location === item.href ? 'active' : undefined}>
-                    {item.label}
-                  </Link>
-                </li>
-              ))}
+              {navItems(session, location)}
               {session.status === 'user' && (
                 <li className="profile-slot">{profileMenu ?? <ProfileLink />}</li>
               )}

@@ -1,8 +1,12 @@
-import { useLayoutEffect, type ReactNode } from 'react';
+import { lazy, Suspense, useLayoutEffect, type ReactNode } from 'react';
 import { useLocation } from 'wouter';
 import { Footer } from './Footer.tsx';
 import { Header } from './Header.tsx';
-import { ProfileMenu } from './ProfileMenu.tsx';
+
+// Only a signed-in customer has one, and never on a page's first render (the session is not
+// known yet): the profile menu, its dialogs and their rules load once someone signs in, not with
+// every visitor's first page.
+const ProfileMenu = lazy(() => import('./ProfileMenu.tsx').then((m) => ({ default: m.ProfileMenu })));
 
 export function Layout({ children }: { children: ReactNode }) {
   // Spec §2: the dashboard's footer links only to the policy, the terms and contact.
@@ -18,12 +22,30 @@ export function Layout({ children }: { children: ReactNode }) {
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <Header profileMenu={<ProfileMenu />} />
+      <Header
+        profileMenu={
+          <Suspense fallback={<ProfileMenuLoading />}>
+            <ProfileMenu />
+          </Suspense>
+        }
+      />
       <main id="main" tabIndex={-1}>
         {children}
       </main>
       <Footer compact={location === '/dashboard'} />
     </>
+  );
+}
+
+/** The profile menu's button while its code loads: the same place and words, not yet a menu. */
+function ProfileMenuLoading() {
+  return (
+    <div className="profile-menu">
+      <button type="button" className="profile-toggle" aria-expanded={false} disabled>
+        My Profile
+        <span aria-hidden="true" className="caret" />
+      </button>
+    </div>
   );
 }
 

@@ -3,7 +3,6 @@ import { Link } from 'wouter';
 import { api, errorMessage } from '../api/fetcher.ts';
 import { Icon } from '../components/Icon.tsx';
 import { usePageTitle } from '../components/pageTitle.ts';
-import { useHydrated } from '../hydration.ts';
 import { BLOG_POSTS, BLOGS_INTRO } from '../../../core/domain/content/blog.ts';
 import { emailProblem } from '../../../core/domain/email.ts';
 import { NEWSLETTER_MESSAGES } from '../../../core/domain/publicSite.ts';
@@ -89,7 +88,6 @@ function SubscribeForm() {
   const [email, setEmail] = useState('');
   const [invalid, setInvalid] = useState(false);
   const [busy, setBusy] = useState(false);
-  const hydrated = useHydrated();
   const [status, setStatus] = useState<Status>(null);
 
   async function submit(event: FormEvent) {
@@ -142,9 +140,9 @@ function SubscribeForm() {
             required
           />
         </label>
-        {/* Disabled in the prerendered page until the app has taken it over: before that, a
-            submit would be the browser's own, a reload with the address in the URL. */}
-        <button type="submit" className="button primary" disabled={busy || !hydrated}>
+        {/* Sent before the app has taken the page over, it is held for the app, never the
+            browser's own post (scripts/build.ts, web/src/earlyInput.ts). */}
+        <button type="submit" className="button primary" disabled={busy}>
           {busy ? 'Subscribing…' : 'Subscribe'}
         </button>
         <div id="subscribe-status" role="status" aria-live="polite" className="form-status subscribe-status">

@@ -23,6 +23,8 @@ import './ConnectionCheck.css';
 
 type State =
   | { kind: 'idle' }
+  // Asked for before the endpoint was known (the page's settings still loading): starts then.
+  | { kind: 'starting' }
   | { kind: 'running'; progress: CheckProgress }
   | { kind: 'done'; result: CheckResult }
   | { kind: 'failed'; message: string };
@@ -48,7 +50,10 @@ export default function ConnectionCheck() {
 
   async function run() {
     const target = site.data?.connectionCheck.pingUrl;
-    if (!target) return;
+    if (!target) {
+      setState({ kind: 'starting' });
+      return;
+    }
     running.current?.abort();
     const controller = new AbortController();
     running.current = controller;
@@ -79,21 +84,29 @@ export default function ConnectionCheck() {
     if (state.kind === 'done') results.current?.focus();
   }, [state.kind]);
 
-  const busy = state.kind === 'running';
+  // Started while the endpoint was not known yet: it is now.
+  const pingUrl = site.data?.connectionCheck.pingUrl;
+  useEffect(() => {
+    if (state.kind === 'starting' && pingUrl) void run();
+  }, [state.kind, pingUrl]);
+
+  const busy = state.kind === 'running' || state.kind === 'starting';
   return (
     <div className="container page connection-check">
       <header className="section-head">
         <p className="section-eyebrow">Before you buy</p>
         <h1>Connection check</h1>
         <p className="lead">
-          See how well your internet reaches our PCs{region ? ` in ${regionLabel(region)}` : ''}: the round
-          trip, the jitter and the download speed, and what they mean for gaming, video editing and work or
-          study.
+          See how well your internet reaches our PCs: the round trip, the jitter and the download speed, and
+          what they mean for gaming, video editing and work or study.
         </p>
       </header>
 
       <section className="card check-start" aria-labelledby="check-start-title">
         <h2 id="check-start-title">Run the check</h2>
+        {/* Its place is kept while the region is asked for (the page is prerendered without it): the
+            page does not move when it arrives. */}
+        <p className="check-region">{region ? `To our PCs in ${regionLabel(region)}.` : ''}</p>
         <p className="muted">
           Use the device and the spot you will play or work from, and pause downloads and video calls first.
           It takes a few seconds (up to about 20 on a slow line) and downloads at most{' '}
@@ -113,7 +126,7 @@ export default function ConnectionCheck() {
             type="button"
             className="button primary large"
             onClick={run}
-            disabled={busy || !site.data}
+            disabled={busy}
             aria-describedby="check-progress"
           >
             {busy ? 'Checking…' : state.kind === 'idle' ? 'Start the check' : 'Run the check again'}
@@ -125,13 +138,15 @@ export default function ConnectionCheck() {
         </div>
         {/* Screen readers hear each phase once, not every request counted. */}
         <p className="visually-hidden" role="status">
-          {state.kind === 'running'
-            ? state.progress.phase === 'rtt'
-              ? 'Measuring the round trip…'
-              : 'Measuring the download speed…'
-            : state.kind === 'done'
-              ? 'Done: your results are below.'
-              : ''}
+          {state.kind === 'starting'
+            ? 'Starting the check…'
+            : state.kind === 'running'
+              ? state.progress.phase === 'rtt'
+                ? 'Measuring the round trip…'
+                : 'Measuring the download speed…'
+              : state.kind === 'done'
+                ? 'Done: your results are below.'
+                : ''}
         </p>
         {state.kind === 'failed' && (
           <p className="notice error" role="alert">
