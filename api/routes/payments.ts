@@ -38,7 +38,7 @@ import {
   parseAmountToPaise,
   type PostedFields,
 } from '../../core/providers/payu.ts';
-import { checkPurchase, matchesPending } from '../../core/commands/purchases.ts';
+import { checkPendingPurchase, matchesPending } from '../../core/commands/purchases.ts';
 import { recordCheckoutMandate, renewalTerms } from '../../core/commands/autopay.ts';
 import { autopayRolesOfPayments } from '../../core/db/autopay.ts';
 import { AUTOPAY_MESSAGES, autoRenewRefusal, siDetails } from '../../core/domain/autopay.ts';
@@ -152,15 +152,10 @@ export function paymentRoutes(services: Services): Router<AppState> {
       if (refusal) throw badRequest(refusal);
     }
     // Again, right before money: another tab may have bought a plan, capacity may have gone.
-    const check = await checkPurchase(db, {
+    const check = await checkPendingPurchase(db, {
       renews: renewal?.renews_subscription_id ?? null,
       user,
-      request: {
-        plan: pending.is_trial ? pending.plan_name : pending.plan_id,
-        hours: pending.hours,
-        isTrial: pending.is_trial,
-        trialPlan: pending.plan_id,
-      },
+      pending,
       capacityLimits: config.capacityLimits,
       now: new Date(),
     });

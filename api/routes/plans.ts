@@ -18,7 +18,12 @@ import type { CheckoutRecord } from '../../core/domain/planRecords.ts';
 import { findPlan } from '../../core/domain/plans.ts';
 import { PLAN_CHOICE_MESSAGES } from '../../core/domain/subscription.ts';
 import { findTrialOffer, isTrialPlanName } from '../../core/domain/trial.ts';
-import { checkPurchase, type PurchaseCheck, type PurchaseProblem } from '../../core/commands/purchases.ts';
+import {
+  checkPendingPurchase,
+  checkPurchase,
+  type PurchaseCheck,
+  type PurchaseProblem,
+} from '../../core/commands/purchases.ts';
 import { HttpError, notFound, unauthorized } from '../errors.ts';
 import { assertSameUser, currentUser, requireUser } from '../middleware/auth.ts';
 import { input, validate } from '../middleware/validate.ts';
@@ -178,15 +183,10 @@ export function planRoutes(services: Services): Router<AppState> {
     const renewal = await renewalTerms(db, pending.id);
     // What Pay would be refused for (a plan bought since this choice was made, capacity gone, a
     // used trial), said now rather than after Pay: the same check create-payment makes.
-    const check = await checkPurchase(db, {
+    const check = await checkPendingPurchase(db, {
       renews: renewal?.renews_subscription_id ?? null,
       user,
-      request: {
-        plan: pending.is_trial ? pending.plan_name : pending.plan_id,
-        hours: pending.hours,
-        isTrial: pending.is_trial,
-        trialPlan: pending.plan_id,
-      },
+      pending,
       capacityLimits: config.capacityLimits,
       now: new Date(),
     });

@@ -95,6 +95,36 @@ function blockingPlan(active: Subscription | null, buyingTrial: boolean, renews:
   return { plan: active.plan_name, hours: active.hours, expiresAt: active.expires_at };
 }
 
+/**
+ * checkPurchase of a plan already chosen and waiting for payment, as the checkout page shows it
+ * and as create-payment asks again right before money: the choice as it was made, and the plan it
+ * renews if it is a renewal's "Pay now".
+ */
+export function checkPendingPurchase(
+  db: Db,
+  input: {
+    user: { id: string; phone: string | null };
+    pending: Subscription;
+    renews: string | null;
+    capacityLimits: Readonly<Record<string, number>>;
+    now: Date;
+  },
+): Promise<PurchaseCheck> {
+  const { pending } = input;
+  return checkPurchase(db, {
+    renews: input.renews,
+    user: input.user,
+    request: {
+      plan: pending.is_trial ? pending.plan_name : pending.plan_id,
+      hours: pending.hours,
+      isTrial: pending.is_trial,
+      trialPlan: pending.plan_id,
+    },
+    capacityLimits: input.capacityLimits,
+    now: input.now,
+  });
+}
+
 /** Everything of spec §5 for a logged-in user, in the spec's order, capacity last. */
 export async function checkPurchase(
   db: Db,
