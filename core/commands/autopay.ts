@@ -261,7 +261,7 @@ async function mailFacts(trx: Db, mandate: Mandate) {
  * already with the bank is not recalled; its outcome still counts.
  */
 export async function cancelAutoRenew(deps: AutopayActionDeps, userId: string, now: Date): Promise<Mandate> {
-  const { boss, config } = deps;
+  const { boss } = deps;
   return deps.db.transaction(async (trx) => {
     const live = await findLiveMandateOfUser(trx, userId);
     if (!live) {
@@ -271,17 +271,30 @@ export async function cancelAutoRenew(deps: AutopayActionDeps, userId: string, n
     }
     const cancelled = await cancelLiveMandate(trx, boss, live, now);
     if (!cancelled) return live;
-    const { customer, planEndsAt } = await mailFacts(trx, live);
-    if (customer) {
-      const confirm = autopayCancelledMail(
-        customer,
-        { planName: live.plan_name, planEndsAt, graceDays: config.vm.graceDays },
-        config.publicUrl,
-      );
-      await sendJob(boss, 'email-send', confirm, { db: trx });
-    }
+    await mailPlanEnd(trx, deps, live, autopayCancelledMail);
     return cancelled;
   });
+}
+
+/**
+ * The confirmation of a pause or a cancel, in the caller's transaction: both tell the customer
+ * the day their PC stops, the end of the plan the mandate was renewing.
+ */
+async function mailPlanEnd(
+  trx: Db,
+  deps: AutopayActionDeps,
+  live: Mandate,
+  mailOf: typeof autopayPausedMail | typeof autopayCancelledMail,
+): Promise<void> {
+  const { customer, planEndsAt } = await mailFacts(trx, live);
+  if (!customer) return;
+  const { config } = deps;
+  const confirm = mailOf(
+    customer,
+    { planName: live.plan_name, planEndsAt, graceDays: config.vm.graceDays },
+    config.publicUrl,
+  );
+  await sendJob(deps.boss, 'email-send', confirm, { db: trx });
 }
 
 /** The cancel itself, in the caller's transaction: no further debit, the revoke job queued. */
@@ -311,7 +324,6 @@ export async function endAutoRenewOfUser(db: Db, boss: Boss, userId: string, now
  * The customer is mailed the day their PC will stop, the plan's end.
  */
 export async function pauseAutoRenew(deps: AutopayActionDeps, userId: string, now: Date): Promise<Mandate> {
-  const { boss, config } = deps;
   return deps.db.transaction(async (trx) => {
     const live = await findLiveMandateOfUser(trx, userId);
     if (!live) throw new AutopayRefusal(404, AUTOPAY_MESSAGES.noMandate);
@@ -321,15 +333,7 @@ export async function pauseAutoRenew(deps: AutopayActionDeps, userId: string, no
     for (const open of await listRenewalsOfMandate(trx, live.id, ['noticing', 'noticed', 'retrying'])) {
       await moveRenewal(trx, open.id, [open.state], 'skipped');
     }
-    const { customer, planEndsAt } = await mailFacts(trx, live);
-    if (customer) {
-      const confirm = autopayPausedMail(
-        customer,
-        { planName: live.plan_name, planEndsAt, graceDays: config.vm.graceDays },
-        config.publicUrl,
-      );
-      await sendJob(boss, 'email-send', confirm, { db: trx });
-    }
+    await mailPlanEnd(trx, deps, live, autopayPausedMail);
     return paused;
   });
 }
