@@ -18,7 +18,7 @@ CREATE TABLE dashboard_changes (
 );
 CREATE INDEX dashboard_changes_user ON dashboard_changes (user_id, xid);
 
--- Notes a change of `uid`'s record, and forgets up to four of its oldest notes that are an hour
+-- Notes a change of `uid`'s record, and forgets those of its four oldest notes that are an hour
 -- old and whose transactions have ended: a kept record is read again after at most 30 s
 -- (core/db/dashboard.ts), so no snapshot still in use can need them. SKIP LOCKED: a note another
 -- writer is forgetting is left to it, never waited for.
@@ -26,9 +26,11 @@ CREATE FUNCTION dashboard_changed(uid uuid) RETURNS void LANGUAGE sql AS $$
   INSERT INTO dashboard_changes (user_id) SELECT uid WHERE uid IS NOT NULL;
   DELETE FROM dashboard_changes
   WHERE ctid = ANY (ARRAY(
-      SELECT ctid FROM dashboard_changes WHERE user_id = uid ORDER BY xid LIMIT 4 FOR UPDATE SKIP LOCKED))
-    AND at < now() - interval '1 hour'
-    AND xid < pg_snapshot_xmin(pg_current_snapshot());
+    SELECT ctid FROM dashboard_changes
+    WHERE ctid = ANY (ARRAY(SELECT ctid FROM dashboard_changes WHERE user_id = uid ORDER BY xid LIMIT 4))
+      AND at < now() - interval '1 hour'
+      AND xid < pg_snapshot_xmin(pg_current_snapshot())
+    FOR UPDATE SKIP LOCKED));
 $$;
 
 -- Rows that name their customer.

@@ -380,7 +380,7 @@ const CHANGED = {
  * (a TRUNCATE, a note forgotten under a transaction open for an hour) could go unseen.
  */
 const KEPT_FOR_MS = 30_000;
-/** At most this many customers' records kept per pool (the oldest read is dropped first). */
+/** At most this many customers' records kept per pool (the oldest read is dropped first), and none older than that. */
 const KEPT_MAX = 10_000;
 type Kept = { state: DashboardState; snapshot: string; leavesAt: string | null; readAt: number };
 const keptBy = new WeakMap<DashboardDb, Map<string, Kept>>();
@@ -405,7 +405,11 @@ export async function findDashboardState(db: DashboardDb, userId: string): Promi
   const read = await readDashboardState(db, userId);
   kept.delete(userId);
   if (!read) return null;
-  if (kept.size >= KEPT_MAX) kept.delete(kept.keys().next().value!);
+  // Oldest reading first (each is set anew when read): those past asking about are dropped.
+  for (const [id, entry] of kept) {
+    if (kept.size < KEPT_MAX && asked - entry.readAt < KEPT_FOR_MS) break;
+    kept.delete(id);
+  }
   kept.set(userId, { ...read, readAt: asked });
   return read.state;
 }

@@ -581,6 +581,23 @@ describe("the poll's statement", () => {
     await expectPlainRecord(userId);
   });
 
+  it('forgets notes of changes an hour old as later writes come', async () => {
+    const userId = await insertCustomer({ plans: [], machines: [], mandates: [] }, 9002);
+    await client.query(
+      `INSERT INTO dashboard_changes (user_id, at) SELECT $1, now() - interval '2 hours' FROM generate_series(1, 3)`,
+      [userId],
+    );
+    await expectPlainRecord(userId);
+    await client.query(`UPDATE users SET name = 'Later' WHERE id = $1`, [userId]);
+    const notes = await client.query(
+      `SELECT count(*) FILTER (WHERE at < now() - interval '1 hour') AS old, count(*) AS all FROM dashboard_changes WHERE user_id = $1`,
+      [userId],
+    );
+    expect(notes.rows[0]).toEqual({ old: '0', all: expect.any(String) });
+    expect(Number(notes.rows[0].all)).toBeGreaterThan(0);
+    await expectPlainRecord(userId);
+  });
+
   it('finds each part in index order: its plan sorts nothing', async () => {
     const userId = await insertCustomer(
       {
