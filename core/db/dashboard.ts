@@ -318,8 +318,9 @@ function json(text: string | null | undefined): unknown {
  * slonik's query path (its interceptors, query ids, result wrapping) cost the poll's web process
  * more than pg's own work. Its row is read as Postgres's texts (core/db/textRows.ts) and each
  * part's JSON parsed here, as pg's json parser would; dashboard-row.test.ts checks real rows.
+ * (Exported for the bench, scripts/bench/pollPaths.ts; the app reads through findDashboardState.)
  */
-async function readDashboardState(
+export async function readDashboardState(
   db: DashboardDb,
   userId: string,
 ): Promise<{ state: DashboardState; snapshot: string; leavesAt: string | null } | null> {
