@@ -187,6 +187,8 @@ const DASHBOARD_COLUMNS = [
   'n_label',
   'n_points_to',
   'n_released',
+  'snapshot',
+  'leaves_at',
 ] as const;
 type DashboardColumn = (typeof DASHBOARD_COLUMNS)[number];
 
@@ -220,6 +222,12 @@ const AUTOPAY_SHOWN = sql.fragment`u.autopay_since IS NOT NULL`;
 // condition would filter after the scan instead of before it.)
 const STREAMING_SHOWN = sql.fragment`ms.launch_token IS NOT NULL
         AND v.state NOT IN ('terminating', 'terminated', 'error')`;
+// Pairings shown whatever their age (paired, or a step under way); any other is shown for this
+// long after its last change. The one part of the record that changes with time alone: the
+// statement also answers when the first of those leaves it (`leaves_at`), so a kept record is
+// read again then (below).
+const PAIRINGS_HELD = sql.fragment`'paired', 'removing', 'pending', 'sending', 'confirming'`;
+const PAIRINGS_FINISHED_SHOWN = sql.fragment`interval '10 minutes'`;
 // Built once: everything but the user's id, which the statement names once (the subscription,
 // VM and kept disk are found from `u.id`). Composing the fragments on every poll cost more
 // than the poll's query took to run.
@@ -227,7 +235,7 @@ const DASHBOARD_SELECT = sql.fragment`
     SELECT u.email, u.name, to_json(s) AS s, to_json(v) AS v, to_json(k) AS k, to_json(a) AS a,
       ms.launch_token IS NOT NULL AS reports_health, to_json(h) AS h, to_json(ck) AS ck,
       sp.pairings AS stream_pairings, mn.label AS n_label, mn.points_to AS n_points_to,
-      mn.released_at IS NOT NULL AS n_released
+      mn.released_at IS NOT NULL AS n_released, pg_current_snapshot() AS snapshot, sp.leaves_at
     FROM users u
     LEFT JOIN LATERAL (
       SELECT ${columnsOf(DashboardSubscription)} ${currentSubscriptionOf(sql.fragment`u.id`)}) s ON true
@@ -255,10 +263,11 @@ const DASHBOARD_SELECT = sql.fragment`
       SELECT json_agg(json_build_object('id', p.id, 'name', p.device_name, 'state', p.state,
                'outcome', p.outcome, 'message', p.message, 'createdAt', p.created_at, 'pairedAt', p.paired_at,
                'finishedAt', p.finished_at, 'removedAt', coalesce(p.remove_requested_at, p.removed_at),
-               'origin', p.origin)) AS pairings
+               'origin', p.origin)) AS pairings,
+             min(p.updated_at) FILTER (WHERE p.state NOT IN (${PAIRINGS_HELD})) + ${PAIRINGS_FINISHED_SHOWN}
+               AS leaves_at
       FROM stream_pairings p WHERE p.vm_id = v.id AND ${STREAMING_SHOWN}
-        AND (p.state IN ('paired', 'removing', 'pending', 'sending', 'confirming')
-             OR p.updated_at > now() - interval '10 minutes')) sp ON true
+        AND (p.state IN (${PAIRINGS_HELD}) OR p.updated_at > now() - ${PAIRINGS_FINISHED_SHOWN})) sp ON true
     LEFT JOIN machine_names mn ON mn.vm_id = v.id`;
 
 // The statement's text and parameters, rendered once by slonik (the fragments above, with the
@@ -301,22 +310,28 @@ function json(text: string | null | undefined): unknown {
 }
 
 /**
- * Null when the user does not exist or was deleted. A named prepared statement: each pooled
- * connection parses and plans it once, later polls send only the name and the user id.
+ * The record as the statement reads it, and the snapshot it was read at (`pg_current_snapshot()`,
+ * the statement's own) with when its first finished pairing leaves it. Null when the user does
+ * not exist or was deleted. A named prepared statement: each pooled connection parses and plans it
+ * once, later reads send only the name and the user id.
  *
- * Sent through `pg` directly rather than slonik: it is the one statement every poll makes, and
+ * Sent through `pg` directly rather than slonik: it is the statement polls are made of, and
  * slonik's query path (its interceptors, query ids, result wrapping) cost the poll's web process
  * more than pg's own work. Its row is read as Postgres's texts (core/db/textRows.ts) and each
  * part's JSON parsed here, as pg's json parser would; dashboard-row.test.ts checks real rows.
+ * (Exported for the bench, scripts/bench/pollPaths.ts; the app reads through findDashboardState.)
  */
-export async function findDashboardState(db: DashboardDb, userId: string): Promise<DashboardState | null> {
+export async function readDashboardState(
+  db: DashboardDb,
+  userId: string,
+): Promise<{ state: DashboardState; snapshot: string; leavesAt: string | null } | null> {
   const { columns, rows } = await textRows(db, dashboardStatement(userId));
   const row = rows[0];
   if (!row) return null;
   const at = (columnAt ??= columnPositions(columns));
   const vm = vmOf(json(row[at.v]));
   const health = healthOf(json(row[at.h]));
-  return {
+  const state: DashboardState = {
     user: { email: row[at.email]!, name: row[at.name]! },
     subscription: subscriptionOf(json(row[at.s])),
     vm,
@@ -341,4 +356,62 @@ export async function findDashboardState(db: DashboardDb, userId: string): Promi
         }
       : null,
   };
+  return { state, snapshot: row[at.snapshot]!, leavesAt: row[at.leaves_at] ?? null };
+}
+
+/**
+ * Whether anything of the customer's record may differ from what was read at `snapshot`: a
+ * transaction that snapshot did not see has written one of the record's rows (sql/0076 notes
+ * every such write, by trigger, in `dashboard_changes`), or a finished pairing has left it by
+ * now. One index probe: only notes of transactions at or after the snapshot's oldest are read.
+ */
+const CHANGED = {
+  name: 'dashboard_changed',
+  text: `SELECT EXISTS (
+      SELECT 1 FROM dashboard_changes
+      WHERE user_id = $1 AND xid >= pg_snapshot_xmin($2::pg_snapshot)
+        AND NOT pg_visible_in_snapshot(xid, $2::pg_snapshot))
+    OR now() >= coalesce($3::timestamptz, 'infinity') AS changed`,
+};
+
+/**
+ * A record this process read, kept to answer later polls while nothing of it changed. Asked
+ * about for this long after it was read, then read again whatever the answer: a running
+ * machine's record changes every minute anyway (the sweep counts its hours), so a poll that far
+ * apart would only pay for the question; and it bounds how long a change made without a note
+ * (a TRUNCATE, a note forgotten under a transaction open for an hour) could go unseen.
+ */
+const KEPT_FOR_MS = 30_000;
+/** At most this many customers' records kept per pool (the oldest read is dropped first), and none older than that. */
+const KEPT_MAX = 10_000;
+type Kept = { state: DashboardState; snapshot: string; leavesAt: string | null; readAt: number };
+const keptBy = new WeakMap<DashboardDb, Map<string, Kept>>();
+
+/**
+ * The customer's dashboard state; null when the user does not exist or was deleted. Most polls
+ * find nothing changed since this process last read it: those ask one question (`CHANGED`) and
+ * answer the record kept from that reading, which is the statement's reading at a snapshot
+ * after which nothing of it was written. Everything that depends on the time is worked out from
+ * it per request (api/presenters/vm.ts), as from a fresh reading. The record is shared between
+ * the polls that get it: never modified after it is read.
+ */
+export async function findDashboardState(db: DashboardDb, userId: string): Promise<DashboardState | null> {
+  let kept = keptBy.get(db);
+  if (!kept) keptBy.set(db, (kept = new Map()));
+  const asked = performance.now();
+  const last = kept.get(userId);
+  if (last && asked - last.readAt < KEPT_FOR_MS) {
+    const { rows } = await textRows(db, { ...CHANGED, values: [userId, last.snapshot, last.leavesAt] });
+    if (rows[0]?.[0] === 'f') return last.state;
+  }
+  const read = await readDashboardState(db, userId);
+  kept.delete(userId);
+  if (!read) return null;
+  // Oldest reading first (each is set anew when read): those past asking about are dropped.
+  for (const [id, entry] of kept) {
+    if (kept.size < KEPT_MAX && asked - entry.readAt < KEPT_FOR_MS) break;
+    kept.delete(id);
+  }
+  kept.set(userId, { ...read, readAt: asked });
+  return read.state;
 }

@@ -12,6 +12,7 @@ import { summariseProfile } from './cpuProfile.ts';
 import { postgresCpuMicros, processCpuMicros } from './processCpu.ts';
 import { fmtMs, fmtRatio, heading, median, record } from './lib.ts';
 import { POPULATION, seedPollCustomers, type PollCustomer } from './pollCustomers.ts';
+import { measurePollPaths } from './pollPaths.ts';
 
 /**
  * `npm run bench -- poll`: the signed-in dashboard poll of three customers against baselines
@@ -315,6 +316,8 @@ export async function benchPoll(): Promise<void> {
         `(floor − bare Koa) ${(floor.webCpu - bareSummary.webCpu).toFixed(0)} µs; the one-query route's query ` +
         `(one-query − bare Koa) ${(one.webCpu - bareSummary.webCpu).toFixed(0)} µs`,
     );
+
+    await measurePollPaths(database.url, customers);
 
     if (PROFILE_DIR) {
       await mkdir(PROFILE_DIR, { recursive: true });

@@ -19,6 +19,7 @@ import type { MachineHealthReport } from '../../core/domain/machineHealth.ts';
 import { PAIRING_STATES } from '../../core/domain/streaming.ts';
 import { dashboardBody } from '../../api/presenters/vm.ts';
 import { freshDatabase } from '../support/db.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 /**
  * The poll's statement takes shortcuts (parts read only when the record can show them, AutoPay
@@ -369,6 +370,94 @@ async function insertCustomer(customer: Customer, n: number): Promise<string> {
   return userId;
 }
 
+/** The poll's record of `userId` (through the pool, which keeps what it read) is the plain reading's. */
+async function expectPlainRecord(userId: string) {
+  const fast = await findDashboardState(pgPool, userId);
+  const plain = await plainState(userId);
+  if (plain === null) {
+    expect(fast).toBeNull();
+    return;
+  }
+  expect(fast).not.toBeNull();
+  const now = new Date();
+  const record = (state: DashboardState) =>
+    dashboardBody({ ...state, earlierPlanWasTrial: false, nameSuffix: 'play.example.test', vmConfig, now });
+  expect(record(fast!)).toEqual(record(plain));
+  expect(fast!.user).toEqual(plain.user);
+  expect(fast!.subscription).toEqual(plain.subscription);
+  expect(fast!.vm).toEqual(plain.vm);
+  expect(fast!.reportsHealth).toBe(plain.reportsHealth);
+  expect(fast!.autopay).toEqual(plain.autopay);
+  if (fast!.reportsHealth && !['terminating', 'terminated', 'error'].includes(fast!.vm!.state)) {
+    expect(fast!.pairings).toEqual(plain.pairings);
+    expect(fast!.health).toEqual(plain.health);
+    expect(fast!.clockAhead).toEqual(plain.clockAhead);
+  }
+}
+
+/** The `pick`-th row (of those there are, in a fixed order) of the customer `$1`'s rows of a table. */
+const nth = (rows: string) =>
+  `(SELECT ctid FROM (${rows}) r ORDER BY ctid OFFSET $2::int % greatest(1, (SELECT count(*) FROM (${rows}) c)) LIMIT 1)`;
+const ofUser = (table: string) => `SELECT ctid FROM ${table} WHERE user_id = $1`;
+const ofMachines = (table: string) =>
+  `SELECT ctid FROM ${table} WHERE vm_id IN (SELECT id FROM vms WHERE user_id = $1)`;
+
+/**
+ * A write to each kind of row the record is made of, as the app's code paths make them (and a
+ * few that change nothing it shows). `$1` is the customer, `$2` picks which of their rows.
+ */
+const WRITES = {
+  userName: `UPDATE users SET name = name || '.' WHERE id = $1 AND $2::int >= 0`,
+  userDeleted: `UPDATE users SET deleted_at = now() WHERE id = $1 AND $2::int % 4 = 0`,
+  userTouched: `UPDATE users SET updated_at = now() WHERE id = $1 AND $2::int >= 0`,
+  planBought: `INSERT INTO subscriptions (user_id, plan_id, plan_name, hours, storage_gb, instance_type, price_paise,
+                 status, purchased_at, expires_at)
+               SELECT $1, 'legend', 'PRO', 45, 115, 'g4dn.xlarge', 195000, 'expired', now(), now() - interval '1 day'
+               WHERE $2::int >= 0`,
+  planChanged: `UPDATE subscriptions SET status = CASE status WHEN 'active' THEN 'expired' ELSE status END,
+                  expires_at = expires_at + interval '1 day', price_paise = price_paise + 100
+                WHERE ctid = ${nth(ofUser('subscriptions'))}`,
+  machineUsage: `UPDATE vms SET usage_seconds = usage_seconds + 60, usage_counted_at = now()
+                 WHERE ctid = ${nth(ofUser('vms'))}`,
+  machineEnded: `UPDATE vms SET state = 'terminated', state_changed_at = now() WHERE ctid = ${nth(ofUser('vms'))}`,
+  machineSynced: `UPDATE vms SET synced_at = now(), updated_at = now() WHERE ctid = ${nth(ofUser('vms'))}`,
+  machineMoved: `UPDATE vms SET instance_id = 'i-moved' || left(md5(id::text), 8)
+                 WHERE ctid = ${nth(ofUser('vms'))} AND instance_id IS NOT NULL`,
+  copyDeleted: `UPDATE vm_snapshots SET state = 'deleted', deleted_at = now() WHERE ctid = ${nth(ofUser('vm_snapshots'))}`,
+  copyMade: `INSERT INTO vm_snapshots (user_id, vm_id, state, volume_gb, instance_type, created_at, keep_until)
+             SELECT user_id, id, 'creating', 115, 'g4dn.xlarge', now(), now() + interval '20 days' FROM vms
+             WHERE ctid = ${nth(ofUser('vms'))}
+               AND id NOT IN (SELECT vm_id FROM vm_snapshots WHERE state IN ('creating', 'completed', 'restored'))`,
+  mandateChanged: `UPDATE autopay_mandates SET amount_paise = amount_paise + 100, next_debit_at = now() + interval '9 days'
+                   WHERE ctid = ${nth(ofUser('autopay_mandates'))}`,
+  renewalChanged: `UPDATE autopay_renewals SET debit_at = debit_at + interval '1 day'
+                   WHERE ctid = ${nth(ofUser('autopay_renewals'))}`,
+  healthReported: `UPDATE machine_health SET received_at = now(), report = jsonb_set(report, '{display,height}', '2160')
+                   WHERE ctid = ${nth(ofMachines('machine_health'))}`,
+  healthForgotten: `DELETE FROM machine_health WHERE ctid = ${nth(ofMachines('machine_health'))}`,
+  clockChanged: `UPDATE machine_clocks SET ahead_seconds = ahead_seconds + 1 WHERE ctid = ${nth(ofMachines('machine_clocks'))}`,
+  clockForgotten: `DELETE FROM machine_clocks WHERE ctid = ${nth(ofMachines('machine_clocks'))}`,
+  pairingRenamed: `UPDATE stream_pairings SET device_name = device_name || ' 2', updated_at = now()
+                   WHERE ctid = ${nth(ofMachines('stream_pairings'))}`,
+  pairingAged: `UPDATE stream_pairings SET updated_at = now() - interval '11 minutes'
+                WHERE ctid = ${nth(ofMachines('stream_pairings'))}`,
+  pairingRemoved: `DELETE FROM stream_pairings WHERE ctid = ${nth(ofMachines('stream_pairings'))}`,
+  nameChanged: `UPDATE machine_names SET points_to = CASE WHEN points_to IS NULL THEN '203.0.113.200' END,
+                  released_at = CASE WHEN released_at IS NULL THEN now() END
+                WHERE ctid = ${nth(ofMachines('machine_names'))}`,
+  nameRemoved: `DELETE FROM machine_names WHERE ctid = ${nth(ofMachines('machine_names'))}`,
+  secretsRemoved: `DELETE FROM machine_secrets WHERE $2::int >= 0 AND launch_token IN (
+                     SELECT id FROM vms WHERE user_id = $1
+                     UNION ALL SELECT p.id FROM pool_instances p JOIN vms v ON v.instance_id = p.instance_id
+                     WHERE v.user_id = $1)`,
+  spareReleased: `UPDATE pool_instances SET instance_id = NULL
+                  WHERE $2::int >= 0 AND instance_id IN (SELECT instance_id FROM vms WHERE user_id = $1)`,
+} as const;
+const Write = fc.record({
+  table: fc.constantFrom(...(Object.keys(WRITES) as Array<keyof typeof WRITES>)),
+  pick: fc.nat({ max: 5 }),
+});
+
 describe("the poll's statement", () => {
   it('makes the same record as the plain reading, for random customers', async () => {
     let n = 0;
@@ -400,6 +489,140 @@ describe("the poll's statement", () => {
       { numRuns: 120 },
     );
   }, 300_000);
+
+  it('answers every write made after a record was kept: never the record from before', async () => {
+    let n = 5000;
+    await fc.assert(
+      fc.asyncProperty(
+        Customer,
+        fc.array(Write, { minLength: 1, maxLength: 4 }),
+        async (customer, writes) => {
+          const userId = await insertCustomer(customer, n++);
+          await expectPlainRecord(userId); // kept from here on
+          await expectPlainRecord(userId); // answered from what was kept: nothing changed
+          for (const write of writes) {
+            await client.query(WRITES[write.table], [userId, write.pick]);
+            await expectPlainRecord(userId);
+          }
+        },
+      ),
+      { numRuns: 120 },
+    );
+  }, 300_000);
+
+  it('answers a write committed after the record was kept, whatever order the writers began in', async () => {
+    const userId = await insertCustomer({ plans: [], machines: [], mandates: [] }, 9000);
+    const first = new pg.Client({ connectionString: databaseUrl });
+    const second = new pg.Client({ connectionString: databaseUrl });
+    await first.connect();
+    await second.connect();
+    try {
+      // The first writer began before the second and commits after it, and after a reading
+      // that saw the second's write.
+      await first.query('BEGIN');
+      await first.query(`UPDATE users SET name = 'First' WHERE id = $1`, [userId]);
+      await second.query('BEGIN');
+      await second.query(`UPDATE subscriptions SET plan_name = 'Second' WHERE user_id = $1`, [userId]);
+      await second.query(
+        `INSERT INTO subscriptions (user_id, plan_id, plan_name, hours, storage_gb, instance_type,
+                            price_paise, status, purchased_at, expires_at)
+                          VALUES ($1, 'legend', 'LEGEND', 30, 115, 'g4dn.xlarge', 145000, 'active', now(),
+                                  now() + interval '30 days')`,
+        [userId],
+      );
+      await second.query('COMMIT');
+      expect((await findDashboardState(pgPool, userId))?.subscription?.plan_name).toBe('LEGEND');
+      expect((await findDashboardState(pgPool, userId))?.user.name).not.toBe('First');
+      await first.query('COMMIT');
+      expect((await findDashboardState(pgPool, userId))?.user.name).toBe('First');
+      await expectPlainRecord(userId);
+    } finally {
+      await first.end();
+      await second.end();
+    }
+  });
+
+  it('drops a finished pairing from a kept record when its time to be shown is over', async () => {
+    const userId = await insertCustomer(
+      {
+        plans: [{ status: 'active', trial: false, boughtMinutesAgo: 30, endsInDays: 20 }],
+        machines: [
+          {
+            state: 'running',
+            madeMinutesAgo: 30,
+            source: 'launch',
+            secrets: 'own',
+            ip: true,
+            password: true,
+            health: null,
+            pairings: [{ state: 'failed', minutesAgo: 4, madeMinutesAgo: 5 }],
+            copies: [],
+            restoresEarlierCopy: false,
+            clockAhead: null,
+            name: null,
+          },
+        ],
+        mandates: [],
+      },
+      9001,
+    );
+    // Shown for two seconds more; no write moves it out of the record, only the time.
+    await client.query(
+      `UPDATE stream_pairings SET updated_at = now() - interval '10 minutes' + interval '2 seconds'
+       WHERE user_id = $1`,
+      [userId],
+    );
+    expect((await findDashboardState(pgPool, userId))?.pairings).toHaveLength(1);
+    await waitFor(
+      'the finished pairing to leave the plain reading',
+      async () => (await plainState(userId))?.pairings.length === 0,
+    );
+    expect((await findDashboardState(pgPool, userId))?.pairings).toEqual([]);
+    await expectPlainRecord(userId);
+  });
+
+  it.each([
+    ['a row of its own', `UPDATE users SET name = 'Later' WHERE id = $1`],
+    ['a statement over machines', `UPDATE vms SET usage_seconds = usage_seconds + 60 WHERE user_id = $1`],
+  ])('forgets notes of changes an hour old as later writes come (%s)', async (_, write) => {
+    const userId = await insertCustomer(
+      {
+        plans: [{ status: 'active', trial: false, boughtMinutesAgo: 30, endsInDays: 20 }],
+        machines: [
+          {
+            state: 'stopped',
+            madeMinutesAgo: 30,
+            source: 'launch',
+            secrets: 'none',
+            ip: false,
+            password: true,
+            health: null,
+            pairings: [],
+            copies: [],
+            restoresEarlierCopy: false,
+            clockAhead: null,
+            name: null,
+          },
+        ],
+        mandates: [],
+      },
+      9002,
+    );
+    await client.query(`DELETE FROM dashboard_changes WHERE user_id = $1`, [userId]);
+    await client.query(
+      `INSERT INTO dashboard_changes (user_id, at) SELECT $1, now() - interval '2 hours' FROM generate_series(1, 3)`,
+      [userId],
+    );
+    await expectPlainRecord(userId);
+    await client.query(write, [userId]);
+    const notes = await client.query(
+      `SELECT count(*) FILTER (WHERE at < now() - interval '1 hour') AS old, count(*) AS all
+       FROM dashboard_changes WHERE user_id = $1`,
+      [userId],
+    );
+    expect(notes.rows[0]).toEqual({ old: '0', all: '1' });
+    await expectPlainRecord(userId);
+  });
 
   it('finds each part in index order: its plan sorts nothing', async () => {
     const userId = await insertCustomer(
