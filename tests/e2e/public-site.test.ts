@@ -21,11 +21,27 @@ const waitForMail = (to: string, match: (mail: Mail) => boolean): Promise<Mail> 
 
 const uniqueEmail = (label: string) => `${label}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.in`;
 
+async function siteFacts(): Promise<{
+  contactEmail: string;
+  timeToDesktop: { value: string; label: string };
+}> {
+  const answer = await fetch(`${baseUrl()}/api/site`);
+  expect(answer.status).toBe(200);
+  const { contactEmail, timeToDesktop } = (await answer.json()) as {
+    contactEmail: string;
+    timeToDesktop: { value: string; label: string };
+  };
+  return { contactEmail, timeToDesktop: { value: timeToDesktop.value, label: timeToDesktop.label } };
+}
+
 describe.skipIf(!hasBrowser())('landing page', () => {
   it.each(VIEWPORTS)(
     'renders every section at %s px without errors or sideways scrolling',
     async (name, viewport) => {
       const page = await browser.newPage(viewport);
+      // The server's figure before the page asks for it: a provision may finish (and be
+      // measured) while the page loads, so the page shows this one or the one read after.
+      const before = await siteFacts();
       await page.goto('/');
       await page.getByRole('heading', { level: 1 }).waitFor();
       await expect(page.getByRole('link', { name: /Start 1 hour trial/ }).getAttribute('href')).resolves.toBe(
@@ -40,16 +56,17 @@ describe.skipIf(!hasBrowser())('landing page', () => {
       await expect(page.locator('ol.howto > li').count()).resolves.toBe(6);
       await expect(page.locator('ol.howto > li h3').first().textContent()).resolves.toBe('Select a plan');
       await expect(page.getByRole('button', { name: 'Get in Touch' }).isVisible()).resolves.toBe(true);
-      const site = (await (await fetch(`${baseUrl()}/api/site`)).json()) as {
-        contactEmail: string;
-        timeToDesktop: { value: string; label: string };
-      };
+      // The contact address and the figure come with the page's own /api/site reading.
+      const address = page.getByRole('link', { name: before.contactEmail });
+      await address.waitFor();
+      const site = await siteFacts();
       // The figure is the server's measurement of real provisions (or its modest wording).
       const stat = page.locator('[data-stat="time-to-desktop"]');
-      await expect(stat.locator('strong').textContent()).resolves.toBe(site.timeToDesktop.value);
-      await expect(stat.locator('span').textContent()).resolves.toBe(site.timeToDesktop.label);
-      const address = page.getByRole('link', { name: site.contactEmail });
-      await address.waitFor();
+      const shown = {
+        value: await stat.locator('strong').textContent(),
+        label: await stat.locator('span').textContent(),
+      };
+      expect([before.timeToDesktop, site.timeToDesktop]).toContainEqual(shown);
       await expect(address.getAttribute('href')).resolves.toBe(`mailto:${site.contactEmail}`);
       const canvas = page.locator('canvas.particle-field');
       await expect(canvas.getAttribute('data-count')).resolves.toBe('250');
