@@ -61,8 +61,20 @@ function phase(name: string, projects: string[]): { status: number; report: Repo
   return { status: run.status ?? 1, report };
 }
 
-const phases = [phase('server', ['unit', 'integration']), phase('browser', ['e2e'])];
+const phases = [
+  { name: 'server', ...phase('server', ['unit', 'integration']) },
+  { name: 'browser', ...phase('browser', ['e2e']) },
+];
 let status = phases.some((p) => p.status !== 0) ? 1 : 0;
+for (const p of phases) {
+  // Vitest fails a run whose tests all passed when an error escaped them (an uncaught
+  // exception, an unhandled rejection): say so, or the summary's "0 failed" reads as green.
+  if (p.status !== 0 && p.report && p.report.numFailedTests === 0) {
+    console.error(
+      `\n${p.name} phase: exit code ${p.status} with no failed test — an error escaped the tests (see "Unhandled Errors" above).`,
+    );
+  }
+}
 
 const reports = phases.map((p) => p.report).filter((r): r is Report => r !== undefined);
 const sum = (pick: (r: Report) => number) => reports.reduce((n, r) => n + pick(r), 0);

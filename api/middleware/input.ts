@@ -1,4 +1,8 @@
+import type { IncomingMessage } from 'node:http';
+import { pipeline, type Transform } from 'node:stream';
+import { createBrotliDecompress, createUnzip } from 'node:zlib';
 import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { badRequest, HttpError } from '../errors.ts';
 import type { AppState } from '../context.ts';
@@ -71,19 +75,58 @@ export function bodyParser(): Middleware<AppState> {
     },
   }) as unknown as Middleware<AppState>;
   return async (ctx, next) => {
-    const coding = ctx.req.headers['content-encoding'];
-    if (coding !== undefined) ctx.req.headers['content-encoding'] = contentCoding(coding);
+    const header = ctx.req.headers['content-encoding'];
+    const coding = header === undefined ? undefined : contentCoding(header);
+    if (coding !== undefined) ctx.req.headers['content-encoding'] = coding;
+    const request = ctx.req;
+    const decoder = coding === undefined ? undefined : DECODERS[coding];
+    // The parser reads ctx.req: for a coding we decode, it reads the decoded stream instead.
+    const stream = decoder ? decoded(request, decoder(), coding!, ctx.state.log) : undefined;
+    if (stream) ctx.req = stream as unknown as IncomingMessage;
     let read = false;
     try {
       await parse(ctx, async () => {
         read = true;
+        ctx.req = request;
         await next();
       });
     } catch (error) {
+      ctx.req = request;
       if (read) throw error;
+      // Refused while reading (too large, undecodable): decode no more of it.
+      if (stream) {
+        request.unpipe(stream);
+        stream.destroy();
+      }
       throw bodyReadError(error);
     }
   };
+}
+
+const DECODERS: Record<string, () => Transform> = {
+  gzip: () => createUnzip(),
+  deflate: () => createUnzip(),
+  br: () => createBrotliDecompress(),
+};
+
+/**
+ * The request's body through `decoder`, for the parser to read as if it had been sent plain.
+ * We decode rather than leave it to the parser because of what happens after a refusal: the
+ * parser stops listening to its decoder once the decoded body passes the size limit, yet the
+ * request goes on flowing into it, and a truncated stream then fails with nobody listening —
+ * an uncaught exception that takes the web process down. Here the decoder keeps a listener for
+ * its whole life: while the parser still reads, it sees the same failure (its 400); after, the
+ * failure is only logged. `pipeline` destroys the decoder, with the request's error, when the
+ * request fails or is cut off, so the parser never waits on a body that will not come.
+ */
+function decoded(request: IncomingMessage, decoder: Transform, coding: string, log: Logger): Transform {
+  let failure: string | undefined;
+  decoder.on('error', (error) => (failure = error.message));
+  decoder.on('close', () => log.debug({ coding, failure }, 'request body: decoding stopped'));
+  // Its failures are the decoder's 'error' (kept above): pipeline destroys it with them.
+  pipeline(request, decoder, () => undefined);
+  const { 'content-encoding': _coding, 'content-length': _length, ...headers } = request.headers;
+  return Object.assign(decoder, { headers });
 }
 
 /**
