@@ -9,7 +9,7 @@ import {
   useBrowser,
   type Page,
 } from '../support/browser.ts';
-import { registeredUser, runningLegendMachine } from '../support/e2eUsers.ts';
+import { registeredUser, runningLegendMachine, waitForReadyToStream } from '../support/e2eUsers.ts';
 import { NAME_MESSAGES } from '../../core/domain/machineName.ts';
 
 /**
@@ -61,10 +61,7 @@ describe.skipIf(!hasBrowser())('the PC keeps its name', () => {
     await page.getByText(NAME_MESSAGES.rdpHintNamed).waitFor();
     const connect = page.getByRole('region', { name: 'How to connect' });
     // The card waits for the machine's first health report before it offers DCV's file and pairing.
-    await page
-      .locator('[data-field="health"]')
-      .getByText(/^Ready for/)
-      .waitFor({ timeout: 45_000 });
+    await waitForReadyToStream(page);
     await connect.getByRole('tab', { name: 'DCV app' }).click();
     const dcv = await download(page, connect.locator('[data-field="dcv-file"]'));
     expect(dcv).toContain(`host=${name}\r\nport=8443\r\n`);
@@ -114,10 +111,7 @@ describe.skipIf(!hasBrowser())('the PC keeps its name', () => {
     await screenshotsAtBothWidths(page, 'name-restarted');
 
     // Remove: the device and its message are gone.
-    await page
-      .locator('[data-field="health"]')
-      .getByText(/^Ready for/)
-      .waitFor({ timeout: 45_000 });
+    await waitForReadyToStream(page);
     await device.getByRole('button', { name: 'Remove' }).click();
     await page
       .getByRole('dialog', { name: 'Remove Bedroom TV?' })

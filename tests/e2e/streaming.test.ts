@@ -12,7 +12,7 @@ import {
 import { problemGuideHref } from '../../core/domain/machineHealth.ts';
 import { requestFrom } from '../support/accounts.ts';
 import { waitFor } from '../support/waitFor.ts';
-import { registeredUser, runningLegendMachine } from '../support/e2eUsers.ts';
+import { registeredUser, runningLegendMachine, waitForReadyToStream } from '../support/e2eUsers.ts';
 
 /**
  * Gamers can play, in a browser against `npm start`'s stack: the machine card's health line from
@@ -113,7 +113,7 @@ describe.skipIf(!hasBrowser())('playing on the cloud PC', () => {
 
     // The machine's own report, on its card.
     const health = page.locator('[data-field="health"]');
-    await health.getByText('Ready for 1440p 120 fps streaming').waitFor({ timeout: 45_000 });
+    await waitForReadyToStream(page, 'Ready for 1440p 120 fps streaming');
     await health.getByText(/What your PC reported/).click();
     await expect(health.getByText('NVIDIA T4').isVisible()).resolves.toBe(true);
     // What the image proves about itself: the display streamed, sound, controllers.

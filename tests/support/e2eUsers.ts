@@ -182,3 +182,35 @@ export async function refundedLegendPlan(page: Page, email: string): Promise<voi
     .getByText(/^(Refund of ₹815\.00 accepted by PayU and on its way|Refunded ₹815\.00 on )/)
     .waitFor({ timeout: 30_000 });
 }
+
+/**
+ * Waits for the machine card's health line to say `ready` (its first accepted health report).
+ * When it does not, the error says what the page, the dashboard record and the sandbox's
+ * reporter saw meanwhile, so a slow or refused report explains itself.
+ */
+export async function waitForReadyToStream(
+  page: Page,
+  ready: RegExp | string = /^Ready for/,
+  timeout = 45_000,
+): Promise<void> {
+  const line = page.locator('[data-field="health"]');
+  try {
+    await line.getByText(ready).waitFor({ timeout });
+  } catch (error) {
+    const dashboard = (await (await page.request.get(`${baseUrl()}/api/vm/dashboard`)).json()) as {
+      vmLastState?: string;
+      vmPublicIp?: string | null;
+      machineHealth?: unknown;
+    };
+    const sunshine = (await (await fetch(`${baseUrl()}/sandbox/sunshine/_state`)).json()) as {
+      hosts: Record<string, { listening: boolean; reports: unknown[] }>;
+    };
+    const host = dashboard.vmPublicIp ? sunshine.hosts[dashboard.vmPublicIp] : undefined;
+    throw new Error(
+      `health line never said ${String(ready)}: it says "${await line.innerText().catch(() => '(absent)')}"; ` +
+        `dashboard: ${JSON.stringify({ state: dashboard.vmLastState, publicIp: dashboard.vmPublicIp, machineHealth: dashboard.machineHealth })}; ` +
+        `sandbox reporter at that address: ${host ? JSON.stringify({ listening: host.listening, reports: host.reports.slice(-6) }) : `none (hosts: ${Object.keys(sunshine.hosts).join(', ')})`}`,
+      { cause: error },
+    );
+  }
+}
