@@ -48,7 +48,8 @@ type AccountLimiters = {
   codeCheckPair: Limiter;
   codeCheckIp: Limiter;
   twoFactorPair: Limiter;
-  twoFactorUser: Limiter;
+  twoFactorChangeSession: Limiter;
+  twoFactorChangePair: Limiter;
   passwordChangeSession: Limiter;
   passwordChangePair: Limiter;
   passwordChangeFailures: Counter;
@@ -170,10 +171,18 @@ function createAccountLimiters(pgPool: pg.Pool): AccountLimiters {
       durationSeconds: 900,
       message: tooMany,
     }),
-    // Codes typed while signed in (turning two-factor on or off): only the session's owner
-    // spends this one.
-    twoFactorUser: createLimiter(pgPool, {
-      name: 'two-factor-user',
+    // Wrong codes typed while signed in (turning two-factor on or off), capped per session and
+    // per (account, address) pair like a password change's guesses: a guesser (a stolen session,
+    // say) locks only their own session and address, never the owner's other sessions. A right
+    // code forgets both, as a sign-in forgets its pair.
+    twoFactorChangeSession: createLimiter(pgPool, {
+      name: 'two-factor-change-session',
+      points: 10,
+      durationSeconds: 900,
+      message: tooMany,
+    }),
+    twoFactorChangePair: createLimiter(pgPool, {
+      name: 'two-factor-change-pair',
       points: 10,
       durationSeconds: 900,
       message: tooMany,

@@ -137,6 +137,24 @@ export function userRoutes(services: Services): Router<AppState> {
     });
   }
 
+  /**
+   * Spends one of this session's and this (account, address) pair's code attempts, refusing (429)
+   * when either is spent, before the code is looked at: one statement checks and spends each,
+   * so parallel guesses cannot overspend. `forgetCodeAttempts` gives them back after a right code.
+   */
+  async function spendCodeAttempt(ctx: AppContext): Promise<void> {
+    const me = currentUser(ctx);
+    await limiters.twoFactorChangeSession.consume(me.sessionId);
+    await limiters.twoFactorChangePair.consume(accountPair(ctx, me.id));
+  }
+
+  /** A right code spends nothing: its session and pair start counting again, as a sign-in's pair does. */
+  async function forgetCodeAttempts(ctx: AppContext): Promise<void> {
+    const me = currentUser(ctx);
+    await limiters.twoFactorChangeSession.reset(me.sessionId);
+    await limiters.twoFactorChangePair.reset(accountPair(ctx, me.id));
+  }
+
   router.get('/user/profile', requireUser(), validate(ProfileQuery, 'query'), async (ctx) => {
     const { email } = input<ProfileQuery>(ctx);
     assertSameUser(ctx, email);
@@ -282,13 +300,14 @@ export function userRoutes(services: Services): Router<AppState> {
   router.post('/user/two-factor/enable', requireUser(), validate(CodeBody), async (ctx) => {
     const { code } = input<CodeBody>(ctx);
     const user = await sessionUserRow(ctx);
-    await limiters.twoFactorUser.consume(user.id);
     if (user.totp_enabled_at) throw conflict('Two-factor sign-in is already on.');
     if (!user.totp_pending_secret_encrypted)
       throw badRequest('Start the set-up again: no QR code is pending.');
+    await spendCodeAttempt(ctx);
     const totpSecret = decrypt(secret, TOTP_SECRET_PURPOSE, user.totp_pending_secret_encrypted);
     const step = await checkTotp(totpSecret, code.replace(/\s+/g, ''), null);
     if (step === null) throw badRequest(WRONG_CODE);
+    await forgetCodeAttempts(ctx);
     const recoveryCodes = newRecoveryCodes();
     await db.transaction(async (trx) => {
       if (!(await enableTotp(trx, user.id, user.totp_pending_secret_encrypted!, step))) {
@@ -310,9 +329,10 @@ export function userRoutes(services: Services): Router<AppState> {
   router.post('/user/two-factor/disable', requireUser(), validate(CodeBody), async (ctx) => {
     const { code } = input<CodeBody>(ctx);
     const user = await sessionUserRow(ctx);
-    await limiters.twoFactorUser.consume(user.id);
     if (!user.totp_enabled_at) throw badRequest('Two-factor sign-in is already off.');
+    await spendCodeAttempt(ctx);
     if (!(await checkSecondFactor(db, secret, user, code))) throw badRequest(WRONG_CODE);
+    await forgetCodeAttempts(ctx);
     await db.transaction(async (trx) => {
       await disableTotp(trx, user.id);
       await deleteRecoveryCodes(trx, user.id);

@@ -6,6 +6,7 @@ import {
   createUser,
   GOOD_PASSWORD,
   logIn,
+  loopbackAddress,
   mailedCode,
   newClient,
   totp,
@@ -188,5 +189,79 @@ describe('disabling', () => {
     });
     expect(plain.body.email).toBe(user.email);
     expect(await countLiveSessions(db, user.id)).toBe(2);
+  });
+});
+
+describe('wrong codes while signed in (turning two-factor on or off)', () => {
+  it("stop a guesser after ten in their session and address only; the owner's session elsewhere still turns two-factor off and on, and the guesser stays refused", async () => {
+    const { user, client: owner, secret, recoveryCodes } = await withTwoFactor(stack);
+    // A session someone else holds (a borrowed laptop, a stolen cookie), at an address of its own.
+    const thief = newClient(stack);
+    await passwordStep(thief, user.email);
+    expect((await thief.call('/api/auth/two-factor', { body: { code: recoveryCodes[0] } })).status).toBe(200);
+    for (let i = 0; i < 10; i += 1) {
+      const reply = await thief.call('/api/user/two-factor/disable', { body: { code: '000000' } });
+      expect(reply.status).toBe(400);
+    }
+    // Refused before the code is looked at: a right one is not used up.
+    const limited = await thief.call('/api/user/two-factor/disable', { body: { code: recoveryCodes[1] } });
+    expect(limited.status).toBe(429);
+    // Another session at the guesser's address is that guesser too.
+    const thiefAgain = newClient(stack, thief.ip);
+    await passwordStep(thiefAgain, user.email);
+    expect((await thiefAgain.call('/api/auth/two-factor', { body: { code: recoveryCodes[2] } })).status).toBe(
+      200,
+    );
+    const sameAddress = await thiefAgain.call('/api/user/two-factor/disable', {
+      body: { code: recoveryCodes[3] },
+    });
+    expect(sameAddress.status).toBe(429);
+    expect((await owner.call('/api/user/two-factor')).body).toEqual({ enabled: true, recoveryCodesLeft: 8 });
+
+    // The owner, in their own session elsewhere, is not locked out by the guesses: off, then on again.
+    const off = await owner.call('/api/user/two-factor/disable', { body: { code: await totp(secret, 1) } });
+    expect(off.status).toBe(200);
+    const setup = await owner.call('/api/user/two-factor/setup', { method: 'POST' });
+    expect(setup.status).toBe(200);
+    const on = await owner.call('/api/user/two-factor/enable', {
+      body: { code: await totp(setup.body.secret) },
+    });
+    expect(on.status).toBe(200);
+
+    // The guesser stays refused, even with a right code.
+    const still = await thief.call('/api/user/two-factor/disable', {
+      body: { code: on.body.recoveryCodes[0] },
+    });
+    expect(still.status).toBe(429);
+    // And so does their session from another network (the same browser on mobile data).
+    const moved = newClient(stack, loopbackAddress(), thief);
+    const movedReply = await moved.call('/api/user/two-factor/disable', {
+      body: { code: on.body.recoveryCodes[1] },
+    });
+    expect(movedReply.status).toBe(429);
+    expect((await owner.call('/api/user/two-factor')).body).toEqual({ enabled: true, recoveryCodesLeft: 10 });
+  });
+
+  it('spend nothing on a right code: the count starts again after one', async () => {
+    const { client, secret } = await withTwoFactor(stack);
+    for (let i = 0; i < 9; i += 1) {
+      const reply = await client.call('/api/user/two-factor/disable', { body: { code: '000000' } });
+      expect(reply.status).toBe(400);
+    }
+    const off = await client.call('/api/user/two-factor/disable', { body: { code: await totp(secret, 1) } });
+    expect(off.status).toBe(200);
+    const setup = await client.call('/api/user/two-factor/setup', { method: 'POST' });
+    for (let i = 0; i < 10; i += 1) {
+      const reply = await client.call('/api/user/two-factor/enable', { body: { code: '000000' } });
+      expect(reply.status).toBe(400);
+    }
+    const limited = await client.call('/api/user/two-factor/enable', {
+      body: { code: await totp(setup.body.secret) },
+    });
+    expect(limited.status).toBe(429);
+    expect((await client.call('/api/user/two-factor')).body).toEqual({
+      enabled: false,
+      recoveryCodesLeft: 0,
+    });
   });
 });
