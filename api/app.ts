@@ -160,7 +160,8 @@ function origins(urls: string[]): string[] {
 function mountAt(prefix: string, middleware: Middleware): Middleware<AppState> {
   return async (ctx, next) => {
     // `//api/...` is the API's too (answered by its JSON 404): a doubled slash is an empty path
-    // segment, and the SPA's file server would refuse it as a "malicious path" 400.
+    // segment, and a client that joined its base URL and a path with one slash too many reads
+    // JSON, not the SPA's not-found page.
     const path = ctx.path.replace(/^\/{2,}/, '/');
     const head = path.slice(0, prefix.length).toLowerCase();
     if (head === prefix && (path.length === prefix.length || path[prefix.length] === '/')) {

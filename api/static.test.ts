@@ -90,6 +90,10 @@ describe('the built SPA as the web process serves it', () => {
   it('answers 404 with the shell for an unknown path, and never serves the prerendered files by their own names', async () => {
     for (const pathname of [
       '/no/such/page',
+      '//no/such/page',
+      '//services',
+      '/C:/page',
+      '/..%2f..%2fetc/passwd',
       '/.prerendered/services.html',
       '/.prerendered/services.html.br',
     ]) {

@@ -43,7 +43,22 @@ export function spa(dir = SPA_DIR, options: { sourceMaps?: boolean } = {}): Midd
       ctx.body = 'Not found.';
       return;
     }
-    await files(ctx, next);
+    let passedOn = false;
+    try {
+      await files(ctx, () => {
+        passedOn = true;
+        return next();
+      });
+    } catch (error) {
+      // The file server refuses, before reading anything, a path it will not take for a file
+      // name: one whose first segment is empty (`//foo`, an absolute file name to it), an escaped
+      // slash or backslash, a drive letter, `..` out of the folder, a bad escape. None names a
+      // file of ours, and all but the last are legal paths (RFC 3986 §3.3), so each is answered
+      // as any path that names no file: the shell, and 404 unless it is a page. Not a 400 ("your
+      // request is malformed") for `//foo`, nor a 403 that tells a prober what it hit.
+      if (passedOn || !refusedAsFileName(error)) throw error;
+      await next();
+    }
     if (ctx.body !== undefined || ctx.status !== 404) return;
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return;
     if (!ctx.accepts('html')) return;
@@ -62,6 +77,12 @@ export function spa(dir = SPA_DIR, options: { sourceMaps?: boolean } = {}): Midd
     ctx.status = isSitePage(ctx.path) ? 200 : 404;
     ctx.body = await readFile(indexFile);
   };
+}
+
+/** koa-send's refusals of a path as a file name: 400 (malicious path, bad escape), 403 (out of the folder). */
+function refusedAsFileName(error: unknown): boolean {
+  const status = (error as { status?: unknown } | null)?.status;
+  return status === 400 || status === 403;
 }
 
 /**

@@ -1,11 +1,15 @@
 import { z } from 'zod';
+import { launchLedgerPrunableBefore } from '../domain/launchBudget.ts';
+import { pruneLaunches } from './launches.ts';
 import { sql, type Db } from './pool.ts';
 
 /**
  * Rows that are dead and stay dead: rate-limit counters past their window, sessions long
  * expired or revoked, one-time codes, reset links and two-factor challenges past expiry, and
  * sign-ups never finished. Kept a while after death for support questions ("why was I logged
- * out?"), then deleted in bounded batches so one run never holds long locks.
+ * out?"), then deleted in bounded batches so one run never holds long locks. The launch ledger's
+ * rows go after LAUNCH_LEDGER_RETENTION_MS (core/domain/launchBudget.ts, beside the budgets that
+ * read them).
  */
 export const RETENTION = {
   /** Expired or revoked sessions. */
@@ -39,7 +43,8 @@ export type Purged = Record<
   | 'desktopTokenUses'
   | 'desktopTokens'
   | 'usedProofs'
-  | 'codeMailBudgets',
+  | 'codeMailBudgets'
+  | 'ec2Launches',
   number
 >;
 
@@ -100,6 +105,8 @@ export async function purgeExpired(db: Db, now: Date): Promise<Purged> {
       sql.fragment`tat < ${days(RETENTION.secretsDays)}
         AND (attacked_until IS NULL OR attacked_until < ${iso}::timestamptz)`,
     ),
+    // Counted into ec2_launch_totals as they go: /metrics' launch counter never drops.
+    ec2Launches: await pruneLaunches(db, new Date(launchLedgerPrunableBefore(now)), BATCH),
   };
 }
 

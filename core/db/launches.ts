@@ -3,9 +3,9 @@ import { POOL_HOLD_CAUSES, type PoolHoldCause, type PoolHoldFacts } from '../dom
 import { sql, type Db } from './pool.ts';
 
 /**
- * The launch ledger (every RunInstances, and every launch a budget or a hold refused) and the
- * warm pool's holds (sql/0060_launch_budgets.sql). The rules that read them are
- * core/domain/launchBudget.ts.
+ * The launch ledger (every RunInstances, and every launch a budget or a hold refused; pruned by
+ * housekeeping, sql/0088_launch_totals.sql) and the warm pool's holds
+ * (sql/0060_launch_budgets.sql). The rules that read them are core/domain/launchBudget.ts.
  */
 
 const ts = (at: Date) => at.toISOString();
@@ -50,6 +50,27 @@ export async function planLaunchTimes(db: Db, subscriptionId: string, since: Dat
         AND at > ${ts(since)}
       ORDER BY at`)),
   ];
+}
+
+/**
+ * Deletes up to `limit` ledger rows from before `before`, adding each to ec2_launch_totals in the
+ * same statement, so /metrics' launch counter neither drops nor counts a row twice (a row a
+ * concurrent run deleted first is not returned here). Returns how many went.
+ */
+export async function pruneLaunches(db: Db, before: Date, limit: number): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ count: z.number() }))`
+    WITH doomed AS (
+      SELECT id FROM ec2_launches WHERE at < ${ts(before)} ORDER BY at LIMIT ${limit}
+    ), gone AS (
+      DELETE FROM ec2_launches l USING doomed d WHERE l.id = d.id
+      RETURNING l.kind, l.plan_id, l.outcome, l.error_code
+    ), folded AS (
+      INSERT INTO ec2_launch_totals AS t (kind, plan_id, outcome, error_code, count)
+      SELECT kind, plan_id, outcome, error_code, count(*) FROM gone
+      GROUP BY kind, plan_id, outcome, error_code
+      ON CONFLICT (kind, plan_id, outcome, error_code) DO UPDATE SET count = t.count + excluded.count
+    )
+    SELECT count(*)::int AS count FROM gone`);
 }
 
 const HoldRow = z.object({
@@ -127,7 +148,11 @@ export async function countPoolInFlight(db: Db, planId: string): Promise<number>
     WHERE plan_id = ${planId} AND state = 'launching' AND launch_attempts > 0`);
 }
 
-/** For /metrics: launches (made, failed, refused) per kind, plan and error code, since the start. */
+/**
+ * For /metrics: launches (made, failed, refused) per kind, plan and error code, since the start:
+ * the ledger's rows and the totals of those pruned from it, read in one statement so a prune
+ * running meanwhile is seen wholly or not at all.
+ */
 export async function countLaunches(
   db: Db,
 ): Promise<
@@ -143,7 +168,12 @@ export async function countLaunches(
         count: z.number(),
       }),
     )`
-      SELECT kind, plan_id, outcome, error_code, count(*)::int AS count FROM ec2_launches
+      SELECT kind, plan_id, outcome, error_code, sum(count)::int AS count FROM (
+        SELECT kind, plan_id, outcome, error_code, count(*) AS count FROM ec2_launches
+        GROUP BY kind, plan_id, outcome, error_code
+        UNION ALL
+        SELECT kind, plan_id, outcome, error_code, count FROM ec2_launch_totals
+      ) AS launches
       GROUP BY kind, plan_id, outcome, error_code`)),
   ];
 }

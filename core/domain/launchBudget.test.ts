@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   healthHoldCause,
+  LAUNCH_BUDGET_WINDOW_MS,
+  LAUNCH_LEDGER_RETENTION_MS,
   launchBudgetLeft,
+  launchLedgerPrunableBefore,
   launchErrorHoldCause,
   machineLaunchAllowed,
   nextPoolHold,
@@ -89,6 +92,22 @@ describe('launchBudgetLeft', () => {
     expect(launchBudgetLeft(2, [at(-50), at(-30), at(-10)], at(0))).toEqual({ left: 0, freesAt: at(30) });
     expect(launchBudgetLeft(3, [at(-50), at(-30), at(-10)], at(0))).toEqual({ left: 0, freesAt: at(10) });
     expect(launchBudgetLeft(0, [], at(0))).toEqual({ left: 0, freesAt: null });
+  });
+});
+
+describe('launchLedgerPrunableBefore', () => {
+  it('keeps the ledger well past the budget window', () => {
+    expect(LAUNCH_LEDGER_RETENTION_MS).toBeGreaterThan(24 * LAUNCH_BUDGET_WINDOW_MS);
+    expect(launchLedgerPrunableBefore(at(0))).toBe(at(0) - LAUNCH_LEDGER_RETENTION_MS);
+  });
+
+  it('prunes nothing a budget reads, then or later: the budget is the same without the old rows', () => {
+    const cutoff = launchLedgerPrunableBefore(at(0));
+    const ledger = [cutoff - 1, cutoff, at(-61), at(-59), at(-30), at(-1)];
+    const pruned = ledger.filter((launchedAt) => launchedAt >= cutoff);
+    for (const now of [at(0), at(1), at(45)])
+      for (const budget of [0, 1, 2, 4])
+        expect(launchBudgetLeft(budget, pruned, now)).toEqual(launchBudgetLeft(budget, ledger, now));
   });
 });
 

@@ -10,7 +10,7 @@
  * passed (15 minutes, doubling with each hold in a row, up to 4 hours) or at once when an
  * operator acknowledges its alert (`npm run alerts -- ack`).
  */
-import { HOUR_MS, toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
+import { DAY_MS, HOUR_MS, toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
 
 const MINUTE_MS = 60_000;
 
@@ -18,6 +18,20 @@ export const POOL_HOLD_FIRST_MS = 15 * MINUTE_MS;
 export const POOL_HOLD_MAX_MS = 4 * HOUR_MS;
 /** The window a launch budget counts over. */
 export const LAUNCH_BUDGET_WINDOW_MS = HOUR_MS;
+/**
+ * How long a row of the launch ledger (ec2_launches) is kept. The budgets read only the last
+ * LAUNCH_BUDGET_WINDOW_MS, and /metrics keeps its counts in totals when a row goes; the rest is
+ * an operator's record of what was launched, when and why it failed. 45 days keeps every launch
+ * of a calendar month until that month's AWS invoice, issued in the first days of the next, has
+ * been checked against it; the hourly housekeeping sweep deletes what is older.
+ */
+export const LAUNCH_LEDGER_RETENTION_MS = 45 * DAY_MS;
+
+/** The instant before which the launch ledger's rows may go: no budget reads them any more. */
+export function launchLedgerPrunableBefore(now: Instant): number {
+  return toEpochMs(now) - Math.max(LAUNCH_LEDGER_RETENTION_MS, LAUNCH_BUDGET_WINDOW_MS);
+}
+
 /** Launches per hour for each plan's pool and each customer's plan when nothing is configured. */
 export const DEFAULT_LAUNCH_BUDGET = 4;
 

@@ -519,10 +519,12 @@ describe('production defaults', async () => {
   });
 });
 
+const SHELL = '<!doctype html><title>Legend</title>';
+
 describe('the built app', async () => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'legend-spa-'));
   await mkdir(path.join(dir, 'assets'));
-  await writeFile(path.join(dir, 'index.html'), '<!doctype html><title>Legend</title>');
+  await writeFile(path.join(dir, 'index.html'), SHELL);
   await writeFile(path.join(dir, 'assets', 'app.js'), 'console.log(1)');
   await writeFile(path.join(dir, 'assets', 'app.js.map'), '{"version":3}');
   afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -540,6 +542,39 @@ describe('the built app', async () => {
       ).callback(),
     );
     expect((await get(open.url, '/assets/app.js.map')).status).toBe(200);
+  });
+
+  it('answers a path with an empty segment (//foo) like any unknown page: 404 with the shell, never 400', async () => {
+    const { url } = await serve(createApp(stack.services, { spaDir: dir }).callback());
+    const get = (p: string) =>
+      requestFrom(loopbackAddress(), `${url}${p}`, { method: 'GET', headers: { accept: 'text/html' } });
+    const unknown = await get('/no/such/page');
+    expect(unknown.status).toBe(404);
+    expect(unknown.text).toBe(SHELL);
+    // RFC 3986 §3.3: a request target's path may hold empty segments (`//foo` is a path, not an
+    // authority), and `/C:/foo`, an escaped slash or backslash are segments like any other.
+    // None is a page or a file of ours.
+    for (const p of [
+      '//foo',
+      '///foo',
+      '//',
+      '//services',
+      '//assets/app.js',
+      '/C:/foo',
+      '/%2F%2Ffoo',
+      '/%5Cfoo',
+    ]) {
+      const reply = await get(p);
+      expect(reply.status, p).toBe(404);
+      expect(reply.text, p).toBe(SHELL);
+    }
+    // Nor is a path that climbs out of the app's folder: no file is read outside it.
+    const climbing = await get('/..%2f..%2fetc/passwd');
+    expect(climbing.status).toBe(404);
+    expect(climbing.text).toBe(SHELL);
+    // The pages and files themselves are answered as before.
+    expect((await get('/assets/app.js')).text).toBe('console.log(1)');
+    expect((await get('/services')).status).toBe(200);
   });
 
   it('sends a browser that opened 127.0.0.1 to the localhost origin PUBLIC_URL names, and lets it post to the checkout', async () => {
