@@ -162,6 +162,51 @@ export function decideName(input: NameInput): NameDecision {
   };
 }
 
+/**
+ * The name the customer's previous machine holds (the latest of theirs but this one), as a new
+ * machine's claim needs it: whose it is, whether it was released, and the state of the machine
+ * holding it.
+ */
+export type PreviousName = { label: string; userId: string; released: boolean; holderState: string };
+
+/**
+ * How a machine with no name yet gets one.
+ * - fresh: a new random label (the customer never had a name);
+ * - take-over: the customer's previous name passes to this machine: its machine is gone
+ *   (terminated or given up) or the name was released with it. The record is then pointed here
+ *   (a record still left from the old machine is overwritten, not deleted and made again, so no
+ *   resolver caches "no such name" meanwhile);
+ * - wait: the previous machine is not gone yet (its termination lags behind the renewal): the
+ *   name stays with it, and this machine is shown with its address until the old one is gone
+ *   and the name passes here. Never a fresh label meanwhile: that would be the new name the
+ *   customer must add again.
+ */
+export type NameClaim =
+  { kind: 'fresh'; reason: string } | { kind: 'take-over' | 'wait'; reason: string; label: string };
+
+/**
+ * The name follows the customer's PC across renewal, a restore from the kept disk and a
+ * replacement: a machine with no name takes its owner's previous one once the machine holding
+ * it is gone, so Moonlight's saved host, the Remote Desktop and DCV files keep working. One
+ * machine behind a name at a time (the handover waits for the old one), and a name never passes
+ * to another customer.
+ */
+export function claimName(machine: { userId: string }, previous: PreviousName | null): NameClaim {
+  if (previous === null || previous.userId !== machine.userId)
+    return { kind: 'fresh', reason: 'the customer has no name yet: a new one' };
+  if (previous.released || nameMustGo(previous.holderState))
+    return {
+      kind: 'take-over',
+      reason: `the customer's previous machine is gone: ${previous.label} is this one's now`,
+      label: previous.label,
+    };
+  return {
+    kind: 'wait',
+    reason: `${previous.label} is still its previous machine's (${previous.holderState}): it passes here once that one is gone`,
+    label: previous.label,
+  };
+}
+
 /** What the lifecycle knows of the name (undefined: no zone is configured). */
 export type NameView = { pointsTo: string | null };
 
