@@ -122,7 +122,7 @@ const PreviousNameRow = z.object({
   released: z.boolean(),
   holder_state: z.string(),
 });
-export type PreviousNameRow = z.infer<typeof PreviousNameRow>;
+type PreviousNameRow = z.infer<typeof PreviousNameRow>;
 
 /**
  * The name held by the customer's latest machine other than `vmId` (the one a renewal, a restore

@@ -3,10 +3,11 @@
  * (MACHINE_DNS_ZONE_ID, MACHINE_DNS_SUFFIX), an A record pointed at the machine's public address
  * whenever it gets one, before it is shown as running, and deleted once the machine is gone. Moonlight,
  * the Remote Desktop and DCV files and the browser desktop then name the PC, not an address that
- * changes at every start.
+ * changes at every start. The name follows the customer's PC: their next machine (a renewal, a
+ * restore from the kept disk, a replacement) takes it over once the one holding it is gone.
  *
- * Pure rules: what the name is, when its record is written, corrected, deleted, and when an
- * operator is told. The worker carries them out through Route 53 (worker/machineName.ts); the
+ * Pure rules: what the name is, which name a new machine takes, when its record is written,
+ * corrected, deleted, and when an operator is told. The worker carries them out through Route 53 (worker/machineName.ts); the
  * lifecycle asks `nameFirst` before it marks a machine running.
  */
 import { assertNever } from './assertNever.ts';
@@ -71,7 +72,10 @@ export type NameFacts = {
   failingSince: Instant | null;
   /** When an operator was told it keeps failing (once per failing spell). */
   alertedAt: Instant | null;
-  /** The record is deleted for good: the machine is gone, and the label is never given out again. */
+  /**
+   * The record is deleted and the machine gone: nothing is pointed until the same customer's next
+   * machine takes the name over (`claimName`); it is never given to anyone else.
+   */
   released: boolean;
 };
 
