@@ -2,17 +2,20 @@ import {
   clearNameFailure,
   ensureMachineName,
   findMachineName,
+  findPreviousName,
   nameFacts,
   recordNameAlerted,
   recordNameFailed,
   recordNamePointed,
   releaseMachineName,
+  takeOverName,
   type MachineName,
 } from '../core/db/machineNames.ts';
 import { raiseAlert, resolveAlertsByKeys } from '../core/db/operatorAlerts.ts';
 import { assertNever } from '../core/domain/assertNever.ts';
 import type { Vm } from '../core/db/vms.ts';
 import {
+  claimName,
   decideName,
   MACHINE_NAME_TTL_SECONDS,
   machineHostName,
@@ -32,7 +35,12 @@ import type { WorkerDeps } from './deps.ts';
  * address, and the `machine-name` job retries with backoff (the minute sweep picks up the rest).
  */
 
-export type NameOutcome = 'done' | 'failed';
+/**
+ * done: as far as it goes now; failed: Route 53 failed (recorded, retried); waiting: the
+ * customer's name is still their previous machine's (`claimName`), and passes here once that
+ * one is gone: the minute sweep looks again.
+ */
+export type NameOutcome = 'done' | 'failed' | 'waiting';
 
 /** Steps one call may take: observe, then upsert or delete, then a look again: a handful. */
 const MAX_STEPS = 6;
@@ -61,12 +69,14 @@ export async function advanceName(
   if (!names || !route53) return 'done';
   const log = deps.log.child({ vmId: vm.id });
   // A name is given when there is an address to point it at; a gone machine without one has none.
-  let row: MachineName | null = nameMustGo(machine.state)
+  const claimed: MachineName | 'waiting' | null = nameMustGo(machine.state)
     ? await findMachineName(deps.db, vm.id)
     : machine.publicIp
-      ? await ensureMachineName(deps.db, vm)
+      ? await claimMachineName(deps, vm)
       : await findMachineName(deps.db, vm.id);
-  if (!row) return 'done';
+  if (claimed === 'waiting') return 'waiting';
+  if (!claimed) return 'done';
+  let row: MachineName = claimed;
   const host = machineHostName(row.label, names.suffix);
   let record: RecordView | undefined;
 
@@ -86,12 +96,12 @@ export async function advanceName(
           record = await route53.readA(names.zoneId, host);
           break;
         case 'confirm':
-          await recordNamePointed(deps.db, row.label, decision.ip, new Date());
+          await recordNamePointed(deps.db, row, decision.ip, new Date());
           await resolveAlertsByKeys(deps.db, [nameAlertKey('failing', vm.id)]);
           return 'done';
         case 'upsert':
           await route53.upsertA(names.zoneId, host, decision.ip, MACHINE_NAME_TTL_SECONDS);
-          await recordNamePointed(deps.db, row.label, decision.ip, new Date());
+          await recordNamePointed(deps.db, row, decision.ip, new Date());
           await resolveAlertsByKeys(deps.db, [nameAlertKey('failing', vm.id)]);
           if (decision.drift) {
             await raiseAlert(deps.db, {
@@ -112,15 +122,15 @@ export async function advanceName(
           record = undefined;
           break;
         case 'settle':
-          await clearNameFailure(deps.db, row.label, new Date());
+          await clearNameFailure(deps.db, row, new Date());
           await resolveAlertsByKeys(deps.db, [nameAlertKey('failing', vm.id)]);
           return 'done';
         case 'forget':
-          await releaseMachineName(deps.db, row.label, new Date());
+          await releaseMachineName(deps.db, row, new Date());
           await resolveAlertsByKeys(deps.db, [nameAlertKey('failing', vm.id)]);
           return 'done';
         case 'alert':
-          if (await recordNameAlerted(deps.db, row.label, new Date())) {
+          if (await recordNameAlerted(deps.db, row, new Date())) {
             await raiseAlert(deps.db, {
               kind: 'machine-name-failing',
               dedupeKey: nameAlertKey('failing', vm.id),
@@ -137,11 +147,68 @@ export async function advanceName(
       }
     } catch (error) {
       const detail = describeRoute53Error(error);
-      await recordNameFailed(deps.db, row.label, `${decision.kind}: ${detail}`, new Date());
+      await recordNameFailed(deps.db, row, `${decision.kind}: ${detail}`, new Date());
       log.warn({ host, step: decision.kind, error: detail }, 'machine name: Route 53 call failed; retried');
       return 'failed';
     }
-    row = (await findMachineName(deps.db, vm.id)) ?? row;
+    const again = await findMachineName(deps.db, vm.id);
+    // Taken over by the customer's next machine meanwhile: nothing of it is this machine's to do.
+    if (!again) return 'done';
+    row = again;
   }
   throw new Error(`machine name ${row.label}: more than ${MAX_STEPS} steps`);
+}
+
+/** Tries at a take-over that another worker's step got in before (it moved, or was given meanwhile). */
+const CLAIM_TRIES = 3;
+
+/**
+ * The machine's name, claimed now if it has none, as `claimName` decides: a fresh label, the
+ * customer's previous name taken over from their gone machine, or `waiting` while that machine
+ * is not gone yet.
+ */
+async function claimMachineName(
+  deps: WorkerDeps,
+  vm: Pick<Vm, 'id' | 'user_id'>,
+): Promise<MachineName | 'waiting'> {
+  const log = deps.log.child({ vmId: vm.id });
+  for (let i = 0; i < CLAIM_TRIES; i++) {
+    const existing = await findMachineName(deps.db, vm.id);
+    if (existing) return existing;
+    const previous = await findPreviousName(deps.db, vm);
+    const claim = claimName(
+      { userId: vm.user_id },
+      previous && {
+        label: previous.label,
+        userId: previous.user_id,
+        released: previous.released,
+        holderState: previous.holder_state,
+      },
+    );
+    switch (claim.kind) {
+      case 'fresh':
+        return ensureMachineName(deps.db, vm);
+      case 'wait':
+        log.info(
+          { label: claim.label, reason: claim.reason },
+          'machine name: waits for the previous machine',
+        );
+        return 'waiting';
+      case 'take-over': {
+        const taken = previous && (await takeOverName(deps.db, previous, vm, new Date()));
+        if (taken) {
+          // Whatever was failing was the old machine's: over with it.
+          await resolveAlertsByKeys(deps.db, [nameAlertKey('failing', previous.vm_id)]);
+          log.info({ label: taken.label, from: previous.vm_id }, 'machine name: taken over');
+          return taken;
+        }
+        break;
+      }
+      default:
+        return assertNever(claim);
+    }
+  }
+  // Moved under us each time: the minute sweep claims it again.
+  log.warn('machine name: the previous name kept moving while it was claimed; the sweep tries again');
+  return 'waiting';
 }

@@ -5,9 +5,12 @@ import { connectAddress, machineLabel, machineNameView, type NameFacts } from '.
 import { sql, type Db } from './pool.ts';
 
 /**
- * The machines' DNS names (sql/0055_machine_names.sql): one label per machine, given once and
- * never again, and what we last wrote to its record. Every write is conditional on what the
- * caller saw, so two workers at once leave the row as one would.
+ * The machines' DNS names (sql/0055_machine_names.sql, 0090): one label per customer machine,
+ * never given to another customer, passed on to the same customer's next machine once the one
+ * holding it is gone (`claimName`, core/domain/machineName.ts), and what we last wrote to its
+ * record. Every write is conditional on what the caller saw, the machine holding the label
+ * included, so two workers at once leave the row as one would, and a gone machine's late step
+ * never touches the name its successor took over.
  */
 
 export const MachineName = z.object({
@@ -66,44 +69,102 @@ export async function ensureMachineName(db: Db, vm: { id: string; user_id: strin
   }
 }
 
+/** A name as its machine holds it: every write names both, and misses once the label has passed on. */
+type Held = Pick<MachineName, 'label' | 'vm_id'>;
+
 /** The record now points at `ip` (written, or found so): whatever failed before is over. */
-export async function recordNamePointed(db: Db, label: string, ip: string, now: Date): Promise<void> {
+export async function recordNamePointed(db: Db, name: Held, ip: string, now: Date): Promise<void> {
   await db.query(sql.unsafe`
     UPDATE machine_names SET points_to = ${ip}, written_at = ${ts(now)}, failing_since = NULL,
       last_error = NULL, alerted_at = NULL, updated_at = ${ts(now)}
-    WHERE label = ${label} AND released_at IS NULL`);
+    WHERE label = ${name.label} AND vm_id = ${name.vm_id} AND released_at IS NULL`);
 }
 
 /** Writing (or deleting) the record failed: since when, and why (the first failure's time is kept). */
-export async function recordNameFailed(db: Db, label: string, error: string, now: Date): Promise<void> {
+export async function recordNameFailed(db: Db, name: Held, error: string, now: Date): Promise<void> {
   await db.query(sql.unsafe`
     UPDATE machine_names SET failing_since = coalesce(failing_since, ${ts(now)}), last_error = ${error},
       updated_at = ${ts(now)}
-    WHERE label = ${label}`);
+    WHERE label = ${name.label} AND vm_id = ${name.vm_id}`);
 }
 
 /** Nothing is left to write while the machine is stopped: whatever failed is over (its start points it). */
-export async function clearNameFailure(db: Db, label: string, now: Date): Promise<void> {
+export async function clearNameFailure(db: Db, name: Held, now: Date): Promise<void> {
   await db.query(sql.unsafe`
     UPDATE machine_names SET failing_since = NULL, last_error = NULL, alerted_at = NULL, updated_at = ${ts(now)}
-    WHERE label = ${label} AND failing_since IS NOT NULL`);
+    WHERE label = ${name.label} AND vm_id = ${name.vm_id} AND failing_since IS NOT NULL`);
 }
 
 /** An operator was told; answers whether this call was the one that told (once per failing spell). */
-export async function recordNameAlerted(db: Db, label: string, now: Date): Promise<boolean> {
+export async function recordNameAlerted(db: Db, name: Held, now: Date): Promise<boolean> {
   const row = await db.maybeOne(sql.type(z.object({ label: z.string() }))`
     UPDATE machine_names SET alerted_at = ${ts(now)}, updated_at = ${ts(now)}
-    WHERE label = ${label} AND alerted_at IS NULL AND failing_since IS NOT NULL
+    WHERE label = ${name.label} AND vm_id = ${name.vm_id} AND alerted_at IS NULL AND failing_since IS NOT NULL
     RETURNING label`);
   return row !== null;
 }
 
-/** The record is gone with its machine: the label is released for good. */
-export async function releaseMachineName(db: Db, label: string, now: Date): Promise<void> {
+/**
+ * The record is gone with its machine: the label is released, pointed nowhere until the same
+ * customer's next machine takes it over (`takeOverName`); never anyone else's.
+ */
+export async function releaseMachineName(db: Db, name: Held, now: Date): Promise<void> {
   await db.query(sql.unsafe`
     UPDATE machine_names SET released_at = ${ts(now)}, points_to = NULL, failing_since = NULL,
       last_error = NULL, updated_at = ${ts(now)}
-    WHERE label = ${label} AND released_at IS NULL`);
+    WHERE label = ${name.label} AND vm_id = ${name.vm_id} AND released_at IS NULL`);
+}
+
+const PreviousNameRow = z.object({
+  label: z.string(),
+  user_id: z.uuid(),
+  vm_id: z.uuid(),
+  released: z.boolean(),
+  holder_state: z.string(),
+});
+type PreviousNameRow = z.infer<typeof PreviousNameRow>;
+
+/**
+ * The name held by the customer's latest machine other than `vmId` (the one a renewal, a restore
+ * or a replacement succeeds), with that machine's state; null when the customer never had one.
+ */
+export async function findPreviousName(
+  db: Db,
+  vm: { id: string; user_id: string },
+): Promise<PreviousNameRow | null> {
+  return db.maybeOne(sql.type(PreviousNameRow)`
+    SELECT n.label, n.user_id, n.vm_id, n.released_at IS NOT NULL AS released, v.state AS holder_state
+    FROM machine_names n JOIN vms v ON v.id = n.vm_id
+    WHERE n.user_id = ${vm.user_id} AND n.vm_id <> ${vm.id}
+    ORDER BY v.created_at DESC, n.created_at DESC
+    LIMIT 1`);
+}
+
+/**
+ * The customer's previous name passes to their new machine (`claimName` decided so): only from
+ * the machine the caller saw holding it, only to a machine of the same customer (the database's
+ * trigger refuses any other), only to one without a name. Whatever was failing was the old
+ * machine's; `points_to` stays what our last write set, so a record still left from the old
+ * machine is recognised as ours and overwritten. Null: it moved meanwhile; look again.
+ */
+export async function takeOverName(
+  db: Db,
+  from: Held,
+  to: { id: string; user_id: string },
+  now: Date,
+): Promise<MachineName | null> {
+  try {
+    return await db.maybeOne(sql.type(MachineName)`
+      UPDATE machine_names SET vm_id = ${to.id}, released_at = NULL, failing_since = NULL,
+        last_error = NULL, alerted_at = NULL, updated_at = ${ts(now)}
+      WHERE label = ${from.label} AND vm_id = ${from.vm_id} AND user_id = ${to.user_id}
+        AND NOT EXISTS (SELECT 1 FROM machine_names WHERE vm_id = ${to.id})
+      RETURNING ${COLUMNS}`);
+  } catch (error) {
+    // The new machine got a name meanwhile (another worker's claim): the caller finds it.
+    if (error instanceof UniqueIntegrityConstraintViolationError) return null;
+    throw error;
+  }
 }
 
 /**
@@ -113,16 +174,24 @@ export async function releaseMachineName(db: Db, label: string, now: Date): Prom
  * this only narrows the candidates, never wider than it would act on.
  */
 export async function listNamesNeedingWork(db: Db, limit: number): Promise<Array<{ vm_id: string }>> {
-  return [
-    ...(await db.any(sql.type(z.object({ vm_id: z.uuid() }))`
+  const held = await db.any(sql.type(z.object({ vm_id: z.uuid() }))`
       SELECT n.vm_id FROM machine_names n JOIN vms v ON v.id = n.vm_id
       WHERE n.released_at IS NULL
         AND (v.state IN ('terminated', 'error')
           OR n.failing_since IS NOT NULL
           OR (v.state = 'running' AND v.public_ip IS NOT NULL AND v.public_ip IS DISTINCT FROM n.points_to))
       ORDER BY n.updated_at
-      LIMIT ${limit}`)),
-  ];
+      LIMIT ${limit}`);
+  // Running machines with no name whose customer has one: a name waiting for its previous
+  // machine to be gone (`claimName`'s `wait`), taken over here once it is.
+  const waiting = await db.any(sql.type(z.object({ vm_id: z.uuid() }))`
+      SELECT v.id AS vm_id FROM vms v
+      WHERE v.state = 'running' AND v.public_ip IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM machine_names mine WHERE mine.vm_id = v.id)
+        AND EXISTS (SELECT 1 FROM machine_names theirs WHERE theirs.user_id = v.user_id)
+      ORDER BY v.state_changed_at
+      LIMIT ${limit}`);
+  return [...held, ...waiting];
 }
 
 /**

@@ -7,7 +7,8 @@
  *   instance is still stopping (not a failed attempt).
  * - stop-refused: the instance cannot be stopped yet (still pending).
  * - password-not-ready / password-undecryptable: what the Windows password capture found.
- * - name-failed: Route 53 did not take the machine's name this time.
+ * - name-failed: the machine's name was not pointed this time: Route 53 failed, or the name is
+ *   still the customer's previous machine's (it passes on once that one is gone).
  * - instance-not-found: a call on the instance (start, stop) was answered "no such instance"
  *   (the step reports `cloud: null` with it).
  */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decideMachine, nextStep } from './lifecycle.ts';
 import { stepRule, type LifecycleInput } from './machineDecision.ts';
 import {
+  claimName,
   connectAddress,
   decideName,
   isDnsSuffix,
@@ -12,6 +13,7 @@ import {
   nameFirst,
   type NameFacts,
   type NameInput,
+  type PreviousName,
 } from './machineName.ts';
 
 /** A name's label: `pc-` and 8 of Crockford's base32 letters, lowercase (no i, l, o, u). */
@@ -240,5 +242,68 @@ describe('what the dashboard shows and the files name', () => {
     expect(machineNameView(row, suffix, { state: 'terminated', publicIp: null })).toBeNull();
     expect(machineNameView(null, suffix, running('13.0.0.2'))).toBeNull();
     expect(connectAddress(null, '13.0.0.2')).toBe('13.0.0.2');
+  });
+});
+
+describe('claimName: the name follows the customer to their next machine, never to anyone else', () => {
+  const CUSTOMER = '00000000-0000-4000-8000-00000000000a';
+  const OTHER = '00000000-0000-4000-8000-00000000000b';
+  const previous = (over: Partial<PreviousName>): PreviousName => ({
+    label: 'pc-7k2m9q4x',
+    userId: CUSTOMER,
+    released: false,
+    holderState: 'terminated',
+    ...over,
+  });
+
+  it('a customer who never had a name gets a fresh one', () => {
+    expect(claimName({ userId: CUSTOMER }, null).kind).toBe('fresh');
+  });
+
+  it("takes over the customer's previous name once its machine is gone or the name released", () => {
+    for (const holder of [
+      previous({ released: true, holderState: 'terminated' }),
+      previous({ released: false, holderState: 'terminated' }),
+      previous({ released: false, holderState: 'error' }),
+      previous({ released: true, holderState: 'error' }),
+    ])
+      expect(claimName({ userId: CUSTOMER }, holder), JSON.stringify(holder)).toMatchObject({
+        kind: 'take-over',
+        label: 'pc-7k2m9q4x',
+      });
+  });
+
+  it('waits while the previous machine is not gone (its termination lags): never a fresh name meanwhile', () => {
+    for (const holderState of ['terminating', 'running', 'stopped', 'stopping', 'starting', 'provisioning'])
+      expect(claimName({ userId: CUSTOMER }, previous({ holderState })), holderState).toMatchObject({
+        kind: 'wait',
+        label: 'pc-7k2m9q4x',
+      });
+  });
+
+  it("another customer's name is never taken over, released or not", () => {
+    for (const holder of [
+      previous({ userId: OTHER, released: true }),
+      previous({ userId: OTHER, holderState: 'terminated' }),
+      previous({ userId: OTHER, holderState: 'terminating' }),
+    ])
+      expect(claimName({ userId: CUSTOMER }, holder).kind).toBe('fresh');
+  });
+
+  it("a name taken over with the old machine's record still there is pointed at the new address, no drift, no delete", () => {
+    const claim = claimName({ userId: CUSTOMER }, previous({ holderState: 'terminated' }));
+    expect(claim.kind).toBe('take-over');
+    // The take-over keeps what our last write set, so the record left behind is recognised as ours.
+    const taken = { ...NAME, label: 'pc-7k2m9q4x', pointsTo: '13.0.0.1' };
+    expect(
+      decideName(input({ name: taken, record: { ip: '13.0.0.1', ttl: 30 }, machine: running('13.0.0.9') })),
+    ).toMatchObject({ kind: 'upsert', ip: '13.0.0.9', drift: null });
+    // Taken over from a released name: no record, written afresh.
+    const released = { ...taken, pointsTo: null };
+    expect(decideName(input({ name: released, record: null, machine: running('13.0.0.9') }))).toMatchObject({
+      kind: 'upsert',
+      ip: '13.0.0.9',
+      drift: null,
+    });
   });
 });

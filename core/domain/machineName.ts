@@ -3,10 +3,11 @@
  * (MACHINE_DNS_ZONE_ID, MACHINE_DNS_SUFFIX), an A record pointed at the machine's public address
  * whenever it gets one, before it is shown as running, and deleted once the machine is gone. Moonlight,
  * the Remote Desktop and DCV files and the browser desktop then name the PC, not an address that
- * changes at every start.
+ * changes at every start. The name follows the customer's PC: their next machine (a renewal, a
+ * restore from the kept disk, a replacement) takes it over once the one holding it is gone.
  *
- * Pure rules: what the name is, when its record is written, corrected, deleted, and when an
- * operator is told. The worker carries them out through Route 53 (worker/machineName.ts); the
+ * Pure rules: what the name is, which name a new machine takes, when its record is written,
+ * corrected, deleted, and when an operator is told. The worker carries them out through Route 53 (worker/machineName.ts); the
  * lifecycle asks `nameFirst` before it marks a machine running.
  */
 import { assertNever } from './assertNever.ts';
@@ -71,7 +72,10 @@ export type NameFacts = {
   failingSince: Instant | null;
   /** When an operator was told it keeps failing (once per failing spell). */
   alertedAt: Instant | null;
-  /** The record is deleted for good: the machine is gone, and the label is never given out again. */
+  /**
+   * The record is deleted and the machine gone: nothing is pointed until the same customer's next
+   * machine takes the name over (`claimName`); it is never given to anyone else.
+   */
   released: boolean;
 };
 
@@ -159,6 +163,51 @@ export function decideName(input: NameInput): NameDecision {
       : `the machine's address is ${ip}`,
     ip,
     drift,
+  };
+}
+
+/**
+ * The name the customer's previous machine holds (the latest of theirs but this one), as a new
+ * machine's claim needs it: whose it is, whether it was released, and the state of the machine
+ * holding it.
+ */
+export type PreviousName = { label: string; userId: string; released: boolean; holderState: string };
+
+/**
+ * How a machine with no name yet gets one.
+ * - fresh: a new random label (the customer never had a name);
+ * - take-over: the customer's previous name passes to this machine: its machine is gone
+ *   (terminated or given up) or the name was released with it. The record is then pointed here
+ *   (a record still left from the old machine is overwritten, not deleted and made again, so no
+ *   resolver caches "no such name" meanwhile);
+ * - wait: the previous machine is not gone yet (its termination lags behind the renewal): the
+ *   name stays with it, and this machine is shown with its address until the old one is gone
+ *   and the name passes here. Never a fresh label meanwhile: that would be the new name the
+ *   customer must add again.
+ */
+export type NameClaim =
+  { kind: 'fresh'; reason: string } | { kind: 'take-over' | 'wait'; reason: string; label: string };
+
+/**
+ * The name follows the customer's PC across renewal, a restore from the kept disk and a
+ * replacement: a machine with no name takes its owner's previous one once the machine holding
+ * it is gone, so Moonlight's saved host, the Remote Desktop and DCV files keep working. One
+ * machine behind a name at a time (the handover waits for the old one), and a name never passes
+ * to another customer.
+ */
+export function claimName(machine: { userId: string }, previous: PreviousName | null): NameClaim {
+  if (previous === null || previous.userId !== machine.userId)
+    return { kind: 'fresh', reason: 'the customer has no name yet: a new one' };
+  if (previous.released || nameMustGo(previous.holderState))
+    return {
+      kind: 'take-over',
+      reason: `the customer's previous machine is gone: ${previous.label} is this one's now`,
+      label: previous.label,
+    };
+  return {
+    kind: 'wait',
+    reason: `${previous.label} is still its previous machine's (${previous.holderState}): it passes here once that one is gone`,
+    label: previous.label,
   };
 }
 

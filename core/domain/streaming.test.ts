@@ -333,6 +333,20 @@ describe('streamingView', () => {
     expect(view.addressNote).toMatch(/being updated\. Until it is, connect with the IP address/);
   });
 
+  it('running with no name yet where names are on (it waits for the previous machine to be gone): the IP, and the card says the name is on its way', () => {
+    const view = streamingView({
+      machine: { state: 'running', publicIp: '13.232.10.99' },
+      host: ready,
+      pairings: [],
+      now,
+      namesEnabled: true,
+      name: null,
+    });
+    expect(view).toMatchObject({ host: '13.232.10.99', named: false });
+    expect(view.addressNote).toMatch(/being updated\. Until it is, connect with the IP address/);
+    expect(view.addressNote).not.toMatch(/stays the same/);
+  });
+
   it('marks devices found on the PC, without a problem line', () => {
     const view = streamingView({
       machine: { state: 'running', publicIp: '13.232.10.4' },

@@ -507,9 +507,11 @@ export function streamingView(input: {
   const named = name !== null && name.current !== false;
   const shownHost = named ? name.host : running ? machine.publicIp : null;
   const paired = pairings.filter((p) => p.state === 'paired' || p.state === 'removing');
+  // Running with no name where names are on: its name is still on the way (the customer's name
+  // waits for their previous machine to be gone), so the IP is what to use meanwhile.
   const addressNote = !input.namesEnabled
     ? NAME_MESSAGES.unsetMoonlight
-    : name?.current === false
+    : name?.current === false || (name === null && running)
       ? NAME_MESSAGES.updating
       : NAME_MESSAGES.keeps;
   const pairedNote =

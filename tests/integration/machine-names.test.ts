@@ -1,11 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { requestStart, requestStop, requestTerminate } from '../../core/commands/vmActions.ts';
 import { findMachineName } from '../../core/db/machineNames.ts';
+import { findVmBySubscription } from '../../core/db/vms.ts';
 import { listAlerts } from '../../core/db/operatorAlerts.ts';
 import { sql } from '../../core/db/pool.ts';
 import { MACHINE_NAME_TTL_SECONDS } from '../../core/domain/machineName.ts';
 import { SANDBOX_ROUTE53_ZONE } from '../../sandbox/route53/index.ts';
 import { syncNames } from '../../worker/jobs/machineName.ts';
+import { provisionVm } from '../../worker/jobs/vmProvision.ts';
 import { startVm } from '../../worker/jobs/vmStart.ts';
 import { stopVm } from '../../worker/jobs/vmStop.ts';
 import { syncVms } from '../../worker/jobs/vmSync.ts';
@@ -205,6 +207,45 @@ describe('a machine keeps its name', () => {
         INSERT INTO machine_names (label, user_id, vm_id)
         SELECT ${label}, user_id, id FROM vms WHERE id <> ${vm.id} LIMIT 1`),
     ).rejects.toThrow();
+  });
+});
+
+describe("the name follows the customer's PC to the machine that replaces it", () => {
+  it('a lost machine is replaced (no kept disk): the new one waits while the old row is being deleted, then takes the same name', async () => {
+    const { user, plan, vm } = await machines.runningMachine();
+    const label = (await findMachineName(db, vm.id))!.label;
+    const host = `${label}.${SUFFIX}`;
+    // Terminated outside us: the row is being deleted, and a new machine is made for the plan.
+    await deps.vmEc2.ec2.terminateInstance(vm.instance_id!);
+    cloud.advance(2 * MINUTE);
+    await syncVms(deps, { vmId: vm.id });
+    expect(await cloud.vm(vm.id)).toMatchObject({ state: 'terminating', state_reason: 'replaced' });
+    await expect(provisionVm(deps, { subscriptionId: plan.id, userId: user.id })).resolves.toBe('launched');
+    const replacement = (await findVmBySubscription(db, plan.id))!;
+    expect(replacement.id).not.toBe(vm.id);
+    cloud.advance(10 * MINUTE);
+    await syncVms(deps, { vmId: replacement.id });
+    const running = await cloud.vm(replacement.id);
+    expect(running.state).toBe('running');
+
+    // The old row is not gone yet: no second machine behind the name, no new name either.
+    expect(await findMachineName(db, replacement.id)).toBeNull();
+    const client = await signedIn(user.email);
+    expect((await client.call('/api/vm/dashboard')).body).toMatchObject({
+      vmPublicIp: running.public_ip,
+      machineName: null,
+    });
+
+    await terminateVm(deps, { vmId: vm.id });
+    expect((await cloud.vm(vm.id)).state).toBe('terminated');
+    await syncNames(deps);
+    expect((await findMachineName(db, replacement.id))?.label).toBe(label);
+    expect((await recordOf(host))?.values).toEqual([running.public_ip]);
+    expect((await client.call('/api/vm/dashboard')).body.machineName).toEqual({ host, current: true });
+    // Its next START points the same name at its next address.
+    const started = await stopAndStart(replacement.id);
+    expect((await recordOf(host))?.values).toEqual([started.public_ip]);
+    expect((await findMachineName(db, replacement.id))?.label).toBe(label);
   });
 });
 

@@ -13,7 +13,8 @@ import { advanceName } from '../machineName.ts';
  *   name; a Route 53 failure fails the job, which pg-boss retries with backoff.
  * - Cron (every minute, no id): the names that need work (a machine gone whose record is still
  *   there, a running machine whose record points elsewhere, a name failing: its 10-minute alert is
- *   decided here too), a bounded batch; a failure is recorded on the name and the sweep goes on.
+ *   decided here too, a running machine whose customer's name waits for their previous machine
+ *   to be gone), a bounded batch; a failure is recorded on the name and the sweep goes on.
  */
 export function machineName(deps: WorkerDeps) {
   return eachJob('machine-name', (payload) => syncNames(deps, payload));

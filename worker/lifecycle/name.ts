@@ -5,11 +5,22 @@ import type { Step } from './step.ts';
 /**
  * The machine's DNS name is pointed at the address it is about to be shown with (one try). If
  * Route 53 fails, the machine is shown running all the same, with its address and a note that
- * the name is being updated, and the `machine-name` job retries with backoff.
+ * the name is being updated, and the `machine-name` job retries with backoff. If the customer's
+ * name is still their previous machine's (its termination lags), the machine is shown with its
+ * address and the minute sweep hands the name over once that machine is gone.
  */
 export const pointName: Step<'point-name'> = async ({ deps, vm, log }, decision) => {
   const outcome = await advanceName(deps, vm, { state: 'running', publicIp: decision.publicIp });
   if (outcome === 'done') return {};
+  if (outcome === 'waiting') {
+    // The customer's name is still their previous machine's: shown with its address meanwhile;
+    // the minute sweep hands the name over once that machine is gone.
+    log.info(
+      { publicIp: decision.publicIp },
+      'lifecycle: name waits for the previous machine; shown with its address',
+    );
+    return { lastTry: 'name-failed' };
+  }
   await sendJob(deps.boss, 'machine-name', { vmId: vm.id }, { singletonKey: vm.id, startAfter: 5 });
   log.warn(
     { publicIp: decision.publicIp },
