@@ -199,6 +199,23 @@ describe('a machine keeps its name', () => {
     expect(await nameAlerts('machine-name-failing', vm.id)).toHaveLength(0);
   });
 
+  it('a PC stopped with its name still at its old address (stopped before the sink, or a lost write) is sunk by the minute sweep', async () => {
+    const { vm } = await machines.runningMachine();
+    const label = (await findMachineName(db, vm.id))!.label;
+    const host = `${label}.${SUFFIX}`;
+    await requestStop(db, stack.services.boss, vm.id, 'user', new Date());
+    await stopVm(deps, { vmId: vm.id });
+    cloud.advance(2 * MINUTE);
+    await syncVms(deps, { vmId: vm.id });
+    // As a machine stopped before this rule was deployed: row and record at the old address, no failure.
+    await route53({ set: { name: host, ip: vm.public_ip! } });
+    await db.query(sql.unsafe`UPDATE machine_names SET points_to = ${vm.public_ip} WHERE label = ${label}`);
+    await syncNames(deps);
+    expect((await recordOf(host))?.values).toEqual([NAME_SINK_ADDRESS]);
+    expect((await findMachineName(db, vm.id))?.points_to).toBe(NAME_SINK_ADDRESS);
+    expect(await nameAlerts('machine-name-drift', vm.id)).toHaveLength(0);
+  });
+
   it('a record someone pointed elsewhere while the PC ran is taken to the sink at STOP, and an operator is told', async () => {
     const { vm } = await machines.runningMachine();
     const host = `${(await findMachineName(db, vm.id))!.label}.${SUFFIX}`;
