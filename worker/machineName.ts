@@ -134,7 +134,7 @@ export async function advanceName(
             await raiseAlert(deps.db, {
               kind: 'machine-name-failing',
               dedupeKey: nameAlertKey('failing', vm.id),
-              message: `${host} has not been updated for 10 minutes: ${row.last_error ?? 'Route 53 keeps failing'}. The customer is shown the IP address meanwhile. Check Route 53 and the worker role's route53 permissions on zone ${names.zoneId}.`,
+              message: `${host} has not been updated for 10 minutes: ${row.last_error ?? 'Route 53 keeps failing'}. ${decision.meanwhile} Check Route 53 and the worker role's route53 permissions on zone ${names.zoneId}.`,
               vmId: vm.id,
               instanceId: vm.instance_id,
               details: { host, failingSince: row.failing_since?.toISOString() ?? null },

@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { z } from 'zod';
-import { connectAddress, machineLabel, machineNameView, type NameFacts } from '../domain/machineName.ts';
+import {
+  connectAddress,
+  machineLabel,
+  machineNameView,
+  NAME_SINK_ADDRESS,
+  NAME_SINK_STATES,
+  type NameFacts,
+} from '../domain/machineName.ts';
 import { sql, type Db } from './pool.ts';
 
 /**
@@ -170,7 +177,8 @@ export async function takeOverName(
 /**
  * The names the sweep hands to the name job (at most `limit`): those whose machine is gone but
  * whose record is not yet deleted, those whose machine runs at an address the record does not
- * point at, and those failing (the 10-minute alert is decided there). `decideName` is the rule;
+ * point at, those whose machine is giving its address back (NAME_SINK_STATES) and whose record
+ * was not yet pointed at the sink, and those failing (the 10-minute alert is decided there). `decideName` is the rule;
  * this only narrows the candidates, never wider than it would act on.
  */
 export async function listNamesNeedingWork(db: Db, limit: number): Promise<Array<{ vm_id: string }>> {
@@ -179,7 +187,9 @@ export async function listNamesNeedingWork(db: Db, limit: number): Promise<Array
       WHERE n.released_at IS NULL
         AND (v.state IN ('terminated', 'error')
           OR n.failing_since IS NOT NULL
-          OR (v.state = 'running' AND v.public_ip IS NOT NULL AND v.public_ip IS DISTINCT FROM n.points_to))
+          OR (v.state = 'running' AND v.public_ip IS NOT NULL AND v.public_ip IS DISTINCT FROM n.points_to)
+          OR (v.state = ANY(${sql.array([...NAME_SINK_STATES], 'text')})
+            AND n.points_to IS DISTINCT FROM ${NAME_SINK_ADDRESS}))
       ORDER BY n.updated_at
       LIMIT ${limit}`);
   // Running machines with no name whose customer has one: a name waiting for its previous

@@ -21,7 +21,7 @@ import {
   type Mode,
 } from './machineDecision.ts';
 import { HARDWARE_MOVE_REASON } from './machineEvents.ts';
-import { nameFirst } from './machineName.ts';
+import { nameAwayFirst, nameFirst } from './machineName.ts';
 import { decideProvisioning, decideRequested } from './machineProvisioning.ts';
 import { isTransitional } from './machineStates.ts';
 import { hoursExhausted, planInForce, type PlanFacts } from './planTime.ts';
@@ -178,12 +178,17 @@ function decideRunning(input: LifecycleInput, cloud: LiveCloud): Decision {
   };
 }
 
-function decideStopping(_input: LifecycleInput, cloud: LiveCloud): Decision {
+function decideStopping(input: LifecycleInput, cloud: LiveCloud): Decision {
   switch (cloud.state) {
     case 'stopped':
       return { kind: 'mark-stopped', reason: 'EC2 says stopped', stoppedBy: 'stop' };
     case 'running':
-      return { kind: 'stop', reason: 'a stop was asked for and the instance still runs' };
+      return (
+        nameAwayFirst(input.name, input.lastTry) ?? {
+          kind: 'stop',
+          reason: 'a stop was asked for and the instance still runs',
+        }
+      );
     case 'pending':
     case 'stopping':
       return { kind: 'wait', reason: `the instance is ${cloud.state}` };
@@ -194,6 +199,8 @@ function decideStopping(_input: LifecycleInput, cloud: LiveCloud): Decision {
 
 function decideStopped(input: LifecycleInput, cloud: LiveCloud): Decision {
   const { machine, plan, now } = input;
+  const away = nameAwayFirst(input.name, input.lastTry);
+  if (away) return away;
   switch (cloud.state) {
     case 'running':
     case 'pending':
@@ -261,6 +268,7 @@ function decideTerminating(input: LifecycleInput): Decision {
     case 'stopped': {
       const kept = machine.keepDisk ? decideKeptDisk(input.snapshot, input.now, input.limits) : null;
       return (
+        nameAwayFirst(input.name, input.lastTry) ??
         kept ?? {
           kind: 'terminate',
           reason: `the machine is to be deleted and its instance is ${cloud.state}`,

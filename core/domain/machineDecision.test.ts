@@ -30,7 +30,7 @@ describe('looksWanted: the reads a decision needs besides the row', () => {
     const name = MACHINE_STATES.filter(
       (state) => looksWanted({ state, hasInstance: true, restoresDisk: false }).name,
     );
-    expect(name).toEqual(['provisioning', 'starting']);
+    expect(name).toEqual(['provisioning', 'starting', 'stopping', 'stopped', 'terminating']);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { assertNever } from './assertNever.ts';
 import type { LastTry } from './lastTry.ts';
-import type { NameView, PointNameDecision } from './machineName.ts';
+import type { NameView, PointNameDecision, SinkNameDecision } from './machineName.ts';
 import type { MachineState } from './machineStates.ts';
 import type { PlanFacts } from './planTime.ts';
 import { toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
@@ -126,6 +126,8 @@ export type LostWhile = 'provisioning' | 'use';
  *   check queued), note-remote-desktop-wait (the dashboard says why it is not ready yet):
  *   conditional row transitions (with their notices, alerts and jobs), no cloud call.
  * - point-name: its DNS name pointed at the new address before it is shown running (machineName.ts).
+ * - sink-name: its DNS name taken off the address it gives back, before a stop or deletion and once
+ *   found stopped (machineName.ts, `nameAwayFirst`).
  * - retry-later: the job's step failed and is tried again with the queue's backoff.
  * - nothing / wait: nothing to do now; `wait` means something is under way.
  */
@@ -178,6 +180,7 @@ export type Decision =
   | { kind: 'lost'; reason: string; during: LostWhile }
   | { kind: 'repoint-restore'; reason: string; snapshotId: string }
   | PointNameDecision
+  | SinkNameDecision
   | { kind: 'wait-launch-budget'; reason: string; until: number | null };
 
 export type DecisionKind = Decision['kind'];
@@ -230,6 +233,7 @@ export function stepRule(decision: Decision): StepRule {
     case 'revert-resize':
     case 'snapshot':
     case 'point-name':
+    case 'sink-name':
       return cloud;
     // Stopped for a plan change: the change and the start follow now, not at the next sweep.
     case 'mark-stopped':
@@ -282,7 +286,7 @@ export function instanceGone(state: CloudState): boolean {
  * The looks a decision reads besides the row and EC2, by the machine's state (each a read the
  * executor makes only when it is wanted): the copy a machine waiting to be made from a kept disk
  * is made from; the plan's launch budget, for a machine that needs a launch; its DNS name, on the
- * way to running.
+ * way to running and on the way to giving its address back (stopping, stopped, being deleted).
  */
 export function looksWanted(machine: { state: MachineState; hasInstance: boolean; restoresDisk: boolean }): {
   restore: boolean;
@@ -295,11 +299,11 @@ export function looksWanted(machine: { state: MachineState; hasInstance: boolean
     case 'provisioning':
       return { restore: false, launchBudget: !machine.hasInstance, name: true };
     case 'starting':
-      return { restore: false, launchBudget: false, name: true };
-    case 'running':
     case 'stopping':
     case 'stopped':
     case 'terminating':
+      return { restore: false, launchBudget: false, name: true };
+    case 'running':
     case 'terminated':
     case 'error':
       return { restore: false, launchBudget: false, name: false };

@@ -10,6 +10,9 @@ import {
   machineLabel,
   machineNameView,
   NAME_ALERT_AFTER_MS,
+  NAME_SINK_ADDRESS,
+  nameAwayFirst,
+  nameTarget,
   nameFirst,
   type NameFacts,
   type NameInput,
@@ -67,11 +70,23 @@ describe('decideName: when the record is written, corrected, deleted, and when a
     ['released with its machine', 'nothing', input({ name: { ...NAME, released: true } })],
     ['running where the record already points', 'nothing', input({ machine: running('13.0.0.1') })],
     [
-      'stopped: the name keeps its last address',
-      'nothing',
+      'stopped: is its record still at the address it gave back?',
+      'observe',
       input({ machine: { state: 'stopped', publicIp: null } }),
     ],
-    ['starting, no address yet', 'nothing', input({ machine: { state: 'starting', publicIp: null } })],
+    [
+      'stopped, its name already at the sink',
+      'nothing',
+      input({
+        machine: { state: 'stopped', publicIp: null },
+        name: { ...NAME, pointsTo: NAME_SINK_ADDRESS },
+      }),
+    ],
+    [
+      'starting, no address yet: its start points the name',
+      'nothing',
+      input({ machine: { state: 'starting', publicIp: null } }),
+    ],
     ['running at a new address, not looked at', 'observe', input({})],
     ['gone, not looked at', 'observe', input({ machine: { state: 'terminated', publicIp: null } })],
     [
@@ -130,14 +145,22 @@ describe('decideName: when the record is written, corrected, deleted, and when a
     });
   });
 
-  it('a failing name whose machine stopped settles: nothing to point until its start, no alert', () => {
-    const failing = { ...NAME, failingSince: at(-20 * MIN) };
-    expect(decideName(input({ name: failing, machine: { state: 'stopped', publicIp: null } })).kind).toBe(
-      'settle',
+  it('a failing name whose machine stopped is still taken to the sink, and alerted: the old address may be a stranger’s', () => {
+    const failing = { ...NAME, failingSince: at(-MIN) };
+    for (const state of ['stopped', 'stopping'])
+      expect(decideName(input({ name: failing, machine: { state, publicIp: null } })).kind).toBe('observe');
+    const stuck = decideName(
+      input({
+        name: { ...NAME, failingSince: at(-20 * MIN) },
+        machine: { state: 'stopped', publicIp: null },
+      }),
     );
-    expect(decideName(input({ name: failing, machine: { state: 'stopping', publicIp: null } })).kind).toBe(
-      'settle',
-    );
+    expect(stuck).toMatchObject({ kind: 'alert', meanwhile: expect.stringMatching(/another AWS customer/) });
+    const running = decideName(input({ name: { ...NAME, failingSince: at(-20 * MIN) } }));
+    expect(running).toMatchObject({
+      kind: 'alert',
+      meanwhile: 'The customer is shown the IP address meanwhile.',
+    });
   });
 
   it('tells an operator once, after 10 minutes of failing, before trying again', () => {
@@ -153,6 +176,82 @@ describe('decideName: when the record is written, corrected, deleted, and when a
         input({ name: since(20 * MIN), machine: { state: 'terminated', publicIp: null }, record: undefined }),
       ).kind,
     ).toBe('alert');
+  });
+});
+
+describe('while the PC has no address of ours, its name leads to the sink, never to an address we gave back', () => {
+  const away = (state: string) => ({ state, publicIp: null });
+  const OLD = { ip: '13.0.0.1', ttl: 30 };
+  const SINK = { ip: NAME_SINK_ADDRESS, ttl: 30 };
+
+  it('the sink is a documentation address (RFC 5737 TEST-NET-1): nobody’s, never routed', () => {
+    expect(NAME_SINK_ADDRESS).toMatch(/^192\.0\.2\.\d{1,3}$/);
+  });
+
+  it.each([
+    ['stopping, record at the address it gives back: to the sink', 'stopping', OLD, 'upsert', null],
+    ['stopped, record at the address it gave back: to the sink', 'stopped', OLD, 'upsert', null],
+    ['being deleted, record at its address: to the sink', 'terminating', OLD, 'upsert', null],
+    ['stopped, no record at all: to the sink', 'stopped', null, 'upsert', null],
+    ['stopped, record already at the sink: remembered', 'stopped', SINK, 'confirm', null],
+    [
+      'stopped, record edited by someone: to the sink, and alerted',
+      'stopped',
+      { ip: '198.51.100.9', ttl: 300 },
+      'upsert',
+      '198.51.100.9',
+    ],
+  ] as const)('%s', (_, state, record, kind, drift) => {
+    const decision = decideName(input({ machine: away(state), record }));
+    expect(decision).toMatchObject({ kind, ip: NAME_SINK_ADDRESS });
+    if (decision.kind === 'upsert') expect(decision.drift).toBe(drift);
+  });
+
+  it('where the name should lead, state by state', () => {
+    const ok = { failingSince: null };
+    const failing = { failingSince: at(-MIN) };
+    expect(nameTarget(running('13.0.0.2'), ok)).toBe('13.0.0.2');
+    expect(nameTarget({ state: 'running', publicIp: null }, ok)).toBe(NAME_SINK_ADDRESS);
+    for (const state of ['stopping', 'stopped', 'terminating'])
+      expect(nameTarget(away(state), ok), state).toBe(NAME_SINK_ADDRESS);
+    // On the way to running the sink its stop set stays until `nameFirst` points it, unless a write
+    // is still failing (the stop's sink may never have got there).
+    for (const state of ['requested', 'provisioning', 'starting']) {
+      expect(nameTarget(away(state), ok), state).toBeNull();
+      expect(nameTarget(away(state), failing), state).toBe(NAME_SINK_ADDRESS);
+    }
+    for (const state of ['terminated', 'error']) expect(nameTarget(away(state), failing), state).toBeNull();
+  });
+
+  it('at START the sink is ours: pointed at the new address with no drift alert', () => {
+    expect(decideName(input({ record: SINK }))).toMatchObject({
+      kind: 'upsert',
+      ip: '13.0.0.2',
+      drift: null,
+    });
+    const sunk = { ...NAME, pointsTo: NAME_SINK_ADDRESS };
+    expect(decideName(input({ name: sunk, record: SINK }))).toMatchObject({ kind: 'upsert', drift: null });
+    // Someone else's address is still drift, whatever we last wrote.
+    expect(decideName(input({ name: sunk, record: { ip: '198.51.100.9', ttl: 300 } }))).toMatchObject({
+      kind: 'upsert',
+      drift: '198.51.100.9',
+    });
+  });
+
+  it('a gone machine’s record is deleted as it is, the sink included', () => {
+    expect(decideName(input({ machine: away('terminated'), record: SINK }))).toEqual({
+      kind: 'delete',
+      reason: expect.any(String),
+      record: SINK,
+    });
+  });
+
+  it('nameAwayFirst: only a name we pointed at an address, once per run', () => {
+    expect(nameAwayFirst(undefined, undefined)).toBeNull();
+    expect(nameAwayFirst({ pointsTo: null }, undefined)).toBeNull();
+    expect(nameAwayFirst({ pointsTo: NAME_SINK_ADDRESS }, undefined)).toBeNull();
+    expect(nameAwayFirst({ pointsTo: '13.0.0.1' }, 'name-failed')).toBeNull();
+    expect(nameAwayFirst({ pointsTo: '13.0.0.1' }, undefined)?.kind).toBe('sink-name');
   });
 });
 
@@ -209,6 +308,39 @@ describe('the lifecycle points the name before it shows a machine running', () =
     expect(decideMachine(provisioning).kind).toBe('point-name');
     expect(decideMachine({ ...provisioning, remoteDesktop: undefined }).kind).toBe('probe-remote-desktop');
     expect(decideMachine({ ...provisioning, name: { pointsTo: '13.0.0.2' } }).kind).toBe('mark-ready');
+  });
+
+  it('a STOP takes the name off the address first, then stops the instance; Route 53 failing does not hold the stop', () => {
+    const stopping: LifecycleInput = {
+      ...starting,
+      machine: { ...machine, state: 'stopping' },
+      name: { pointsTo: '13.0.0.2' },
+    };
+    const sink = decideMachine(stopping);
+    expect(sink.kind).toBe('sink-name');
+    expect(stepRule(sink)).toEqual({ place: 'cloud', sweep: true, then: 'go-on' });
+    expect(nextStep(stopping, 'sweep').kind).toBe('sink-name');
+    expect(decideMachine({ ...stopping, name: { pointsTo: NAME_SINK_ADDRESS } }).kind).toBe('stop');
+    expect(decideMachine({ ...stopping, lastTry: 'name-failed' }).kind).toBe('stop');
+    expect(decideMachine({ ...stopping, name: undefined }).kind).toBe('stop');
+  });
+
+  it('a machine found stopped (shut down from Windows), or being deleted, has its name taken off first', () => {
+    const stopped: LifecycleInput = {
+      ...starting,
+      machine: { ...machine, state: 'stopped' },
+      cloud: { state: 'stopped', publicIp: null, vmTag: 'vm-1' },
+      name: { pointsTo: '13.0.0.2' },
+    };
+    expect(decideMachine(stopped).kind).toBe('sink-name');
+    expect(decideMachine({ ...stopped, name: { pointsTo: NAME_SINK_ADDRESS } }).kind).toBe('nothing');
+    const deleting: LifecycleInput = {
+      ...starting,
+      machine: { ...machine, state: 'terminating', keepDisk: false },
+      name: { pointsTo: '13.0.0.2' },
+    };
+    expect(decideMachine(deleting).kind).toBe('sink-name');
+    expect(decideMachine({ ...deleting, name: { pointsTo: NAME_SINK_ADDRESS } }).kind).toBe('terminate');
   });
 
   it('nameFirst alone', () => {

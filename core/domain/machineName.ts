@@ -20,6 +20,38 @@ import { toEpochMs, toEpochMsOrNull, type Instant } from './time.ts';
  */
 export const MACHINE_NAME_TTL_SECONDS = 30;
 
+/**
+ * Where a machine's name leads while the machine has no public address of ours (stopping,
+ * stopped, being deleted). EC2 gives a stopped instance's public IPv4 back to Amazon's pool, and it
+ * may become another AWS customer's; the Remote Desktop and DCV files and Moonlight keep the PC by
+ * name, so a name still pointing there would send the customer's next double-click (and, past
+ * Remote Desktop's certificate warning, their Windows password through CredSSP) to a stranger.
+ *
+ * An address of TEST-NET-1 (RFC 5737, 192.0.2.0/24): reserved for documentation, assigned to
+ * nobody, not routed on the public Internet ("SHOULD NOT appear on the public Internet"), so
+ * nobody can answer there. A client's connection goes unanswered and times out rather than
+ * failing at once: Windows gives up a TCP connect after its SYN retries (about 21 s with the
+ * defaults of Microsoft's KB 2786464) and the Remote Desktop client says it cannot connect;
+ * Moonlight's requests give up after 5 s (moonlight-qt's nvhttp.cpp, REQUEST_TIMEOUT_MS) and it
+ * shows the PC offline; DCV's client and the browser time out likewise. Meanwhile the dashboard
+ * says the PC is stopped.
+ * - Not 0.0.0.0 or 127.0.0.1: Linux, macOS and Android connect to 0.0.0.0 as to the device itself
+ *   (the BSD rule Linux keeps in ip_route_output_key_hash_rcu), so a client there would reach
+ *   whatever listens on its own machine, another user's process included.
+ * - Not a deleted record: resolvers cache "no such name" for the lesser of the SOA record's TTL and
+ *   its MINIMUM (RFC 2308 §5); Route 53's SOA is TTL 900 s, MINIMUM 86400 s, so a look-up made
+ *   while stopped would keep the name dead for up to 15 minutes after the next START.
+ * The sandbox's EC2 hands out 203.0.113.0/24, 198.51.100.0/24 or 127.16.0.0 up: never this one.
+ */
+export const NAME_SINK_ADDRESS = '192.0.2.1';
+
+/**
+ * States whose machine is giving back, or has given back, its address: its name leads to
+ * NAME_SINK_ADDRESS. A machine on its way to running keeps the sink its stop set, and the
+ * lifecycle points the name at its new address before showing it running (`nameFirst`).
+ */
+export const NAME_SINK_STATES = ['stopping', 'stopped', 'terminating'] as const;
+
 /** A name still not pointing where it should this long after the first failed write is an operator alert. */
 export const NAME_ALERT_AFTER_MS = 10 * 60_000;
 
@@ -97,13 +129,15 @@ export function nameMustGo(state: string): boolean {
  * - delete: the machine is gone; `record` is what to delete (Route 53 deletes only an exact match);
  * - forget: there is no record left: the name is released for good;
  * - confirm: the record already points where it should: remember so;
- * - alert: writing it has failed for NAME_ALERT_AFTER_MS: an operator is told (once per spell);
- * - settle: it was failing, but the machine stopped: nothing to point until it starts again (the
- *   start points it), so the failure and its alert are over;
+ * - alert: writing it has failed for NAME_ALERT_AFTER_MS: an operator is told (once per spell),
+ *   with what the customer meets meanwhile;
+ * - settle: no longer decided: a stopped machine's name is pointed at NAME_SINK_ADDRESS, and a
+ *   failure to do so is retried and alerted like any other;
  * - nothing.
  */
 export type NameDecision =
-  | { kind: 'nothing' | 'observe' | 'forget' | 'alert' | 'settle'; reason: string }
+  | { kind: 'nothing' | 'observe' | 'forget' | 'settle'; reason: string }
+  | { kind: 'alert'; reason: string; meanwhile: string }
   | { kind: 'confirm'; reason: string; ip: string }
   | { kind: 'upsert'; reason: string; ip: string; drift: string | null }
   | { kind: 'delete'; reason: string; record: NonNullable<RecordView> };
@@ -125,19 +159,50 @@ export function nameAlertDue(name: Pick<NameFacts, 'failingSince' | 'alertedAt'>
   return toEpochMs(now) - since >= NAME_ALERT_AFTER_MS;
 }
 
+/**
+ * Where the name should lead now: the machine's address while it runs with one; the sink once it
+ * is giving its address back (or runs without one), or while on its way to running with a write
+ * still failing (the sink its stop tried to set may not be there). Null: leave the record as it
+ * is (the sink its stop set; the start's own write comes with `nameFirst`), or the machine is gone.
+ */
+export function nameTarget(machine: NamedMachine, name: Pick<NameFacts, 'failingSince'>): string | null {
+  if (nameMustGo(machine.state)) return null;
+  if (machine.state === 'running') return machine.publicIp ?? NAME_SINK_ADDRESS;
+  if ((NAME_SINK_STATES as readonly string[]).includes(machine.state)) return NAME_SINK_ADDRESS;
+  return name.failingSince === null ? null : NAME_SINK_ADDRESS;
+}
+
+/**
+ * A record holding this address was written by us: the address our last write set, or the sink
+ * (which a failed write's retry, a record left from before, or a race may leave behind). Any
+ * other was written by someone else, which an operator is told of.
+ */
+export function isOurAddress(ip: string, name: Pick<NameFacts, 'pointsTo'>): boolean {
+  return ip === name.pointsTo || ip === NAME_SINK_ADDRESS;
+}
+
+/** What a name stuck for 10 minutes means for the customer: the operator's alert says it. */
+function stuckMeans(target: string | null): string {
+  return target === null || target === NAME_SINK_ADDRESS
+    ? 'The PC has no address of ours now, and its name may still lead to the address EC2 took back, which may be another AWS customer’s: a saved Remote Desktop file or Moonlight would reach it.'
+    : 'The customer is shown the IP address meanwhile.';
+}
+
 /** The next step for a machine's name. Pure: same input, same decision. */
 export function decideName(input: NameInput): NameDecision {
   const { machine, name, record, now } = input;
   if (!input.zone || !name) return { kind: 'nothing', reason: 'no name to look after' };
   if (name.released) return { kind: 'nothing', reason: 'the name was released with its machine' };
-  const ip = machine.state === 'running' ? machine.publicIp : null;
+  const ip = nameTarget(machine, name);
   if (ip === null && !nameMustGo(machine.state))
-    return name.failingSince !== null
-      ? { kind: 'settle', reason: `${machine.state}: nothing to point until it starts, which points it` }
-      : { kind: 'nothing', reason: `${machine.state}: the name keeps its last address` };
+    return { kind: 'nothing', reason: `${machine.state}: its start points the name` };
   // Told before anything is tried again: the operator hears of an outage while it lasts.
   if (nameAlertDue(name, now))
-    return { kind: 'alert', reason: 'the name has not been updated for 10 minutes' };
+    return {
+      kind: 'alert',
+      reason: 'the name has not been updated for 10 minutes',
+      meanwhile: stuckMeans(ip),
+    };
   if (nameMustGo(machine.state)) {
     if (record === undefined)
       return { kind: 'observe', reason: 'the machine is gone: is its record still there?' };
@@ -150,17 +215,17 @@ export function decideName(input: NameInput): NameDecision {
   }
   if (ip === null) return { kind: 'nothing', reason: 'no address to point at' };
   if (name.pointsTo === ip && name.failingSince === null)
-    return { kind: 'nothing', reason: 'the name points at the machine' };
+    return { kind: 'nothing', reason: `the name leads where it should (${ip})` };
   if (record === undefined)
     return { kind: 'observe', reason: `the name must point at ${ip}: what does it now?` };
   if (record?.ip === ip) return { kind: 'confirm', reason: `the record already points at ${ip}`, ip };
-  // Our own last address (before a stop) is expected; any other was written by someone else.
-  const drift = record !== null && record.ip !== name.pointsTo ? record.ip : null;
+  // Our own last address (before a stop) and the sink are expected; any other was written by someone else.
+  const drift = record !== null && !isOurAddress(record.ip, name) ? record.ip : null;
   return {
     kind: 'upsert',
     reason: drift
       ? `the record points at ${drift}, which we never wrote: corrected to ${ip}`
-      : `the machine's address is ${ip}`,
+      : `the name must lead to ${ip}`,
     ip,
     drift,
   };
@@ -233,6 +298,30 @@ export function nameFirst(
     kind: 'point-name',
     reason: `its name is pointed at ${publicIp} before it is shown running`,
     publicIp,
+  };
+}
+
+/** The lifecycle's step for the name before the machine gives its address back (stop, deletion). */
+export type SinkNameDecision = { kind: 'sink-name'; reason: string };
+
+/**
+ * Before the instance is stopped or deleted, and once a machine is found stopped (shut down from
+ * inside Windows), its name is pointed at NAME_SINK_ADDRESS, so it no longer leads to the address
+ * EC2 takes back: resolvers that asked before keep the old answer at most
+ * MACHINE_NAME_TTL_SECONDS, while Windows shuts down. One try: if Route 53 fails
+ * (`name-failed`), the stop goes on (the customer asked for it, and the hours stopped counting),
+ * and the name's job retries and alerts. Null: go on. A name never written (pointsTo null) has
+ * nothing of ours to take back; the name's job looks after it.
+ */
+export function nameAwayFirst(
+  name: NameView | undefined,
+  lastTry: LastTry | undefined,
+): SinkNameDecision | null {
+  if (name === undefined || name.pointsTo === null || name.pointsTo === NAME_SINK_ADDRESS) return null;
+  if (triedAlready(lastTry)) return null;
+  return {
+    kind: 'sink-name',
+    reason: `its name is taken off ${name.pointsTo} before the address goes back to EC2`,
   };
 }
 

@@ -98,6 +98,7 @@ export function transitionOf(decision: Decision): Transition | null {
     case 'accrue':
     case 'repoint-restore':
     case 'point-name':
+    case 'sink-name':
     case 'wait-launch-budget':
       return null;
     default:

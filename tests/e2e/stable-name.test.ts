@@ -10,14 +10,14 @@ import {
   type Page,
 } from '../support/browser.ts';
 import { registeredUser, runningLegendMachine, waitForReadyToStream } from '../support/e2eUsers.ts';
-import { NAME_MESSAGES } from '../../core/domain/machineName.ts';
+import { NAME_MESSAGES, NAME_SINK_ADDRESS } from '../../core/domain/machineName.ts';
 
 /**
  * The PC keeps its name, in a browser against `npm start`'s stack (whose sandbox plays Route 53):
  * the dashboard shows the same name before and after STOP/START while the sandbox's record moves
- * to the new address; the Remote Desktop and DCV files carry the name; a paired Moonlight device
- * stays paired across the restart and the card says what to open; after Remove, the device and
- * its message are gone. At 1280 px, then 360 px after the restart.
+ * to the sink while stopped, then to the new address; the Remote Desktop and DCV files carry the
+ * name; a paired Moonlight device stays paired across the restart and the card says what to open;
+ * after Remove, the device and its message are gone. At 1280 px, then 360 px after the restart.
  */
 
 const browser = useBrowser();
@@ -86,6 +86,8 @@ describe.skipIf(!hasBrowser())('the PC keeps its name', () => {
       .getByRole('button', { name: 'Stop VM' })
       .click();
     await page.getByRole('button', { name: 'START VM' }).waitFor({ timeout: 45_000 });
+    // Stopped: the name leads nowhere anyone answers, not to the address EC2 took back.
+    expect(await recordOf(name)).toEqual([NAME_SINK_ADDRESS]);
     // Stopped: the name stays on the card (there is no address to show).
     await expect(page.locator('[data-field="pc-name"]').innerText()).resolves.toBe(name);
     await screenshotsAtBothWidths(page, 'name-stopped');

@@ -4,7 +4,7 @@ import { findMachineName } from '../../core/db/machineNames.ts';
 import { findVmBySubscription } from '../../core/db/vms.ts';
 import { listAlerts } from '../../core/db/operatorAlerts.ts';
 import { sql } from '../../core/db/pool.ts';
-import { MACHINE_NAME_TTL_SECONDS } from '../../core/domain/machineName.ts';
+import { MACHINE_NAME_TTL_SECONDS, NAME_SINK_ADDRESS } from '../../core/domain/machineName.ts';
 import { SANDBOX_ROUTE53_ZONE } from '../../sandbox/route53/index.ts';
 import { syncNames } from '../../worker/jobs/machineName.ts';
 import { provisionVm } from '../../worker/jobs/vmProvision.ts';
@@ -118,6 +118,115 @@ describe('a machine keeps its name', () => {
     // Never reused: the next machine has a name of its own.
     const other = await machines.runningMachine();
     expect((await findMachineName(db, other.vm.id))?.label).not.toBe(name?.label);
+  });
+
+  it('STOP takes the name off the address EC2 takes back before the instance stops; START points it at the new one before the PC is shown running', async () => {
+    const { user, vm } = await machines.runningMachine();
+    const host = `${(await findMachineName(db, vm.id))!.label}.${SUFFIX}`;
+    expect((await recordOf(host))?.values).toEqual([vm.public_ip]);
+    const client = await signedIn(user.email);
+
+    await requestStop(db, stack.services.boss, vm.id, 'user', new Date());
+    await stopVm(deps, { vmId: vm.id });
+    // StopInstances is sent and Windows is still shutting down: the name already leads to the sink.
+    expect((await cloud.vm(vm.id)).state).toBe('stopping');
+    expect(await recordOf(host)).toMatchObject({
+      values: [NAME_SINK_ADDRESS],
+      ttl: MACHINE_NAME_TTL_SECONDS,
+    });
+    cloud.advance(2 * MINUTE);
+    await syncVms(deps, { vmId: vm.id });
+    expect((await cloud.vm(vm.id)).state).toBe('stopped');
+    expect((await recordOf(host))?.values).toEqual([NAME_SINK_ADDRESS]);
+    expect((await findMachineName(db, vm.id))?.points_to).toBe(NAME_SINK_ADDRESS);
+    expect((await client.call('/api/vm/dashboard')).body.machineName).toEqual({ host, current: null });
+    // The minute sweep finds nothing to do: the sink is where it should be.
+    await syncNames(deps);
+    expect((await recordOf(host))?.values).toEqual([NAME_SINK_ADDRESS]);
+
+    await requestStart(db, stack.services.boss, vm.id, 'user', new Date());
+    await startVm(deps, { vmId: vm.id });
+    expect((await recordOf(host))?.values).toEqual([NAME_SINK_ADDRESS]);
+    cloud.advance(2 * MINUTE);
+    await syncVms(deps, { vmId: vm.id });
+    const started = await cloud.vm(vm.id);
+    expect(started.state).toBe('running');
+    expect(started.public_ip).not.toBe(vm.public_ip);
+    expect((await recordOf(host))?.values).toEqual([started.public_ip]);
+    // Pointed before it was shown running: our write is not later than the running transition.
+    const named = await findMachineName(db, vm.id);
+    expect(named?.points_to).toBe(started.public_ip);
+    expect(named!.written_at!.getTime()).toBeLessThanOrEqual(started.started_at!.getTime());
+    expect((await client.call('/api/vm/dashboard')).body.machineName).toEqual({ host, current: true });
+    // The sink is our own write, not someone else's edit.
+    expect(await nameAlerts('machine-name-drift', vm.id)).toHaveLength(0);
+  });
+
+  it('a PC shut down from inside Windows: its name is taken to the sink as soon as the stop is seen', async () => {
+    const { vm } = await machines.runningMachine();
+    const host = `${(await findMachineName(db, vm.id))!.label}.${SUFFIX}`;
+    await deps.vmEc2.ec2.stopInstance(vm.instance_id!);
+    cloud.advance(2 * MINUTE);
+    await syncVms(deps, { vmId: vm.id });
+    expect(await cloud.vm(vm.id)).toMatchObject({ state: 'stopped', public_ip: null });
+    expect((await recordOf(host))?.values).toEqual([NAME_SINK_ADDRESS]);
+  });
+
+  it('a Route 53 outage at STOP does not hold the stop: the sink is retried, alerted after 10 minutes as a risk, set once Route 53 is back', async () => {
+    const { vm } = await machines.runningMachine();
+    const label = (await findMachineName(db, vm.id))!.label;
+    const host = `${label}.${SUFFIX}`;
+    await route53({ failing: 'ServiceUnavailable' });
+    try {
+      await requestStop(db, stack.services.boss, vm.id, 'user', new Date());
+      await stopVm(deps, { vmId: vm.id });
+      expect((await cloud.vm(vm.id)).state).toBe('stopping');
+      cloud.advance(2 * MINUTE);
+      await syncVms(deps, { vmId: vm.id });
+      expect((await cloud.vm(vm.id)).state).toBe('stopped');
+      expect((await recordOf(host))?.values).toEqual([vm.public_ip]);
+      expect((await findMachineName(db, vm.id))?.last_error).toMatch(/ServiceUnavailable/);
+      expect((await cloud.jobs('machine-name', { vmId: vm.id })).length).toBeGreaterThan(0);
+      await db.query(sql.unsafe`
+        UPDATE machine_names SET failing_since = now() - interval '11 minutes' WHERE label = ${label}`);
+      await syncNames(deps);
+      const [alert] = await nameAlerts('machine-name-failing', vm.id);
+      expect(alert?.message).toMatch(/another AWS customer/);
+    } finally {
+      await route53({ failing: null });
+    }
+    await syncNames(deps);
+    expect((await recordOf(host))?.values).toEqual([NAME_SINK_ADDRESS]);
+    expect((await findMachineName(db, vm.id))?.failing_since).toBeNull();
+    expect(await nameAlerts('machine-name-failing', vm.id)).toHaveLength(0);
+  });
+
+  it('a PC stopped with its name still at its old address (stopped before the sink, or a lost write) is sunk by the minute sweep', async () => {
+    const { vm } = await machines.runningMachine();
+    const label = (await findMachineName(db, vm.id))!.label;
+    const host = `${label}.${SUFFIX}`;
+    await requestStop(db, stack.services.boss, vm.id, 'user', new Date());
+    await stopVm(deps, { vmId: vm.id });
+    cloud.advance(2 * MINUTE);
+    await syncVms(deps, { vmId: vm.id });
+    // As a machine stopped before this rule was deployed: row and record at the old address, no failure.
+    await route53({ set: { name: host, ip: vm.public_ip! } });
+    await db.query(sql.unsafe`UPDATE machine_names SET points_to = ${vm.public_ip} WHERE label = ${label}`);
+    await syncNames(deps);
+    expect((await recordOf(host))?.values).toEqual([NAME_SINK_ADDRESS]);
+    expect((await findMachineName(db, vm.id))?.points_to).toBe(NAME_SINK_ADDRESS);
+    expect(await nameAlerts('machine-name-drift', vm.id)).toHaveLength(0);
+  });
+
+  it('a record someone pointed elsewhere while the PC ran is taken to the sink at STOP, and an operator is told', async () => {
+    const { vm } = await machines.runningMachine();
+    const host = `${(await findMachineName(db, vm.id))!.label}.${SUFFIX}`;
+    await route53({ set: { name: host, ip: '198.51.100.78' } });
+    await requestStop(db, stack.services.boss, vm.id, 'user', new Date());
+    await stopVm(deps, { vmId: vm.id });
+    expect((await recordOf(host))?.values).toEqual([NAME_SINK_ADDRESS]);
+    const [drift] = await nameAlerts('machine-name-drift', vm.id);
+    expect(drift?.message).toContain('198.51.100.78');
   });
 
   it('a Route 53 outage at START: shown running with its IP and a note; alerted after 10 minutes; corrected when it returns', async () => {

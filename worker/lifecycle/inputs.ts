@@ -174,7 +174,8 @@ export async function probeRemoteDesktop(deps: WorkerDeps, host: string | null):
 
 /**
  * The machine's name as the lifecycle needs it: only on the way to running (starting,
- * provisioning), and only when a zone is configured; undefined otherwise.
+ * provisioning) or to giving its address back (stopping, stopped, terminating: `looksWanted`),
+ * and only when a zone is configured; undefined otherwise.
  */
 export async function readName(deps: WorkerDeps, vm: Vm): Promise<NameView | undefined> {
   if (!deps.config.machineNames || !looksOf(vm).name) return undefined;

@@ -28,3 +28,20 @@ export const pointName: Step<'point-name'> = async ({ deps, vm, log }, decision)
   );
   return { lastTry: 'name-failed' };
 };
+
+/**
+ * The machine's DNS name is taken off the address it is about to give back (before a stop or a
+ * deletion, or once found stopped): `decideName` points it at the sink for a machine in this
+ * state. One try: if Route 53 fails, the stop or deletion goes on, and the `machine-name` job
+ * retries with backoff (and alerts after 10 minutes).
+ */
+export const sinkName: Step<'sink-name'> = async ({ deps, vm, log }) => {
+  const outcome = await advanceName(deps, vm, { state: vm.state, publicIp: null });
+  if (outcome === 'done') return {};
+  await sendJob(deps.boss, 'machine-name', { vmId: vm.id }, { singletonKey: vm.id, startAfter: 5 });
+  log.warn(
+    { state: vm.state },
+    'lifecycle: name not taken off the old address yet; the stop goes on, retried',
+  );
+  return { lastTry: 'name-failed' };
+};

@@ -2,7 +2,7 @@ import type { Decision, DecisionKind } from '../../core/domain/machineDecision.t
 import * as ec2 from './ec2Steps.ts';
 import * as launching from './launch.ts';
 import { cloudView, observeInstances, probeRemoteDesktop, readSnapshot } from './inputs.ts';
-import { pointName } from './name.ts';
+import { pointName, sinkName } from './name.ts';
 import { claimPool } from './pool.ts';
 import * as rows from './rowSteps.ts';
 import * as snapshots from './snapshots.ts';
@@ -67,6 +67,7 @@ const STEPS: { [K in DecisionKind]: Step<K> } = {
   'check-later': rows.checkLater,
   'note-remote-desktop-wait': rows.noteRemoteDesktopWait,
   'point-name': pointName,
+  'sink-name': sinkName,
 };
 
 export function runStep(ctx: StepContext, decision: Decision): Promise<StepReport> {
