@@ -1,5 +1,4 @@
 import {
-  clearNameFailure,
   ensureMachineName,
   findMachineName,
   findPreviousName,
@@ -121,10 +120,6 @@ export async function advanceName(
           // Looked at again: a record changed meanwhile is deleted as it now is.
           record = undefined;
           break;
-        case 'settle':
-          await clearNameFailure(deps.db, row, new Date());
-          await resolveAlertsByKeys(deps.db, [nameAlertKey('failing', vm.id)]);
-          return 'done';
         case 'forget':
           await releaseMachineName(deps.db, row, new Date());
           await resolveAlertsByKeys(deps.db, [nameAlertKey('failing', vm.id)]);

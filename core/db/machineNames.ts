@@ -95,13 +95,6 @@ export async function recordNameFailed(db: Db, name: Held, error: string, now: D
     WHERE label = ${name.label} AND vm_id = ${name.vm_id}`);
 }
 
-/** Nothing is left to write while the machine is stopped: whatever failed is over (its start points it). */
-export async function clearNameFailure(db: Db, name: Held, now: Date): Promise<void> {
-  await db.query(sql.unsafe`
-    UPDATE machine_names SET failing_since = NULL, last_error = NULL, alerted_at = NULL, updated_at = ${ts(now)}
-    WHERE label = ${name.label} AND vm_id = ${name.vm_id} AND failing_since IS NOT NULL`);
-}
-
 /** An operator was told; answers whether this call was the one that told (once per failing spell). */
 export async function recordNameAlerted(db: Db, name: Held, now: Date): Promise<boolean> {
   const row = await db.maybeOne(sql.type(z.object({ label: z.string() }))`

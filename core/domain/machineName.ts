@@ -131,12 +131,10 @@ export function nameMustGo(state: string): boolean {
  * - confirm: the record already points where it should: remember so;
  * - alert: writing it has failed for NAME_ALERT_AFTER_MS: an operator is told (once per spell),
  *   with what the customer meets meanwhile;
- * - settle: no longer decided: a stopped machine's name is pointed at NAME_SINK_ADDRESS, and a
- *   failure to do so is retried and alerted like any other;
  * - nothing.
  */
 export type NameDecision =
-  | { kind: 'nothing' | 'observe' | 'forget' | 'settle'; reason: string }
+  | { kind: 'nothing' | 'observe' | 'forget'; reason: string }
   | { kind: 'alert'; reason: string; meanwhile: string }
   | { kind: 'confirm'; reason: string; ip: string }
   | { kind: 'upsert'; reason: string; ip: string; drift: string | null }

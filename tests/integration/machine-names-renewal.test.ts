@@ -4,6 +4,7 @@ import { sql } from '../../core/db/pool.ts';
 import { findVmBySubscription } from '../../core/db/vms.ts';
 import { SANDBOX_ROUTE53_ZONE } from '../../sandbox/route53/index.ts';
 import { syncNames } from '../../worker/jobs/machineName.ts';
+import { NAME_SINK_ADDRESS } from '../../core/domain/machineName.ts';
 import { provisionVm } from '../../worker/jobs/vmProvision.ts';
 import { syncVms } from '../../worker/jobs/vmSync.ts';
 import { terminateVm } from '../../worker/jobs/vmTerminate.ts';
@@ -144,7 +145,7 @@ describe("a customer's renewed PC keeps its name", () => {
   it("renewed before the gone machine's record was deleted: the record is pointed at the new machine, and the sweep leaves it there", async () => {
     const old = await endedWithDiskKept();
     await terminated(old.vm.id);
-    expect((await recordOf(old.host))?.values).toEqual([old.vm.public_ip]);
+    expect((await recordOf(old.host))?.values).toEqual([NAME_SINK_ADDRESS]);
 
     const renewed = await renew(old.user.id);
     expect((await findMachineName(db, renewed.id))?.label).toBe(old.name.label);
@@ -186,7 +187,7 @@ describe("a customer's renewed PC keeps its name", () => {
       // One machine behind the name: it stays with the old one, and no new name is drawn.
       expect(await findMachineName(db, renewed.id)).toBeNull();
       expect((await findMachineName(db, old.vm.id))?.label).toBe(old.name.label);
-      expect((await recordOf(old.host))?.values).toEqual([old.vm.public_ip]);
+      expect((await recordOf(old.host))?.values).toEqual([NAME_SINK_ADDRESS]);
       const client = await signedIn(old.user.email);
       const shown = (await client.call('/api/vm/dashboard')).body;
       expect(shown.vmPublicIp).toBe(renewed.public_ip);
