@@ -35,7 +35,10 @@ type Report = {
   testResults: Array<{ name: string; assertionResults: Array<{ status: string }> }>;
 };
 
-function phase(name: string, projects: string[]): { status: number; report: Report | undefined } {
+function phase(
+  name: string,
+  projects: string[],
+): { name: string; status: number; report: Report | undefined } {
   const file = path.join(root, '.test-data', `vitest-${name}.json`);
   rmSync(file, { force: true });
   const run = spawnSync(
@@ -58,13 +61,10 @@ function phase(name: string, projects: string[]): { status: number; report: Repo
   } catch {
     // no report (vitest crashed before writing it): the exit code says enough
   }
-  return { status: run.status ?? 1, report };
+  return { name, status: run.status ?? 1, report };
 }
 
-const phases = [
-  { name: 'server', ...phase('server', ['unit', 'integration']) },
-  { name: 'browser', ...phase('browser', ['e2e']) },
-];
+const phases = [phase('server', ['unit', 'integration']), phase('browser', ['e2e'])];
 let status = phases.some((p) => p.status !== 0) ? 1 : 0;
 for (const p of phases) {
   // Vitest fails a run whose tests all passed when an error escaped them (an uncaught

@@ -1,6 +1,11 @@
 import { sendJob } from '../../core/queue.ts';
 import { advanceName } from '../machineName.ts';
-import type { Step } from './step.ts';
+import type { Step, StepContext } from './step.ts';
+
+/** Route 53 failed on the lifecycle's one try: the `machine-name` job retries with backoff. */
+async function retryName({ deps, vm }: Pick<StepContext, 'deps' | 'vm'>): Promise<void> {
+  await sendJob(deps.boss, 'machine-name', { vmId: vm.id }, { singletonKey: vm.id, startAfter: 5 });
+}
 
 /**
  * The machine's DNS name is pointed at the address it is about to be shown with (one try). If
@@ -21,7 +26,7 @@ export const pointName: Step<'point-name'> = async ({ deps, vm, log }, decision)
     );
     return { lastTry: 'name-failed' };
   }
-  await sendJob(deps.boss, 'machine-name', { vmId: vm.id }, { singletonKey: vm.id, startAfter: 5 });
+  await retryName({ deps, vm });
   log.warn(
     { publicIp: decision.publicIp },
     'lifecycle: name not pointed yet; shown with its address, retried',
@@ -38,7 +43,7 @@ export const pointName: Step<'point-name'> = async ({ deps, vm, log }, decision)
 export const sinkName: Step<'sink-name'> = async ({ deps, vm, log }) => {
   const outcome = await advanceName(deps, vm, { state: vm.state, publicIp: null });
   if (outcome === 'done') return {};
-  await sendJob(deps.boss, 'machine-name', { vmId: vm.id }, { singletonKey: vm.id, startAfter: 5 });
+  await retryName({ deps, vm });
   log.warn(
     { state: vm.state },
     'lifecycle: name not taken off the old address yet; the stop goes on, retried',
